@@ -1,0 +1,203 @@
+"""FabricIntent: the one short document a network engineer writes."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog, QosPolicy
+from roceops.model.types import (
+    CableLength,
+    HostPlatform,
+    Mtu,
+    RoceMtu,
+    Speed,
+    StrictModel,
+    SwitchPlatform,
+)
+
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")]
+
+
+class PortNaming(StrictModel):
+    """How a platform names front-panel ports: ``pattern`` with ``{n}`` = start + index * step."""
+
+    pattern: str
+    start: Annotated[int, Field(ge=0)] = 0
+    step: Annotated[int, Field(ge=1)] = 1
+
+    @field_validator("pattern")
+    @classmethod
+    def _has_placeholder(cls, v: str) -> str:
+        if "{n}" not in v:
+            raise ValueError("port pattern needs a {n} placeholder, e.g. 'Ethernet{n}' or 'swp{n}'")
+        return v
+
+    def name(self, index: int) -> str:
+        return self.pattern.replace("{n}", str(self.start + index * self.step))
+
+
+DEFAULT_PORT_NAMING: dict[str, PortNaming] = {
+    "sonic": PortNaming(pattern="Ethernet{n}", start=0, step=8),
+    "cumulus": PortNaming(pattern="swp{n}", start=1, step=1),
+    "eos": PortNaming(pattern="Ethernet{n}/1", start=1, step=1),
+}
+
+
+class SwitchModel(StrictModel):
+    """A switch hardware model: how many ports of which speed."""
+
+    radix: Annotated[int, Field(ge=4, le=1024, description="ports at port_speed")]
+    port_speed: Speed
+    buffer_bytes: Annotated[int, Field(gt=0)] = 160 * 1024 * 1024
+    max_lossless_classes: Annotated[int, Field(ge=1, le=8)] = 2
+    hwsku: str | None = None
+
+
+class TierIntent(StrictModel):
+    """One switch tier (leaf, spine or core)."""
+
+    model: Name
+    platform: SwitchPlatform
+    port_naming: PortNaming | None = None
+    oversubscription: Annotated[float, Field(ge=1.0, le=16.0)] = Field(
+        default=1.0, description="downlink:uplink bandwidth ratio (1.0 = non-blocking)"
+    )
+    count: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="explicit switch count per plane (spine/core); computed when absent"
+    )
+    name: str | None = Field(default=None, description="name template, e.g. 'leaf-su{su}-r{rail}'")
+
+
+class Tiers(StrictModel):
+    leaf: TierIntent
+    spine: TierIntent
+    core: TierIntent | None = None
+
+
+class NodeProfile(StrictModel):
+    """Every GPU node in the fabric is alike."""
+
+    model: str = "generic-8gpu"
+    gpus: Annotated[int, Field(ge=1, le=72)] = 8
+    rails: Annotated[int, Field(ge=1, le=16, description="backend NICs per node = rails")] = 8
+    nic_model: str = "ConnectX-7"
+    nic_speed: Speed = 400_000
+    platform: HostPlatform = "linux_mlx5"
+    netdev: str = Field(default="eth{rail}", description="netdev name pattern, {rail} and {plane}")
+    rdma_dev: str = Field(default="mlx5_{rail}", description="RDMA device name pattern")
+    name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
+
+
+class ScalableUnits(StrictModel):
+    count: Annotated[int, Field(ge=1, le=512)]
+    nodes_per_su: Annotated[int, Field(ge=1, le=1024)]
+    target_count: Annotated[int, Field(ge=1, le=512)] | None = Field(
+        default=None, description="size spines/cores for this many SUs so SUs can be added later"
+    )
+
+    @model_validator(mode="after")
+    def _target_not_below_count(self) -> ScalableUnits:
+        if self.target_count is not None and self.target_count < self.count:
+            raise ValueError(f"target_count ({self.target_count}) is below count ({self.count})")
+        return self
+
+    @property
+    def sized_for(self) -> int:
+        return self.target_count or self.count
+
+
+def _network(v: str) -> str:
+    try:
+        return str(ipaddress.ip_network(v, strict=True))
+    except ValueError as exc:
+        raise ValueError(f"{v!r} is not a network in CIDR form (host bits must be zero): {exc}") from exc
+
+
+Network = Annotated[str, Field(description="IPv4 network in CIDR form")]
+
+
+class Addressing(StrictModel):
+    loopbacks: Network = "10.0.0.0/20"
+    p2p: Network = Field(default="10.1.0.0/16", description="/31s for switch-to-switch links")
+    hosts: Network = Field(default="10.128.0.0/12", description="split into one subnet per rail and plane")
+    management: Network = Field(default="192.168.0.0/16", description="one address per device for SSH")
+
+    @field_validator("loopbacks", "p2p", "hosts", "management")
+    @classmethod
+    def _cidr(cls, v: str) -> str:
+        return _network(v)
+
+
+class AsnScheme(StrictModel):
+    """RFC 7938 eBGP: one ASN per leaf, one per spine group, one per plane's core tier."""
+
+    leaf_base: Annotated[int, Field(ge=1, le=4_294_967_294)] = 4_200_000_000
+    spine_base: Annotated[int, Field(ge=1, le=4_294_967_294)] = 4_200_100_000
+    core_base: Annotated[int, Field(ge=1, le=4_294_967_294)] = 4_200_200_000
+
+
+class MtuPolicy(StrictModel):
+    switch: Mtu = 9216
+    host: Mtu = 9000
+    roce: RoceMtu = 4096
+
+
+class CableLengths(StrictModel):
+    host_leaf: CableLength = 5
+    leaf_spine: CableLength = 30
+    spine_core: CableLength = 100
+
+
+class Settings(StrictModel):
+    """Settings that can be overridden per group of devices or per device."""
+
+    mtu: Mtu | None = None
+    cable_length: CableLength | None = None
+    pfc_watchdog: PfcWatchdog | None = None
+    dcqcn: DcqcnPolicy | None = None
+    ecn: dict[str, EcnPolicy] | None = Field(default=None, description="per traffic-class name")
+    platform: SwitchPlatform | HostPlatform | None = None
+    nos_version: str | None = None
+
+
+class Overrides(StrictModel):
+    """Group keys: role (leaf), plane (plane1), SU (su2), rail (rail3), or any name from ``groups``."""
+
+    groups: dict[str, Settings] = Field(default_factory=dict)
+    devices: dict[str, Settings] = Field(default_factory=dict)
+
+
+class FabricIntent(StrictModel):
+    """The whole RoCEv2 backend fabric, as written in fabric.yaml."""
+
+    name: Name
+    planes: Literal[1, 2] = 1
+    rail_only: bool = Field(default=False, description="no spine tier: each rail is its own domain")
+    node: NodeProfile = Field(default_factory=NodeProfile)
+    scalable_units: ScalableUnits
+    switch_models: dict[Name, SwitchModel]
+    tiers: Tiers
+    addressing: Addressing = Field(default_factory=Addressing)
+    asn: AsnScheme = Field(default_factory=AsnScheme)
+    mtu: MtuPolicy = Field(default_factory=MtuPolicy)
+    cable_lengths: CableLengths = Field(default_factory=CableLengths)
+    qos: QosPolicy = Field(default_factory=QosPolicy)
+    overrides: Overrides = Field(default_factory=Overrides)
+    kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
+
+    @model_validator(mode="after")
+    def _models_exist(self) -> FabricIntent:
+        for tier_name in ("leaf", "spine", "core"):
+            tier = getattr(self.tiers, tier_name)
+            if tier is not None and tier.model not in self.switch_models:
+                known = ", ".join(sorted(self.switch_models)) or "none"
+                raise ValueError(
+                    f"tiers.{tier_name}.model {tier.model!r} is not in switch_models (known: {known})"
+                )
+        return self
+
+    def port_naming(self, tier: TierIntent) -> PortNaming:
+        return tier.port_naming or DEFAULT_PORT_NAMING[tier.platform]

@@ -1,0 +1,145 @@
+"""Constrained scalar types shared by every roceops model.
+
+Each type carries its valid range so a bad value fails at load time with the
+field path, never later in a template.
+
+>>> parse_speed("400G")
+400000
+>>> Size.parse("1.5MB").bytes
+1572864
+>>> Threshold.parse("10us").to_bytes(400_000)
+500000
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
+
+
+class StrictModel(BaseModel):
+    """Base for every user-facing model: unknown keys are errors, models are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Priority = Annotated[int, Field(ge=0, le=7, description="802.1p / PFC priority 0-7")]
+Dscp = Annotated[int, Field(ge=0, le=63, description="DSCP code point 0-63")]
+TrafficClass = Annotated[int, Field(ge=0, le=7, description="switch traffic class 0-7")]
+QueueId = Annotated[int, Field(ge=0, le=7, description="egress queue 0-7")]
+Mtu = Annotated[int, Field(ge=1280, le=9216, description="L3/L2 MTU in bytes")]
+RoceMtu = Literal[256, 512, 1024, 2048, 4096]
+Percent = Annotated[int, Field(ge=0, le=100)]
+Weight = Annotated[int, Field(ge=1, le=100, description="DWRR weight 1-100")]
+CableLength = Annotated[int, Field(ge=1, le=100_000, description="cable length in metres")]
+Platform = Literal["sonic", "cumulus", "eos", "linux_mlx5"]
+SwitchPlatform = Literal["sonic", "cumulus", "eos"]
+HostPlatform = Literal["linux_mlx5"]
+Role = Literal["leaf", "spine", "core", "host"]
+Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
+
+_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GM])(?:b(?:ps|/s)?)?\s*$", re.IGNORECASE)
+
+
+def parse_speed(value: Any) -> int:
+    """Return a port speed in Mb/s from ``400G``, ``100000`` or ``800Gbps``."""
+    if isinstance(value, bool):
+        raise ValueError("speed must be like 400G or a number of Mb/s")
+    if isinstance(value, int):
+        mbps = value
+    else:
+        m = _SPEED_RE.match(str(value))
+        if not m:
+            raise ValueError(f"speed {value!r} is not like 100G, 400G or 800G")
+        mbps = int(float(m.group(1)) * (1000 if m.group(2).upper() == "G" else 1))
+    if mbps not in {10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000}:
+        raise ValueError(f"speed {value!r} is not an Ethernet rate (10G..1600G)")
+    return mbps
+
+
+def format_speed(mbps: int) -> str:
+    return f"{mbps // 1000}G"
+
+
+Speed = Annotated[
+    int,
+    BeforeValidator(parse_speed),
+    PlainSerializer(format_speed, return_type=str, when_used="json"),
+]
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|US|µS|MS)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"B": 1, "KB": 1024, "KIB": 1024, "MB": 1024 * 1024, "MIB": 1024 * 1024}
+_TIME_UNITS = {"US": 1, "µS": 1, "MS": 1000}
+
+
+class Size(StrictModel):
+    """A byte size written as ``150KB``, ``1.5MB`` or a bare number of bytes (KB = 1,024 B)."""
+
+    bytes: Annotated[int, Field(ge=0)]
+
+    @classmethod
+    def parse(cls, value: Any) -> Size:
+        if isinstance(value, Size):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return cls(bytes=value)
+        m = _SIZE_RE.match(str(value))
+        if not m or (m.group(2) or "B").upper() not in _SIZE_UNITS:
+            raise ValueError(f"size {value!r} is not like 150KB, 1.5MB or 65536")
+        return cls(bytes=round(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "B").upper()]))
+
+
+class Threshold(StrictModel):
+    """A queue-depth threshold: bytes (``150KB``) or time at port speed (``10us``).
+
+    Time thresholds are converted to bytes at the port's line rate, so one
+    policy can serve 100G and 400G ports.
+    """
+
+    value: Annotated[float, Field(gt=0)]
+    unit: Literal["B", "KB", "MB", "us", "ms"]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            return {"value": data, "unit": "B"}
+        if isinstance(data, str):
+            m = _SIZE_RE.match(data)
+            if not m:
+                raise ValueError(f"threshold {data!r} is not like 150KB, 1.5MB or 10us")
+            unit = (m.group(2) or "B").upper()
+            if unit in _SIZE_UNITS:
+                return {"value": float(m.group(1)), "unit": {"KIB": "KB", "MIB": "MB"}.get(unit, unit)}
+            return {"value": float(m.group(1)), "unit": "ms" if unit == "MS" else "us"}
+        return data
+
+    @classmethod
+    def parse(cls, value: Any) -> Threshold:
+        return cls.model_validate(value)
+
+    def to_bytes(self, speed_mbps: int) -> int:
+        if self.unit in ("us", "ms"):
+            micros = self.value * _TIME_UNITS[self.unit.upper()]
+            return round(micros * speed_mbps / 8)  # Mb/s * us / 8 = bytes
+        return round(self.value * _SIZE_UNITS[self.unit])
+
+    def __str__(self) -> str:
+        v = int(self.value) if self.value == int(self.value) else self.value
+        return f"{v}{self.unit}"
+
+
+ThresholdField = Annotated[
+    Threshold,
+    BeforeValidator(Threshold.parse),
+    PlainSerializer(str, return_type=str, when_used="json"),
+]

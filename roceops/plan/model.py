@@ -1,0 +1,179 @@
+"""DeviceIntent: the per-device, vendor-neutral configuration.
+
+The one shape that templates render from, parsers produce from live show
+outputs (observed state), and audit compares: ``compare(expected, observed)``.
+Maps are keyed by integers (DSCP, TC, priority, queue, PG); ports and NICs
+by their device-local names. Sizes are bytes, speeds Mb/s, times ms/us as named.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EcnProfile(_M):
+    min_bytes: int
+    max_bytes: int
+    probability: int = Field(description="mark probability at max_bytes, %")
+
+
+class QueueIntent(_M):
+    scheduler: Literal["strict", "dwrr"]
+    weight: int | None = None
+    lossless: bool = False
+    ecn: EcnProfile | None = None
+    traffic_class: str | None = Field(default=None, description="name of the policy class (documentation)")
+
+
+class BufferPool(_M):
+    name: str
+    type: Literal["ingress", "egress"]
+    mode: Literal["static", "dynamic"]
+    size: int
+    xoff: int | None = Field(default=None, description="shared headroom pool size, ingress lossless only")
+
+
+class BufferProfile(_M):
+    name: str
+    pool: str
+    size: int
+    xon: int | None = None
+    xoff: int | None = None
+    dynamic_th: int | None = None
+    static_th: int | None = None
+
+
+class PfcWatchdogIntent(_M):
+    enabled: bool
+    detect_ms: int
+    restore_ms: int
+    poll_ms: int
+    action: Literal["drop", "forward", "alert"]
+
+
+class SwitchQos(_M):
+    trust: Literal["dscp"] = "dscp"
+    dscp_to_tc: dict[int, int] = Field(description="all 64 DSCPs")
+    tc_to_queue: dict[int, int]
+    tc_to_pg: dict[int, int]
+    pfc_priority_to_queue: dict[int, int]
+    lossless_priorities: list[int]
+    cnp_priority: int
+    queues: dict[int, QueueIntent]
+    pools: list[BufferPool]
+    profiles: list[BufferProfile]
+    pfc_watchdog: PfcWatchdogIntent
+
+
+class Headroom(_M):
+    """Per lossless PG on one port, from speed, cable length, MTU and PFC response time."""
+
+    profile: str
+    xon: int
+    xoff: int
+    size: int
+
+
+class SwitchPort(_M):
+    name: str
+    speed: int
+    mtu: int
+    admin_up: bool = True
+    description: str = ""
+    role: Literal["host", "fabric"]
+    address: str | None = Field(default=None, description="address/31")
+    peer_device: str | None = None
+    peer_port: str | None = None
+    cable_length: int
+    pfc_priorities: list[int]
+    pfc_watchdog: bool
+    headroom: dict[int, Headroom] = Field(default_factory=dict, description="lossless PG -> headroom")
+
+
+class BgpNeighbor(_M):
+    ip: str
+    remote_asn: int
+    port: str
+    description: str = ""
+
+
+class Bgp(_M):
+    asn: int
+    router_id: str
+    neighbors: list[BgpNeighbor]
+    networks: list[str] = Field(default_factory=list, description="prefixes originated (loopback, host links)")
+
+
+class SwitchIntent(_M):
+    kind: Literal["switch"] = "switch"
+    name: str
+    platform: Literal["sonic", "cumulus", "eos"]
+    role: Literal["leaf", "spine", "core"]
+    model: str
+    hwsku: str | None = None
+    mgmt_ip: str
+    loopback: str
+    qos: SwitchQos
+    ports: dict[str, SwitchPort]
+    bgp: Bgp
+
+
+class DcqcnIntent(_M):
+    """ConnectX DCQCN: per-priority enable on the NP (receiver) and RP (sender) and their parameters."""
+
+    np_enabled: list[int]
+    rp_enabled: list[int]
+    np: dict[str, int] = Field(description="roce_np sysfs file -> value")
+    rp: dict[str, int] = Field(description="roce_rp sysfs file -> value")
+
+
+class Route(_M):
+    to: str
+    via: str
+    table: int | None = None
+
+
+class NicIntent(_M):
+    netdev: str
+    rdma_dev: str
+    rail: int
+    plane: int
+    speed: int
+    mtu: int
+    address: str
+    gateway: str
+    table: int
+    leaf: str
+    leaf_port: str
+    trust: Literal["dscp", "pcp"] = "dscp"
+    pfc_priorities: list[int]
+    dscp_to_priority: dict[int, int] = Field(description="all 64 DSCPs")
+    prio_tc: dict[int, int] = Field(description="priority -> ETS traffic class")
+    tc_bandwidth: dict[int, int] = Field(description="ETS TC -> % (strict TCs carry 0)")
+    strict_tcs: list[int]
+    dcqcn: DcqcnIntent
+    cnp_dscp: int
+    cnp_priority: int
+    roce_tos: int
+    roce_mode: Literal["RoCE v2", "IB/RoCE v1"] = "RoCE v2"
+    routes: list[Route]
+
+
+class HostIntent(_M):
+    kind: Literal["host"] = "host"
+    name: str
+    platform: Literal["linux_mlx5"]
+    model: str
+    mgmt_ip: str
+    roce_mtu: int
+    nics: dict[str, NicIntent]
+    sysctls: dict[str, str]
+
+
+DeviceIntent = Annotated[SwitchIntent | HostIntent, Field(discriminator="kind")]
