@@ -1,0 +1,159 @@
+"""plan() for switches: one small function per feature, assembled by plan_switch."""
+
+from __future__ import annotations
+
+from roceops.model.intent import FabricIntent
+from roceops.plan import qos_maps
+from roceops.plan.headroom import compute_headroom, profile_name
+from roceops.plan.model import (
+    Bgp,
+    BgpNeighbor,
+    BufferPool,
+    BufferProfile,
+    EcnProfile,
+    Headroom,
+    PfcWatchdogIntent,
+    QueueIntent,
+    SwitchIntent,
+    SwitchPort,
+    SwitchQos,
+)
+from roceops.topology.fabric import Fabric, Link, Switch
+
+
+def plan_queues(intent: FabricIntent, sw: Switch) -> dict[int, QueueIntent]:
+    queues: dict[int, QueueIntent] = {}
+    for c in intent.qos.traffic_classes:
+        ecn_policy = sw.settings.ecn.get(c.name) if c.ecn is not None or c.name in sw.settings.ecn else None
+        ecn = None
+        if ecn_policy is not None:
+            ecn = EcnProfile(min_bytes=ecn_policy.min.to_bytes(sw.port_speed),
+                             max_bytes=ecn_policy.max.to_bytes(sw.port_speed),
+                             probability=ecn_policy.probability)
+        queues[c.queue_id] = QueueIntent(scheduler=c.scheduling.mode, weight=c.scheduling.weight,
+                                         lossless=c.lossless, ecn=ecn, traffic_class=c.name)
+    return dict(sorted(queues.items()))
+
+
+def plan_pools(intent: FabricIntent) -> list[BufferPool]:
+    b = intent.qos.buffers
+    return [
+        BufferPool(name="ingress_lossless_pool", type="ingress", mode="dynamic",
+                   size=b.ingress_lossless_pool_bytes,
+                   xoff=(b.ingress_lossless_pool_bytes // 8) if b.shared_headroom else None),
+        BufferPool(name="egress_lossless_pool", type="egress", mode="static", size=b.egress_lossless_pool_bytes),
+        BufferPool(name="egress_lossy_pool", type="egress", mode="dynamic", size=b.egress_lossy_pool_bytes),
+    ]
+
+
+def plan_port_headroom(intent: FabricIntent, speed: int, cable: int, mtu: int) -> Headroom:
+    b = intent.qos.buffers
+    h = compute_headroom(
+        speed_mbps=speed, cable_m=cable, mtu=mtu, small_packet_percent=b.small_packet_percent,
+        cell_size=b.cell_size, mac_phy_delay=b.mac_phy_delay_bytes, pipeline_latency=b.pipeline_latency_bytes,
+        gearbox_delay=b.gearbox_delay_bytes, shared_headroom=b.shared_headroom,
+    )
+    return Headroom(profile=profile_name(speed, cable), xon=h.xon, xoff=h.xoff, size=h.size)
+
+
+def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort]) -> list[BufferProfile]:
+    b = intent.qos.buffers
+    out = [
+        BufferProfile(name="ingress_lossy_profile", pool="ingress_lossless_pool", size=0,
+                      dynamic_th=b.lossy_dynamic_th),
+        BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size=0,
+                      static_th=b.egress_lossless_pool_bytes),
+        BufferProfile(name="egress_lossy_profile", pool="egress_lossy_pool", size=1792,
+                      dynamic_th=b.lossy_dynamic_th),
+    ]
+    seen: dict[str, Headroom] = {}
+    for port in ports.values():
+        for h in port.headroom.values():
+            seen.setdefault(h.profile, h)
+    for name in sorted(seen):
+        h = seen[name]
+        out.append(BufferProfile(name=name, pool="ingress_lossless_pool", size=h.size, xon=h.xon, xoff=h.xoff,
+                                 dynamic_th=b.lossless_dynamic_th))
+    return out
+
+
+def plan_watchdog(sw: Switch) -> PfcWatchdogIntent:
+    wd = sw.settings.pfc_watchdog
+    return PfcWatchdogIntent(enabled=wd.enabled, detect_ms=wd.detect_ms, restore_ms=wd.restore_ms,
+                             poll_ms=wd.poll_ms, action=wd.action)
+
+
+def _local(link: Link, name: str) -> tuple[str, str | None, str, str, str | None]:
+    """(local port, local ip, peer device, peer port, peer ip) of a link seen from ``name``."""
+    if link.a.device == name:
+        return link.a.port, link.a_ip, link.b.device, link.b.port, link.b_ip
+    return link.b.port, link.b_ip, link.a.device, link.a.port, link.a_ip
+
+
+def plan_ports(intent: FabricIntent, fabric: Fabric, sw: Switch) -> dict[str, SwitchPort]:
+    lossless = qos_maps.lossless_priorities(intent.qos)
+    pgs = qos_maps.lossless_pgs(intent.qos)
+    wd = sw.settings.pfc_watchdog.enabled and bool(lossless)
+    ports: dict[str, SwitchPort] = {}
+    cache: dict[tuple[int, int, int], Headroom] = {}
+    for link in fabric.links_of(sw.name):
+        port, addr, peer, peer_port, _ = _local(link, sw.name)
+        key = (link.speed, link.cable_length, sw.settings.mtu)
+        if key not in cache:
+            cache[key] = plan_port_headroom(intent, *key)
+        ports[port] = SwitchPort(
+            name=port, speed=link.speed, mtu=sw.settings.mtu, description=f"{peer}:{peer_port}",
+            role="host" if link.tier == "host-leaf" else "fabric", address=addr, peer_device=peer,
+            peer_port=peer_port, cable_length=link.cable_length, pfc_priorities=lossless, pfc_watchdog=wd,
+            headroom={pg: cache[key] for pg in pgs},
+        )
+    return ports
+
+
+def plan_bgp(fabric: Fabric, sw: Switch) -> Bgp:
+    neighbors: list[BgpNeighbor] = []
+    networks = [sw.loopback]
+    for link in fabric.links_of(sw.name):
+        port, addr, peer, _peer_port, peer_ip = _local(link, sw.name)
+        if link.tier == "host-leaf":
+            if addr:
+                networks.append(_network_of(addr))
+            continue
+        peer_sw = fabric.device(peer)
+        assert peer_ip is not None
+        neighbors.append(BgpNeighbor(ip=peer_ip.split("/")[0], remote_asn=getattr(peer_sw, "asn", 0), port=port,
+                                     description=peer))
+    return Bgp(asn=sw.asn, router_id=sw.loopback.split("/")[0], neighbors=neighbors, networks=networks)
+
+
+def _network_of(address: str) -> str:
+    ip, plen = address.split("/")
+    parts = [int(x) for x in ip.split(".")]
+    value = (parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3]) & ~((1 << (32 - int(plen))) - 1)
+    return f"{value >> 24}.{(value >> 16) & 255}.{(value >> 8) & 255}.{value & 255}/{plen}"
+
+
+def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> SwitchQos:
+    policy = intent.qos
+    return SwitchQos(
+        trust=policy.trust,
+        dscp_to_tc=qos_maps.dscp_to_tc(policy),
+        tc_to_queue=qos_maps.tc_to_queue(policy),
+        tc_to_pg=qos_maps.tc_to_pg(policy),
+        pfc_priority_to_queue=qos_maps.pfc_priority_to_queue(policy),
+        lossless_priorities=qos_maps.lossless_priorities(policy),
+        cnp_priority=policy.cnp.priority,
+        queues=plan_queues(intent, sw),
+        pools=plan_pools(intent),
+        profiles=plan_profiles(intent, ports),
+        pfc_watchdog=plan_watchdog(sw),
+    )
+
+
+def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
+    intent = fabric.intent
+    ports = plan_ports(intent, fabric, sw)
+    return SwitchIntent(
+        name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku, mgmt_ip=sw.mgmt_ip,
+        loopback=sw.loopback, qos=plan_qos(intent, sw, ports), ports=ports, bgp=plan_bgp(fabric, sw),
+    )

@@ -1,0 +1,67 @@
+"""Jinja environment per platform (StrictUndefined) and rendering of one device."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from roceops.platforms.base import Intent, get_platform
+
+ENV_VAR = "ROCEOPS_TEMPLATES"
+
+
+def templates_dir() -> Path:
+    """``$ROCEOPS_TEMPLATES`` or the repository's ``templates/`` next to the package."""
+    override = os.environ.get(ENV_VAR)
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+def _tojson_compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=16)
+def environment(platform: str, root: str | None = None) -> jinja2.Environment:
+    base = Path(root) if root else templates_dir()
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(base / platform)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["tojson_compact"] = _tojson_compact
+    env.filters["sha256"] = lambda s: hashlib.sha256(str(s).encode()).hexdigest()
+    return env
+
+
+@dataclass(frozen=True)
+class RenderedDevice:
+    name: str
+    platform: str
+    files: dict[str, str]
+
+    def hashes(self) -> dict[str, str]:
+        return {f: hashlib.sha256(text.encode()).hexdigest() for f, text in sorted(self.files.items())}
+
+
+def render_device(intent: Intent) -> RenderedDevice:
+    """Render every output file of one device. Raises jinja2 errors on template bugs."""
+    platform = get_platform(intent.platform)
+    env = environment(intent.platform)
+    context = platform.render_context(intent)
+    files: dict[str, str] = {}
+    for out in platform.outputs:
+        text = env.get_template(out.template).render(**context)
+        files[out.filename] = out.postprocess(text) if out.postprocess else text
+    return RenderedDevice(name=intent.name, platform=intent.platform, files=files)
