@@ -86,7 +86,7 @@ class NodeProfile(StrictModel):
     nic_model: str = "ConnectX-7"
     nic_speed: Speed = 400_000
     platform: HostPlatform = "linux_mlx5"
-    netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based NIC port), {nic}, {rail}, {plane}")
+    netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based), {nic}, {rail}, {plane}")
     rdma_dev: str = Field(default="mlx5_{port}", description="RDMA device pattern, same keys as netdev")
     name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
 

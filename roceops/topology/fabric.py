@@ -118,7 +118,7 @@ class Host(_Data):
 
     @property
     def groups(self) -> list[str]:
-        return ["host", self.platform, f"su{self.su}"] + sorted({f"rail{n.rail}" for n in self.nics})
+        return ["host", self.platform, f"su{self.su}", *sorted({f"rail{n.rail}" for n in self.nics})]
 
 
 Device = Annotated[Switch | Host, Field(discriminator="kind")]
