@@ -1,0 +1,130 @@
+"""Device I/O contract of a platform room: read, change, confirm, roll back, collect.
+
+Each room provides ``DRIVER`` (an object satisfying :class:`Driver`) next to ``PLATFORM``.
+The split follows the project rule *config building does no I/O; device I/O does
+no config building*: ``plan_change``/``plan_restore``/``observe``/``operational``
+are pure functions of text; ``read_config``/``apply``/``confirm``/``abort``/``collect``
+talk to an open Netmiko connection and build nothing.
+
+Transactions are the platform's own:
+
+============  =========================================  ==============================
+platform      apply(...) starts                          confirm / abort
+============  =========================================  ==============================
+sonic         ``config checkpoint`` + ``apply-patch``     ``config save`` / ``config rollback``
+cumulus       ``nv config apply --confirm <t>``           ``--confirm-yes`` / ``--confirm-no``
+eos           ``configure session`` + ``commit timer``    ``configure session X commit`` / ``abort``
+linux_mlx5    captures values, runs the setup commands    nothing / re-apply captured values
+============  =========================================  ==============================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.render.engine import RenderedDevice
+
+Intent = SwitchIntent | HostIntent
+
+
+class DriverError(Exception):
+    """A device refused or failed an operation; the message is safe to show (no secrets)."""
+
+
+class ConfirmNotTaken(DriverError):
+    """The platform reported success but read-back shows the change was reverted or is still pending."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A device's configuration at one moment, exactly as read: the backup that restores it.
+
+    ``text`` is stored verbatim in the journal; ``format`` says how to read it.
+    """
+
+    format: Literal["config_db_json", "eos_cli", "nvue_commands", "host_state_json"]
+    text: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """What ``apply`` will send, and the diff an operator reviews in a dry run."""
+
+    diff: str  # human-readable: JSON Patch, hier_config remediation, nv config diff, before/after values
+    payload: Any  # platform-specific: patch ops, CLI lines, nv commands, shell commands
+    summary: dict[str, int] = field(default_factory=dict)  # e.g. {"add": 3, "replace": 1, "remove": 0}
+
+    @property
+    def empty(self) -> bool:
+        return not self.payload
+
+
+class Driver(Protocol):
+    # --- pure ------------------------------------------------------------------------------
+    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+        """Diff between the device's current configuration and the rendered one (managed parts only)."""
+        ...
+
+    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+        """The change that brings a device from ``current`` back to ``backup`` (journal rollback)."""
+        ...
+
+    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
+        """Parse read-only command outputs into the DeviceIntent JSON shape (partial: only what is visible)."""
+        ...
+
+    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+        """Parse the same outputs into operational state for health checks."""
+        ...
+
+    # --- device I/O (conn is a netmiko BaseConnection) ---------------------------------------
+    def read_config(self, conn: Any) -> Snapshot:
+        ...
+
+    def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
+        """Start the platform transaction named ``txn`` and push ``change``; raise DriverError on refusal."""
+        ...
+
+    def confirm(self, conn: Any, txn: str) -> None:
+        """Make the change permanent and read back that it really is (raise ConfirmNotTaken otherwise)."""
+        ...
+
+    def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
+        """Undo an unconfirmed change so the device is exactly at ``backup``."""
+        ...
+
+    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
+        """Run the read-only commands ``observe``/``operational`` need; command -> raw output."""
+        ...
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PortOper(_M):
+    """Operational state of a switch port or NIC. Counter names are platform-neutral:
+
+    ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority, ``ecn_marked``, ``cnp_sent``,
+    ``cnp_handled``, ``crc_errors``, ``fec_uncorrected``, ``symbol_errors``, ``carrier_changes``,
+    ``pfcwd_storms``, ``rx_packets``, ``tx_packets``.
+    """
+
+    name: str
+    oper_up: bool | None = None
+    speed: int | None = Field(default=None, description="Mb/s")
+    mtu: int | None = None
+    counters: dict[str, int] = Field(default_factory=dict)
+    rx_power_dbm: list[float] | None = None
+
+
+class OperState(_M):
+    device: str
+    ports: dict[str, PortOper] = Field(default_factory=dict)
+    firmware: str | None = None
+    driver: str | None = None
+    os_version: str | None = None
