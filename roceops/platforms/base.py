@@ -68,3 +68,12 @@ def get_platform(name: str) -> Platform:
     except KeyError:
         raise UnknownPlatform(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORM_MODULES))}") from None
     return module.PLATFORM  # type: ignore[no-any-return]
+
+
+def get_driver(name: str) -> Any:
+    """The room's ``DRIVER`` (see roceops.platforms.driver.Driver)."""
+    try:
+        module = importlib.import_module(PLATFORM_MODULES[name])
+    except KeyError:
+        raise UnknownPlatform(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORM_MODULES))}") from None
+    return module.DRIVER

@@ -1,0 +1,197 @@
+"""Arista EOS rendering: the render context for ``templates/eos/`` and small pure helpers.
+
+Every EOS-specific naming or unit decision lives here, not in the templates:
+
+* Interface order is natural (``Ethernet2/1`` before ``Ethernet10/1``), like ``show running-config``.
+* ``qos map dscp ... to traffic-class N``: one line per traffic class, listing *all* DSCPs of
+  ``SwitchQos.dscp_to_tc`` (all 64), so EOS's built-in DSCP->TC table (DSCP/8, unconfirmed) never
+  decides where a codepoint lands. ``qos map traffic-class N to tx-queue M`` only where N != M.
+* Speed keywords (``SPEED_KEYWORDS``): EOS names a speed together with its lane count. 400G is
+  rendered ``400g-8`` (8 x 50G PAM4, e.g. 7060X5/7800R3). A 112G-SerDes switch (7060X6) wants
+  ``400g-4``; SwitchIntent carries no lane count, so the table is the single place to change that.
+* Scheduling per ``tx-queue``: strict -> ``priority strict``; DWRR -> ``no priority`` +
+  ``bandwidth percent W`` (AVD's tx-queue schema uses exactly these two priority spellings; EOS
+  queues default to strict priority, so DWRR has to say ``no priority`` explicitly).
+* ECN: ``random-detect ecn minimum-threshold <min> kbytes maximum-threshold <max> kbytes
+  max-mark-probability <p>``; kbytes = round-half-up(bytes / 1024), at least 1. ``kbytes`` is the
+  only byte unit seen in rendered EOS configs (``bytes``/``mbytes`` are unconfirmed), so it is
+  used for every value. ``random-detect ecn count`` enables the per-queue mark counters audit reads.
+* PFC watchdog timers are seconds with decimals (``200`` ms -> ``0.2``); action mapping
+  (``WATCHDOG_ACTIONS``): drop -> ``drop``; forward -> ``no-drop`` (keep forwarding the stuck
+  queue instead of discarding it); alert -> ``no-drop`` as well, because EOS has no detect-only
+  action (unconfirmed) and ``no-drop`` is the least disruptive one that still logs the event.
+  Timers are rendered as the intent says; EOS reportedly wants polling-interval <= min(timeout,
+  recovery-time) / 2 and substitutes its own value otherwise (third-party, unconfirmed) - a policy
+  check, not something the renderer should silently change.
+* Interfaces say ``no shutdown``/``shutdown`` explicitly (as AVD does), so a merge also re-enables ports.
+* BGP ``maximum-paths``: SwitchIntent has no ECMP width; ``MAXIMUM_PATHS`` (64) is used. EOS's
+  default is 1, which would silently disable ECMP on a spine.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+
+LOOPBACK = "Loopback0"
+MAXIMUM_PATHS = 64
+SPEED_KEYWORDS: dict[int, str] = {
+    10_000: "10gfull",
+    25_000: "25gfull",
+    40_000: "40gfull",
+    50_000: "50gfull",
+    100_000: "100gfull",
+    200_000: "200g-4",
+    400_000: "400g-8",
+    800_000: "800g-8",
+}
+WATCHDOG_ACTIONS: dict[str, str] = {"drop": "drop", "forward": "no-drop", "alert": "no-drop"}
+TRUST: dict[str, str] = {"dscp": "dscp"}
+ECN_UNIT = "kbytes"
+
+
+def natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key that orders embedded numbers numerically.
+
+    >>> sorted(["Ethernet10/1", "Ethernet2/1", "Ethernet1/1"], key=natural_key)
+    ['Ethernet1/1', 'Ethernet2/1', 'Ethernet10/1']
+    """
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def seconds(ms: int) -> str:
+    """Milliseconds as EOS watchdog seconds, always with a decimal point.
+
+    >>> [seconds(v) for v in (200, 50, 1000, 1220, 10001, 5)]
+    ['0.2', '0.05', '1.0', '1.22', '10.001', '0.005']
+    """
+    frac = f"{ms % 1000:03d}".rstrip("0") or "0"
+    return f"{ms // 1000}.{frac}"
+
+
+def kbytes(value: int) -> int:
+    """Bytes to EOS ``kbytes`` (1024), rounded half up, never 0.
+
+    >>> kbytes(153600), kbytes(1536000), kbytes(1000), kbytes(100)
+    (150, 1500, 1, 1)
+    """
+    return max(1, (value + 512) // 1024)
+
+
+def speed_keyword(mbps: int) -> str:
+    try:
+        return SPEED_KEYWORDS[mbps]
+    except KeyError:
+        raise ValueError(f"no EOS speed keyword for {mbps} Mb/s; add it to SPEED_KEYWORDS") from None
+
+
+def _tx_queue(qid: int, q: QueueIntent) -> dict[str, Any]:
+    ecn = None
+    if q.ecn is not None:
+        ecn = {"min": kbytes(q.ecn.min_bytes), "max": kbytes(q.ecn.max_bytes), "unit": ECN_UNIT,
+               "probability": q.ecn.probability}
+    return {
+        "id": qid,
+        "name": q.traffic_class,
+        "priority": "priority strict" if q.scheduler == "strict" else "no priority",
+        "bandwidth_percent": q.weight if q.scheduler == "dwrr" else None,
+        "ecn": ecn,
+    }
+
+
+def _interface(port: SwitchPort, tx_queues: list[dict[str, Any]], trust: str, watchdog: bool) -> dict[str, Any]:
+    return {
+        "name": port.name,
+        "description": port.description,
+        "shutdown": not port.admin_up,
+        "mtu": port.mtu,
+        "speed": speed_keyword(port.speed),
+        "address": port.address,
+        "trust": trust,
+        "pfc_priorities": sorted(port.pfc_priorities),
+        "pfc_watchdog": watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
+        "tx_queues": tx_queues,
+    }
+
+
+def dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
+    """``[(tc, [dscp, ...]), ...]`` sorted by TC, DSCPs ascending.
+
+    >>> dscp_maps({0: 0, 26: 3, 1: 0, 48: 6})
+    [(0, [0, 1]), (3, [26]), (6, [48])]
+    """
+    by_tc: dict[int, list[int]] = {}
+    for dscp, tc in sorted(dscp_to_tc.items()):
+        by_tc.setdefault(tc, []).append(dscp)
+    return sorted(by_tc.items())
+
+
+def render_context(device: Any) -> dict[str, Any]:
+    """Template variables for one EOS switch (see the module docstring for every naming decision)."""
+    if not isinstance(device, SwitchIntent):
+        raise TypeError(f"EOS renders switches only, got {type(device).__name__}")
+    qos = device.qos
+    tx_queues = [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())]
+    trust = TRUST[qos.trust]
+    wd = qos.pfc_watchdog
+    watchdog = None
+    if wd.enabled:
+        watchdog = {"timeout": seconds(wd.detect_ms), "recovery_time": seconds(wd.restore_ms),
+                    "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
+    ports = sorted(device.ports.values(), key=lambda p: natural_key(p.name))
+    bgp = device.bgp
+    return {
+        "hostname": device.name,
+        "dscp_maps": dscp_maps(qos.dscp_to_tc),
+        "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
+        "watchdog": watchdog,
+        "interfaces": [_interface(p, tx_queues, trust, wd.enabled) for p in ports],
+        "loopback": {"name": LOOPBACK, "address": device.loopback},
+        "bgp": {
+            "asn": bgp.asn,
+            "router_id": bgp.router_id,
+            "maximum_paths": MAXIMUM_PATHS,
+            "neighbors": sorted(({"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
+                                 for n in bgp.neighbors), key=lambda n: _ip_key(n["ip"])),
+            "networks": list(dict.fromkeys(bgp.networks)),
+        },
+    }
+
+
+def _ip_key(ip: str) -> tuple[int, int]:
+    addr = ipaddress.ip_address(ip)
+    return addr.version, int(addr)
+
+
+def config_lines(text: str, *, with_exits: bool = True) -> list[str]:
+    """The rendered config as the ordered command list a configuration session is fed.
+
+    Comment/separator lines (``!``) and blank lines are dropped and indentation is stripped.
+    With ``with_exits`` an ``exit`` is inserted each time the indentation goes back up a level, so
+    the list replays correctly even where a sub-mode would accept the next command itself.
+
+    >>> config_lines("hostname a\\n!\\ninterface Et1\\n   tx-queue 3\\n      priority strict\\n!\\nip routing\\n")
+    ['hostname a', 'interface Et1', 'tx-queue 3', 'priority strict', 'exit', 'exit', 'ip routing']
+    >>> config_lines("interface Et1\\n   mtu 9214\\nip routing\\n", with_exits=False)
+    ['interface Et1', 'mtu 9214', 'ip routing']
+    """
+    out: list[str] = []
+    stack: list[int] = []  # indentation of the current line and its open parent sections
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("!"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        popped = 0
+        while stack and stack[-1] >= indent:
+            stack.pop()
+            popped += 1
+        if with_exits and popped > 1:
+            # the first popped entry is the previous line (a leaf); every other one is a section being left
+            out.extend(["exit"] * (popped - 1))
+        stack.append(indent)
+        out.append(stripped)
+    return out
