@@ -1,0 +1,51 @@
+"""Lab device specs from a fabric: which devices, their platform and their physical wiring.
+
+The lab knows only the hardware (ports, speeds, cabling, NIC names, firmware): it starts
+unconfigured, as a new switch does, and gets its configuration through the normal
+deploy path. ``configured=True`` preloads the rendered configuration instead (``extra["preload_files"]``,
+applied by the personality through the same code as a push; used by benchmarks and tests
+that measure audits and health checks, not deploys).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roceops.lab.sshserver import LabDeviceSpec
+from roceops.plan import plan
+from roceops.plan.qos_maps import lossless_priorities
+from roceops.render.engine import render_device
+from roceops.topology.fabric import Fabric, Host, Switch
+
+NIC_FIRMWARE = "28.42.1000"
+NIC_DRIVER = "mlx5_core"
+
+
+def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
+    ports = []
+    for link in fabric.links_of(sw.name):
+        local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
+        ports.append({"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]})
+    return {"hostname": sw.name, "role": sw.role, "model": sw.model, "hwsku": sw.hwsku or "generic",
+            "mgmt_ip": sw.mgmt_ip, "ports": ports}
+
+
+def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:
+    nics = [{"name": n.netdev, "rdma_dev": n.rdma_dev, "speed": n.speed, "neighbor": [n.leaf, n.leaf_port],
+             "firmware": NIC_FIRMWARE, "driver": NIC_DRIVER} for n in host.nics]
+    return {"hostname": host.name, "mgmt_ip": host.mgmt_ip, "nics": nics, "ports": nics}
+
+
+def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool = False) -> list[LabDeviceSpec]:
+    wanted = set(names) if names is not None else None
+    lossless = lossless_priorities(fabric.intent.qos)
+    specs = []
+    for dev in fabric.devices():
+        if wanted is not None and dev.name not in wanted:
+            continue
+        extra = _switch_extra(fabric, dev) if isinstance(dev, Switch) else _host_extra(fabric, dev)
+        extra["lossless"] = lossless
+        if configured:  # the rendered files, applied by the personality as if pushed
+            extra["preload_files"] = render_device(plan(fabric, dev.name)).files
+        specs.append(LabDeviceSpec(name=dev.name, platform=dev.platform, extra=extra))
+    return specs

@@ -1,0 +1,307 @@
+"""The interface platform personalities implement for the SSH lab.
+
+A *personality* makes a simulated device answer like one platform (SONiC, Cumulus NVUE,
+Arista EOS, a ConnectX Linux host, ...). It is two classes and one registration call::
+
+    from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, register_personality
+
+    class MyState(DeviceState):            # one per device, shared by all its sessions
+        def __init__(self, name, platform, extra):
+            super().__init__(name, platform, extra)
+            self.hostname = extra.get("hostname", name)
+
+    class MySession(Session):              # one per SSH shell / exec request
+        def prompt(self) -> str:
+            return f"{self.state.hostname}# "
+
+        def handle(self, line: str) -> str | Reply:
+            if line == "exit":
+                raise CloseSession("logout")
+            return f"you said {line}"
+
+    register_personality("myplatform", MyState, MySession)
+
+The lab imports ``roceops.lab.personalities.<platform>`` on first use of an unregistered
+platform, so a personality module named after its platform (``sonic``, ``cumulus``, ``eos``,
+``linux_mlx5``) only has to call :func:`register_personality` at import time.
+
+Rules for :meth:`Session.handle`: it runs inside the single asyncio event loop that serves
+every device, so it must be synchronous and fast (no I/O, no ``time.sleep``). To simulate a
+slow command return ``Reply(text, delay_ms=...)``; the server waits without blocking others.
+Line endings in returned text may be ``\\n``; the server converts them for the PTY and adds a
+final newline before the prompt when missing.
+
+This module has no third-party dependencies, so personalities can be unit-tested without SSH.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+__all__ = [
+    "TRANSPORT_FAULTS",
+    "CloseSession",
+    "DeviceState",
+    "Faults",
+    "LabError",
+    "Personality",
+    "Reply",
+    "Session",
+    "SessionInfo",
+    "UnknownFault",
+    "available_platforms",
+    "get_personality",
+    "register_personality",
+    "registered_platforms",
+]
+
+
+class LabError(Exception):
+    """A lab problem with a one-line, user-facing message (never contains secrets)."""
+
+
+class UnknownFault(LabError):
+    """Raised by :meth:`DeviceState.apply_fault` for a fault name the device does not know."""
+
+
+class CloseSession(Exception):
+    """Raise from :meth:`Session.handle` to end the SSH session (e.g. ``exit`` at top level).
+
+    ``output`` is written (followed by a newline) before the channel closes.
+    """
+
+    def __init__(self, output: str = "", exit_status: int = 0) -> None:
+        super().__init__(output)
+        self.output = output
+        self.exit_status = exit_status
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Rich return value of :meth:`Session.handle` (a plain ``str`` is also accepted).
+
+    ``delay_ms`` makes the server wait before writing the output (without blocking other
+    sessions); ``exit_status`` is reported to exec-mode clients (``ssh host cmd``).
+    """
+
+    text: str = ""
+    delay_ms: int = 0
+    exit_status: int = 0
+
+
+#: Fault names handled by :class:`DeviceState` itself (canonical spelling) and their parameters.
+TRANSPORT_FAULTS: dict[str, tuple[str, ...]] = {
+    "refuse": (),  # TCP reset at accept, before the SSH banner
+    "slow": ("ms",),  # delay before every response (prompt, command output, exec result)
+    "auth_reject": (),  # every authentication attempt fails
+    "drop": ("after",),  # answer `after` more command lines, then reset on the next one
+}
+_ALIASES = {"slow_ms": "slow", "drop_after": "drop", "refused": "refuse", "reject_auth": "auth_reject"}
+_PARAM_ALIASES = {"slow_ms": "ms", "drop_after": "after"}
+
+
+def canonical_fault_name(name: str) -> str:
+    """``Auth-Reject`` -> ``auth_reject``; also maps the field-style aliases (``slow_ms``)."""
+    key = name.strip().lower().replace("-", "_")
+    return _ALIASES.get(key, key)
+
+
+@dataclass(slots=True)
+class Faults:
+    """Faults currently injected on one device. Mutable while the lab runs.
+
+    The transport fields are enforced by the SSH server; ``extra`` holds personality-level
+    faults (name -> parameters) that personalities read in their sessions.
+    """
+
+    refuse: bool = False
+    slow_ms: int = 0
+    auth_reject: bool = False
+    drop_after: int | None = None
+    extra: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def active(self) -> dict[str, Any]:
+        """Non-default faults only, JSON-friendly (used by the control channel's ``status``)."""
+        out: dict[str, Any] = {}
+        if self.refuse:
+            out["refuse"] = {}
+        if self.slow_ms:
+            out["slow"] = {"ms": self.slow_ms}
+        if self.auth_reject:
+            out["auth_reject"] = {}
+        if self.drop_after is not None:
+            out["drop"] = {"after": self.drop_after}
+        out.update({k: dict(v) for k, v in self.extra.items()})
+        return out
+
+
+def _int_param(fault: str, params: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = params.get(key, default)
+    if value is None:
+        raise LabError(f"fault '{fault}' needs parameter '{key}'")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise LabError(f"fault '{fault}': parameter '{key}' must be an integer >= 0")
+    try:
+        number = int(value)
+    except ValueError:
+        raise LabError(f"fault '{fault}': parameter '{key}' must be an integer >= 0") from None
+    if number < 0:
+        raise LabError(f"fault '{fault}': parameter '{key}' must be an integer >= 0")
+    return number
+
+
+class DeviceState:
+    """Per-device state, shared by every session to that device. Personalities subclass it.
+
+    The constructor signature ``(name, platform, extra)`` is the *state factory* contract:
+    ``extra`` is the personality's initial data from ``LabDeviceSpec.extra``.
+
+    Personality-level faults: list their names (lower snake_case; ``-`` in requests is read as
+    ``_``) in ``PERSONALITY_FAULTS``; the default
+    :meth:`apply_fault` stores their params in ``self.faults.extra[name]``. Override
+    :meth:`apply_fault` (and call ``super()``) to validate params or react immediately.
+    """
+
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
+        self.name = name
+        self.platform = platform
+        self.extra: dict[str, Any] = dict(extra or {})
+        self.faults = Faults()
+
+    def known_faults(self) -> list[str]:
+        return [*TRANSPORT_FAULTS, *sorted(self.PERSONALITY_FAULTS)]
+
+    def apply_fault(self, name: str, **params: Any) -> None:
+        """Inject fault ``name``; raise :class:`UnknownFault`/:class:`LabError` on bad input."""
+        fault = canonical_fault_name(name)
+        if fault in TRANSPORT_FAULTS:
+            params = {_PARAM_ALIASES.get(k, k): v for k, v in params.items()}
+            bad = sorted(set(params) - set(TRANSPORT_FAULTS[fault]))
+            if bad:
+                expected = ", ".join(TRANSPORT_FAULTS[fault]) or "no parameters"
+                raise LabError(f"fault '{fault}' takes {expected} (got: {', '.join(bad)})")
+        if fault == "refuse":
+            self.faults.refuse = True
+        elif fault == "slow":
+            self.faults.slow_ms = _int_param(fault, params, "ms")
+        elif fault == "auth_reject":
+            self.faults.auth_reject = True
+        elif fault == "drop":
+            self.faults.drop_after = _int_param(fault, params, "after", default=0)
+        elif fault in self.PERSONALITY_FAULTS:
+            self.faults.extra[fault] = dict(params)
+        else:
+            raise UnknownFault(
+                f"unknown fault '{name}' for device {self.name} (platform {self.platform}); "
+                f"known: {', '.join(self.known_faults())}"
+            )
+
+    def clear_faults(self) -> None:
+        """Remove every fault (override to also reset personality state tied to faults)."""
+        self.faults = Faults()
+
+    def consume_command(self) -> bool:
+        """Count one command line against ``drop``; True means: drop the connection now."""
+        remaining = self.faults.drop_after
+        if remaining is None:
+            return False
+        if remaining <= 0:
+            self.faults.drop_after = None  # one-shot: the device "came back"
+            return True
+        self.faults.drop_after = remaining - 1
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What the server knows about an SSH session when it creates the :class:`Session`."""
+
+    username: str
+    pty: bool  # a PTY was requested (Netmiko always does); echo + prompts are on
+    term_type: str | None = None
+    peer: tuple[str, int] | None = None
+    exec_command: str | None = None  # set for ``ssh host cmd`` requests
+
+
+class Session:
+    """One SSH shell or exec request on a device. Personalities subclass it.
+
+    The constructor signature ``(state, info)`` is the *session factory* contract.
+    """
+
+    def __init__(self, state: DeviceState, info: SessionInfo) -> None:
+        self.state = state
+        self.info = info
+
+    def banner(self) -> str:
+        """Text written once before the first prompt of an interactive shell (MOTD)."""
+        return ""
+
+    def prompt(self) -> str:
+        """The current prompt, including its trailing space if the platform prints one."""
+        raise NotImplementedError
+
+    def handle(self, line: str) -> str | Reply:
+        """Output for one command line (without its line terminator). Sync and fast.
+
+        Empty lines are passed too (personalities usually return ``""``). Raise
+        :class:`CloseSession` to end the session.
+        """
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Called once when the session ends, however it ends."""
+
+
+StateFactory = Callable[[str, str, Mapping[str, Any]], DeviceState]
+SessionFactory = Callable[[DeviceState, SessionInfo], Session]
+
+
+@dataclass(frozen=True, slots=True)
+class Personality:
+    platform: str
+    state_factory: StateFactory
+    session_factory: SessionFactory
+
+
+_REGISTRY: dict[str, Personality] = {}
+
+
+def register_personality(platform: str, state_factory: StateFactory, session_factory: SessionFactory) -> None:
+    """Register (or replace) the personality serving ``platform``."""
+    _REGISTRY[platform] = Personality(platform, state_factory, session_factory)
+
+
+def registered_platforms() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_personality(platform: str) -> Personality:
+    """Look ``platform`` up, importing ``roceops.lab.personalities.<platform>`` if needed."""
+    if platform not in _REGISTRY and platform.isidentifier():
+        module = f"roceops.lab.personalities.{platform}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    try:
+        return _REGISTRY[platform]
+    except KeyError:
+        known = ", ".join(available_platforms()) or "none"
+        raise LabError(f"no lab personality for platform '{platform}' (available: {known})") from None
+
+
+def available_platforms() -> list[str]:
+    """Registered platforms plus the modules in :mod:`roceops.lab.personalities`."""
+    import pkgutil
+
+    from roceops.lab import personalities
+
+    modules = {m.name for m in pkgutil.iter_modules(personalities.__path__) if not m.name.startswith("_")}
+    return sorted(modules | set(_REGISTRY))

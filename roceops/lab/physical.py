@@ -1,0 +1,160 @@
+"""The physical layer every lab personality shares: ports, link state, LLDP wiring and moving counters.
+
+Counters advance with wall-clock time at realistic rates (so a health check can sample
+twice and see deltas), stay monotonic when rates change, and react to operational faults:
+
+==============  =============================================================
+fault           effect on the port (``port=`` selects one, default: all)
+==============  =============================================================
+link_down       oper down; traffic counters stop
+link_flap       oper state toggles every second; carrier_changes climbs
+pause_storm     PFC pause frames on the lossless priorities at ~50,000/s
+crc_errors      CRC and uncorrectable FEC errors at ~200/s
+==============  =============================================================
+
+Config-level faults (PFC off, ECN changed, NIC reset, MTU mismatch) change the
+personality's configuration state instead; they live in each personality.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Clock = Callable[[], float]
+
+OPER_FAULTS = frozenset({"link_down", "link_flap", "pause_storm", "crc_errors"})
+
+# steady-state rates per second on a healthy, busy 400G RoCE port
+BASE_RATES: dict[str, float] = {
+    "rx_packets": 1_200_000.0,
+    "tx_packets": 1_150_000.0,
+    "ecn_marked": 40.0,
+    "cnp_sent": 8.0,
+    "cnp_handled": 8.0,
+    "fec_corrected": 150.0,
+    "crc_errors": 0.0,
+    "fec_uncorrected": 0.0,
+    "symbol_errors": 0.0,
+    "carrier_changes": 0.0,
+    "pfcwd_storms": 0.0,
+}
+PFC_RATE = 2.0  # pause frames/s per lossless priority in normal operation (brief congestion)
+STORM_RATE = 50_000.0
+CRC_RATE = 200.0
+FLAP_PERIOD_S = 1.0
+
+
+@dataclass
+class RateCounter:
+    """``value(now) = base + rate * (now - since)``; changing the rate folds the past into ``base``."""
+
+    base: float
+    rate: float
+    since: float
+
+    def value(self, now: float) -> int:
+        return int(self.base + self.rate * max(0.0, now - self.since))
+
+    def set_rate(self, now: float, rate: float) -> None:
+        self.base = self.base + self.rate * max(0.0, now - self.since)
+        self.rate, self.since = rate, now
+
+
+@dataclass
+class PortPhysics:
+    name: str
+    speed: int  # Mb/s
+    neighbor: tuple[str, str] | None = None  # (device, port) from the cabling plan
+    counters: dict[str, RateCounter] = field(default_factory=dict)
+    down: bool = False
+    flapping_since: float | None = None
+
+    def oper_up(self, now: float, admin_up: bool = True) -> bool:
+        if not admin_up or self.down:
+            return False
+        if self.flapping_since is not None:
+            return int((now - self.flapping_since) / FLAP_PERIOD_S) % 2 == 1
+        return True
+
+    def read(self, now: float) -> dict[str, int]:
+        return {k: c.value(now) for k, c in sorted(self.counters.items())}
+
+
+class Physical:
+    """All ports of one simulated device. ``clock`` is injectable for tests."""
+
+    def __init__(self, device: str, ports: Iterable[Mapping[str, Any]], lossless: Iterable[int] = (3,),
+                 clock: Clock = time.monotonic) -> None:
+        self.device = device
+        self.clock = clock
+        self.lossless = sorted(set(lossless))
+        self.ports: dict[str, PortPhysics] = {}
+        now = clock()
+        for p in ports:
+            port = PortPhysics(name=p["name"], speed=int(p.get("speed", 400_000)),
+                               neighbor=tuple(p["neighbor"]) if p.get("neighbor") else None)  # type: ignore[arg-type]
+            seed = zlib.crc32(f"{device}:{port.name}".encode())
+            for key, rate in BASE_RATES.items():
+                port.counters[key] = RateCounter(base=float(seed % 100_000 if rate else 0), rate=rate, since=now)
+            port.counters["carrier_changes"].base = 1.0  # the link came up once
+            for prio in range(8):
+                rate = PFC_RATE if prio in self.lossless else 0.0
+                port.counters[f"pfc_rx_{prio}"] = RateCounter(base=float(seed % 1000 if rate else 0), rate=rate,
+                                                              since=now)
+                port.counters[f"pfc_tx_{prio}"] = RateCounter(base=float(seed % 700 if rate else 0), rate=rate,
+                                                              since=now)
+            self.ports[port.name] = port
+
+    def _targets(self, port: str | None) -> list[PortPhysics]:
+        if port is None:
+            return list(self.ports.values())
+        if port not in self.ports:
+            raise KeyError(f"{self.device} has no port {port!r} (ports: {', '.join(sorted(self.ports)[:8])}...)")
+        return [self.ports[port]]
+
+    def apply(self, fault: str, port: str | None = None) -> None:
+        now = self.clock()
+        for p in self._targets(port):
+            if fault == "link_down":
+                p.down = True
+                p.counters["carrier_changes"].set_rate(now, 0.0)
+                p.counters["carrier_changes"].base += 1
+                for key in ("rx_packets", "tx_packets"):
+                    p.counters[key].set_rate(now, 0.0)
+            elif fault == "link_flap":
+                p.flapping_since = now
+                p.counters["carrier_changes"].set_rate(now, 1.0 / FLAP_PERIOD_S)
+            elif fault == "pause_storm":
+                for prio in self.lossless:
+                    p.counters[f"pfc_rx_{prio}"].set_rate(now, STORM_RATE)
+                p.counters["pfcwd_storms"].base += 1
+            elif fault == "crc_errors":
+                p.counters["crc_errors"].set_rate(now, CRC_RATE)
+                p.counters["fec_uncorrected"].set_rate(now, CRC_RATE / 4)
+                p.counters["symbol_errors"].set_rate(now, CRC_RATE * 10)
+            else:
+                raise KeyError(f"not an operational fault: {fault}")
+
+    def clear(self) -> None:
+        """Back to healthy rates (counters keep their accumulated values, as real ones do)."""
+        now = self.clock()
+        for p in self.ports.values():
+            if p.down or p.flapping_since is not None:
+                p.counters["carrier_changes"].base += 1
+            p.down, p.flapping_since = False, None
+            for key, rate in BASE_RATES.items():
+                p.counters[key].set_rate(now, rate)
+            for prio in range(8):
+                rate = PFC_RATE if prio in self.lossless else 0.0
+                p.counters[f"pfc_rx_{prio}"].set_rate(now, rate)
+                p.counters[f"pfc_tx_{prio}"].set_rate(now, rate)
+
+    def snapshot(self, port: str) -> dict[str, int]:
+        return self.ports[port].read(self.clock())
+
+    def oper_up(self, port: str, admin_up: bool = True) -> bool:
+        return self.ports[port].oper_up(self.clock(), admin_up)
