@@ -1,0 +1,384 @@
+"""NVIDIA ConnectX (mlx5) on Linux: render context, install targets and the line-by-line script checker.
+
+Everything a template needs is computed here so the templates stay free of logic:
+comma lists for ``mlnx_qos``, ``key:value`` maps for iproute2 ``dcb``, sysfs paths for
+DCQCN, the RDMA-CM mode number, shell-quoted sysctl assignments, netplan routes.
+
+The setup scripts are run two ways: as a file (systemd at boot, ``bash roce-setup.sh``)
+and line by line over an interactive SSH shell (deploy, lab simulator). The second way
+only works if every executable line is one simple command; :func:`script_commands`
+enforces that and returns the lines to send.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from roceops.plan.model import HostIntent, NicIntent
+from roceops.platforms.base import NetmikoSettings, RenderOutput
+
+__all__ = [
+    "INSTALL_TARGETS",
+    "PREAMBLE",
+    "InstallTarget",
+    "LinuxMlx5Platform",
+    "NicContext",
+    "ScriptError",
+    "nic_context",
+    "render_context",
+    "script_commands",
+    "simple_command_problem",
+]
+
+PRIORITIES = range(8)
+DSCPS = range(64)
+RDMA_PORT = 1  # mlx5 exposes one RDMA device per PCI function, each with a single port
+ROCE_MODE_ARG: dict[str, int] = {"IB/RoCE v1": 1, "RoCE v2": 2}  # cma_roce_mode -m
+DCB_DSCP_CHUNK = 8  # DSCP:prio pairs per `dcb app replace` line (8 lines per NIC, reviewable diffs)
+CNP_FILES = frozenset({"cnp_dscp", "cnp_802p_prio"})  # written from NicIntent.cnp_*, not from dcqcn.np
+
+
+@dataclass(frozen=True)
+class InstallTarget:
+    """Where the deploy step installs one rendered file on the host, and its mode."""
+
+    path: str
+    mode: int
+
+
+# One source of truth for host paths: the unit's ExecStart is rendered from the first entry.
+# roce-setup.sh and roce-setup-dcb.sh are alternatives (mlnx-tools vs iproute2 dcb), not both.
+INSTALL_TARGETS: dict[str, InstallTarget] = {
+    "roce-setup.sh": InstallTarget("/usr/local/sbin/roceops-roce-setup.sh", 0o755),
+    "roce-setup-dcb.sh": InstallTarget("/usr/local/sbin/roceops-roce-setup-dcb.sh", 0o755),
+    "netplan.yaml": InstallTarget("/etc/netplan/60-roceops-rails.yaml", 0o600),  # netplan warns if not 0600
+    "roceops-roce.service": InstallTarget("/etc/systemd/system/roceops-roce.service", 0o644),
+    "sysctl.conf": InstallTarget("/etc/sysctl.d/90-roceops.conf", 0o644),
+}
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}")  # Linux IFNAMSIZ-1; no '/', ':', spaces
+_SYSFS_FILE = re.compile(r"[a-z0-9_]+")
+_SYSCTL_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_SYSCTL_VALUE = re.compile(r"[ -&(-~]*")  # printable ASCII without the single quote
+
+
+# --------------------------------------------------------------------------------------------
+# render context
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NetplanRoute:
+    to: str  # "default" or a CIDR
+    via: str
+    table: int | None
+
+
+@dataclass(frozen=True)
+class NicContext:
+    """One NIC, pre-formatted for the templates (every value is already in the target syntax)."""
+
+    netdev: str
+    rdma_dev: str
+    rdma_port: int
+    rail: int
+    leaf: str
+    leaf_port: str
+    mtu: int
+    trust: Literal["dscp", "pcp"]
+    dscp_prio: tuple[tuple[int, int], ...]  # all 64, by DSCP
+    # mlnx_qos
+    pfc_csv: str
+    prio_tc_csv: str
+    tsa_csv: str
+    tcbw_csv: str
+    # iproute2 dcb
+    dcb_prio_pfc: str
+    dcb_prio_tc: str
+    dcb_tc_tsa: str
+    dcb_tc_bw: str
+    dcb_dscp_chunks: tuple[str, ...]
+    # DCQCN (MLNX_OFED sysfs)
+    ecn_dir: str
+    np_enable: tuple[tuple[int, int], ...]  # (priority, 0|1) for 0..7
+    rp_enable: tuple[tuple[int, int], ...]
+    np_params: tuple[tuple[str, int], ...]
+    rp_params: tuple[tuple[str, int], ...]
+    cnp_dscp: int
+    cnp_priority: int
+    # RDMA-CM
+    roce_mode: str
+    roce_mode_arg: int
+    roce_tos: int
+    # netplan
+    address: str
+    source_ip: str
+    table: int
+    routes: tuple[NetplanRoute, ...]
+
+
+def _csv(values: Iterable[object]) -> str:
+    return ",".join(str(v) for v in values)
+
+
+def _dcb_map(pairs: Mapping[int, object]) -> str:
+    return " ".join(f"{k}:{v}" for k, v in sorted(pairs.items()))
+
+
+def _check_name(kind: str, value: str) -> str:
+    if not _NAME.fullmatch(value) or value in {".", ".."}:
+        raise ValueError(f"{kind} {value!r} is not a safe Linux device name")
+    return value
+
+
+def _check_prios(what: str, prios: list[int]) -> None:
+    bad = [p for p in prios if p not in PRIORITIES]
+    if bad or len(set(prios)) != len(prios):
+        raise ValueError(f"{what}: priorities must be distinct values 0-7, got {prios}")
+
+
+def _check_params(nic: str, side: str, params: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    for name, value in params.items():
+        if not _SYSFS_FILE.fullmatch(name):
+            raise ValueError(f"{nic}: DCQCN {side} parameter name {name!r} is not a sysfs file name")
+        if side == "np" and name in CNP_FILES:
+            raise ValueError(f"{nic}: set {name} through NicIntent.cnp_dscp/cnp_priority, not dcqcn.np")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{nic}: DCQCN {side}.{name} must be a non-negative integer, got {value!r}")
+    return tuple(params.items())
+
+
+def _ets(nic: NicIntent) -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
+    """prio->tc, tc->tsa, tc->bw for all 8 priorities/TCs, validated the way mlnx_qos and mlx5 do."""
+    name = nic.netdev
+    if sorted(nic.prio_tc) != list(PRIORITIES) or any(tc not in PRIORITIES for tc in nic.prio_tc.values()):
+        raise ValueError(f"{name}: prio_tc must map every priority 0-7 to a TC 0-7")
+    if any(tc not in PRIORITIES for tc in nic.tc_bandwidth):
+        raise ValueError(f"{name}: tc_bandwidth keys must be TCs 0-7")
+    _check_prios(f"{name} strict_tcs", nic.strict_tcs)
+    tsa = {tc: "strict" if tc in nic.strict_tcs else "ets" for tc in PRIORITIES}
+    bw = {tc: nic.tc_bandwidth.get(tc, 0) for tc in PRIORITIES}
+    if any(bw[tc] for tc in nic.strict_tcs):
+        raise ValueError(f"{name}: strict TCs must carry 0% bandwidth, got {bw}")
+    ets_sum = sum(bw[tc] for tc in PRIORITIES if tsa[tc] == "ets")
+    if any(b < 0 for b in bw.values()) or ets_sum != (100 if "ets" in tsa.values() else 0):
+        raise ValueError(f"{name}: ETS bandwidth must sum to 100, got {bw}")
+    return dict(nic.prio_tc), tsa, bw
+
+
+def _routes(nic: NicIntent) -> tuple[NetplanRoute, ...]:
+    out = []
+    for r in nic.routes:
+        to = ipaddress.ip_network(r.to)
+        via = ipaddress.ip_address(r.via)
+        out.append(NetplanRoute(to="default" if to.prefixlen == 0 else str(to), via=str(via), table=r.table))
+    return tuple(out)
+
+
+def nic_context(nic: NicIntent) -> NicContext:
+    """Validate one NicIntent and pre-format every value the templates print. Raises ValueError."""
+    netdev = _check_name("netdev", nic.netdev)
+    rdma_dev = _check_name("rdma_dev", nic.rdma_dev)
+    if sorted(nic.dscp_to_priority) != list(DSCPS):
+        raise ValueError(f"{netdev}: dscp_to_priority must map all 64 DSCPs")
+    _check_prios(f"{netdev} dscp_to_priority", list(set(nic.dscp_to_priority.values())))
+    _check_prios(f"{netdev} pfc_priorities", nic.pfc_priorities)
+    _check_prios(f"{netdev} dcqcn.np_enabled", nic.dcqcn.np_enabled)
+    _check_prios(f"{netdev} dcqcn.rp_enabled", nic.dcqcn.rp_enabled)
+    _check_prios(f"{netdev} cnp_priority", [nic.cnp_priority])
+    if not 0 <= nic.cnp_dscp <= 63 or not 0 <= nic.roce_tos <= 255:
+        raise ValueError(f"{netdev}: cnp_dscp must be 0-63 and roce_tos 0-255")
+    prio_tc, tsa, bw = _ets(nic)
+    iface = ipaddress.ip_interface(nic.address)
+    dscp_prio = tuple(sorted(nic.dscp_to_priority.items()))
+    pfc = {p: int(p in nic.pfc_priorities) for p in PRIORITIES}
+    pairs = [f"{d}:{p}" for d, p in dscp_prio]
+    return NicContext(
+        netdev=netdev, rdma_dev=rdma_dev, rdma_port=RDMA_PORT, rail=nic.rail, leaf=nic.leaf,
+        leaf_port=nic.leaf_port, mtu=nic.mtu, trust=nic.trust, dscp_prio=dscp_prio,
+        pfc_csv=_csv([pfc[p] for p in PRIORITIES]),
+        prio_tc_csv=_csv([prio_tc[p] for p in PRIORITIES]),
+        tsa_csv=_csv([tsa[tc] for tc in PRIORITIES]),
+        tcbw_csv=_csv([bw[tc] for tc in PRIORITIES]),
+        dcb_prio_pfc=" ".join(["all:off", *(f"{p}:on" for p in sorted(nic.pfc_priorities))]),
+        dcb_prio_tc=_dcb_map(prio_tc), dcb_tc_tsa=_dcb_map(tsa), dcb_tc_bw=_dcb_map(bw),
+        dcb_dscp_chunks=tuple(" ".join(pairs[i:i + DCB_DSCP_CHUNK]) for i in range(0, len(pairs), DCB_DSCP_CHUNK)),
+        ecn_dir=f"/sys/class/net/{netdev}/ecn",
+        np_enable=tuple((p, int(p in nic.dcqcn.np_enabled)) for p in PRIORITIES),
+        rp_enable=tuple((p, int(p in nic.dcqcn.rp_enabled)) for p in PRIORITIES),
+        np_params=_check_params(netdev, "np", nic.dcqcn.np),
+        rp_params=_check_params(netdev, "rp", nic.dcqcn.rp),
+        cnp_dscp=nic.cnp_dscp, cnp_priority=nic.cnp_priority,
+        roce_mode=nic.roce_mode, roce_mode_arg=ROCE_MODE_ARG[nic.roce_mode], roce_tos=nic.roce_tos,
+        address=str(iface), source_ip=str(iface.ip), table=nic.table, routes=_routes(nic),
+    )
+
+
+def _sysctls(sysctls: Mapping[str, str]) -> tuple[tuple[str, str, str], ...]:
+    """(key, value, shell word for ``sysctl -w``) sorted by key."""
+    out = []
+    for key, value in sorted(sysctls.items()):
+        if not _SYSCTL_KEY.fullmatch(key) or not _SYSCTL_VALUE.fullmatch(value):
+            raise ValueError(f"sysctl {key}={value!r}: key or value has characters the scripts cannot carry")
+        out.append((key, value, shlex.quote(f"{key}={value}")))
+    return tuple(out)
+
+
+def render_context(host: HostIntent) -> dict[str, Any]:
+    """Template variables for one host. NICs in rail order; raises ValueError on an unrenderable intent."""
+    nics = sorted(host.nics.values(), key=lambda n: (n.rail, n.plane, n.netdev))
+    tables = [n.table for n in nics]
+    if len(set(tables)) != len(tables):
+        raise ValueError(f"{host.name}: NIC routing tables must be unique per host, got {tables}")
+    return {
+        "host": host,
+        "nics": [nic_context(n) for n in nics],
+        "sysctls": _sysctls(host.sysctls),
+        "setup_script": INSTALL_TARGETS["roce-setup.sh"].path,
+        "sysctl_conf": INSTALL_TARGETS["sysctl.conf"].path,
+        "netplan_file": INSTALL_TARGETS["netplan.yaml"].path,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# line-by-line safety
+# --------------------------------------------------------------------------------------------
+
+PREAMBLE = "set -euo pipefail"
+"""Allowed once, before the first command; :func:`script_commands` leaves it out because sent to an
+interactive shell ``set -e`` would end the SSH session at the first failing command. The
+line-by-line runner checks each command's exit status itself."""
+
+# A word: unquoted safe characters and/or single-quoted segments (no expansion happens in either).
+_WORD = re.compile(r"(?:[A-Za-z0-9_@%+=:,./-]|'[^'\n]*')+")
+_SPACE = re.compile(r"[ \t]+")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
+# Keywords start compound commands; these builtins change shell state that later lines would rely on.
+_NOT_SIMPLE = frozenset({
+    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "select",
+    "function", "time", "coproc", "in",
+    "cd", "pushd", "popd", "export", "set", "unset", "source", ".", "eval", "exec", "alias", "trap",
+    "shopt", "declare", "typeset", "local", "readonly", "let", "exit", "return",
+})
+
+
+class ScriptError(ValueError):
+    """A script line is not one simple command; ``problems`` lists (line number, line, reason)."""
+
+    def __init__(self, problems: list[tuple[int, str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"line {n}: {reason}: {line!r}" for n, line, reason in problems))
+
+
+def simple_command_problem(line: str) -> str | None:
+    """Why ``line`` is not one simple command safe to type into an interactive shell, or None.
+
+    Accepted: words made of ``A-Za-z0-9_@%+=:,./-`` and single-quoted strings, separated by blanks,
+    optionally ending in one ``> target`` redirection. Everything else (pipes, lists, ``$``,
+    backquotes, globs, braces, subshells, double quotes, continuations, assignments,
+    keywords and state-changing builtins) is refused.
+
+    >>> simple_command_problem("echo 1 > /sys/class/net/eth0/ecn/roce_np/enable/3") is None
+    True
+    >>> simple_command_problem("mlnx_qos -i eth0 --trust dscp && echo ok")
+    "unexpected '&' at column 31"
+    """
+    text = line.strip()
+    words: list[str] = []
+    redirect: str | None = None
+    pos = 0
+    while pos < len(text):
+        if words or redirect is not None:
+            gap = _SPACE.match(text, pos)
+            if not gap:
+                return f"unexpected {text[pos]!r} at column {pos + 1}"
+            pos = gap.end()
+        if redirect is None and text.startswith(">", pos) and words:
+            gap = _SPACE.match(text, pos + 1)
+            target = _WORD.match(text, gap.end()) if gap else None
+            if not target:
+                return "'>' must be followed by a blank and one plain target"
+            redirect = target.group()
+            pos = target.end()
+            continue
+        if redirect is not None:
+            return "nothing may follow the redirection target"
+        word = _WORD.match(text, pos)
+        if not word:
+            return f"unexpected {text[pos]!r} at column {pos + 1}"
+        words.append(word.group())
+        pos = word.end()
+    if not words:
+        return "empty command"
+    if _ASSIGNMENT.match(words[0]):
+        return "variable assignment"
+    if words[0] in _NOT_SIMPLE:
+        return f"{words[0]!r} is a shell keyword or changes shell state"
+    return None
+
+
+def script_commands(text: str) -> list[str]:
+    """The executable lines of a setup script, in order, each one simple command. Raises ScriptError.
+
+    Skipped: blank lines, comments (including the ``#!`` line) and the :data:`PREAMBLE` line
+    when it comes before the first command.
+    """
+    commands: list[str] = []
+    problems: list[tuple[int, str, str]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line == PREAMBLE and not commands:
+            continue
+        problem = "line continuation" if line.endswith("\\") else simple_command_problem(line)
+        if problem:
+            problems.append((number, raw, problem))
+        else:
+            commands.append(line)
+    if problems:
+        raise ScriptError(problems)
+    return commands
+
+
+def _checked_script(text: str) -> str:
+    """RenderOutput postprocess for the setup scripts: refuse to emit a script the deploy cannot send."""
+    script_commands(text)
+    return text
+
+
+# --------------------------------------------------------------------------------------------
+# the platform object
+# --------------------------------------------------------------------------------------------
+
+OUTPUTS: tuple[RenderOutput, ...] = (
+    RenderOutput("roce-setup.sh", "roce-setup.sh.j2", _checked_script),
+    RenderOutput("roce-setup-dcb.sh", "roce-setup-dcb.sh.j2", _checked_script),
+    RenderOutput("netplan.yaml", "netplan.yaml.j2"),
+    RenderOutput("roceops-roce.service", "roceops-roce.service.j2"),
+    RenderOutput("sysctl.conf", "sysctl.conf.j2"),
+)
+
+# Deploy becomes root with netmiko's LinuxSSH.enable() (it sends `sudo -s` and answers the
+# password prompt with `secret`; NOPASSWD sudo also works). A root *shell* is required: the
+# sysfs/configfs writes are shell redirections, so `sudo echo 1 > file` would not work.
+# send_config_set() does the same (config_mode = sudo -s) and exits the root shell afterwards.
+NETMIKO = NetmikoSettings(device_type="linux")
+
+
+@dataclass(frozen=True)
+class LinuxMlx5Platform:
+    name: str = "linux_mlx5"
+    device_kind: Literal["switch", "host"] = "host"
+    outputs: tuple[RenderOutput, ...] = OUTPUTS
+    netmiko: NetmikoSettings = NETMIKO
+
+    def render_context(self, device: Any) -> dict[str, Any]:
+        if not isinstance(device, HostIntent):
+            raise TypeError(f"linux_mlx5 renders HostIntent, got {type(device).__name__}")
+        return render_context(device)
