@@ -66,6 +66,7 @@ class SwitchQos(_M):
     lossless_priorities: list[int]
     cnp_priority: int
     queues: dict[int, QueueIntent]
+    buffer_model: Literal["traditional", "dynamic"] = "traditional"
     pools: list[BufferPool]
     profiles: list[BufferProfile]
     pfc_watchdog: PfcWatchdogIntent

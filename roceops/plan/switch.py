@@ -144,6 +144,7 @@ def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> 
         lossless_priorities=qos_maps.lossless_priorities(policy),
         cnp_priority=policy.cnp.priority,
         queues=plan_queues(intent, sw),
+        buffer_model=intent.qos.buffers.model,
         pools=plan_pools(intent),
         profiles=plan_profiles(intent, ports),
         pfc_watchdog=plan_watchdog(sw),

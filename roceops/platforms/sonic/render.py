@@ -1,0 +1,471 @@
+"""SONiC rendering: the render context for ``templates/sonic/`` and the CONFIG_DB canonicaliser.
+
+The output is one ``config_db.json``. Every SONiC-specific naming or unit decision lives here, not
+in the templates (which only lay out ``"TABLE": {...}`` fragments):
+
+* All CONFIG_DB values are strings; the context hands the templates strings only and
+  :func:`canonical_config_db` rejects anything else.
+* QoS maps (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE) are
+  all named ``ROCEOPS`` (:data:`MAP_NAME`), so they never collide with the image's ``AZURE`` defaults.
+  CABLE_LENGTH is keyed ``AZURE`` (:data:`CABLE_LENGTH_KEY`): ``config interface cable-length`` and
+  the buffer managers look it up under that name.
+* Schedulers are one per queue intent: ``scheduler.q<N>`` (:func:`scheduler_name`); WRED/ECN profiles
+  one per ECN queue: ``ROCEOPS_Q<N>_ECN`` (:func:`wred_name`). Green, yellow and red get the same
+  thresholds (bytes) and probability, ``ecn_all`` and WRED enabled for every colour (as AZURE_LOSSLESS).
+* PORT: ``lanes`` are derived from the name: ``Ethernet<N>`` owns lanes N..N+k-1 with k from
+  :data:`LANES_BY_SPEED` (8 for 400G/800G, i.e. 8 x 50G/100G PAM4; SwitchIntent carries no lane
+  count, so this table is the one place to change it). ``index`` = N // k + 1, ``alias`` =
+  ``etp<index>``, ``fec`` ``rs`` from 25G up (``none`` below).
+* Buffers: ``traditional`` writes every profile of SwitchQos.profiles, one lossless profile per
+  distinct SwitchPort.headroom profile, ``BUFFER_PG <port>|<pg>`` -> that profile, and the ingress
+  lossy profile for PG 0 and any other lossy PG of tc_to_pg. ``dynamic`` leaves the lossless profiles
+  out and writes ``"profile": "NULL"`` for lossless PGs (buffermgrd computes the headroom).
+  BUFFER_QUEUE covers the 8 unicast queues of every port: the queues the port's PFC priorities map
+  to get the egress lossless profile, the rest the egress lossy profile; PG and queue ids with the
+  same profile are compressed into ranges (``Ethernet0|0-2``).
+* PFC: ``pfc_enable`` = the port's PFC priorities; ``pfcwd_sw_enable`` the same when the watchdog is
+  on for the port; PFC_WD per such port plus ``GLOBAL`` ``POLL_INTERVAL``.
+* DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`); ``hwsku`` falls back to
+  ``Generic-<model>`` (:data:`GENERIC_HWSKU`) when the fabric names none;
+  ``docker_routing_config_mode`` is ``separated`` (:data:`ROUTING_CONFIG_MODE`): BGP_NEIGHBOR below
+  is the classic bgpcfgd form, and bgpcfgd only turns CONFIG_DB into FRR config in ``separated`` /
+  ``unified`` mode (``split`` means "FRR config not generated from ConfigDB", sonic-device_metadata.yang).
+* BGP_NEIGHBOR: keyed by neighbour IP: ``asn``, ``name`` (description), ``local_addr`` (our end of
+  the /31), ``admin_status`` up, ``nhopself``/``rrclient`` 0 (as minigraph writes them).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import jinja2
+
+from roceops.plan.model import SwitchIntent, SwitchPort
+
+BufferModel = Literal["traditional", "dynamic"]
+
+MAP_NAME = "ROCEOPS"
+CABLE_LENGTH_KEY = "AZURE"
+LOOPBACK = "Loopback0"
+ROUTING_CONFIG_MODE = "separated"
+GENERIC_HWSKU = "Generic-{model}"
+DEVICE_TYPES: dict[str, str] = {"leaf": "LeafRouter", "spine": "SpineRouter", "core": "UpperSpineRouter"}
+UNICAST_QUEUES = 8
+LANES_BY_SPEED: dict[int, int] = {
+    10_000: 1,
+    25_000: 1,
+    40_000: 4,
+    50_000: 2,
+    100_000: 4,
+    200_000: 4,
+    400_000: 8,
+    800_000: 8,
+    1_600_000: 8,
+}
+INGRESS_LOSSY_PROFILE = "ingress_lossy_profile"
+EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
+EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
+SCHEDULER_TYPES: dict[str, str] = {"strict": "STRICT", "dwrr": "DWRR"}
+FLEX_COUNTERS_ALWAYS = ("QUEUE", "PG_WATERMARK")
+MARKER = "//@section "
+
+_PORT_RE = re.compile(r"Ethernet(\d+)")
+
+
+class SonicRenderError(ValueError):
+    """The intent cannot be expressed as CONFIG_DB, or a template produced something that is not CONFIG_DB."""
+
+
+# --------------------------------------------------------------------------- naming and small helpers
+
+
+def scheduler_name(queue: int) -> str:
+    """QUEUE/SCHEDULER name of a queue's scheduler.
+
+    >>> scheduler_name(3)
+    'scheduler.q3'
+    """
+    return f"scheduler.q{queue}"
+
+
+def wred_name(queue: int) -> str:
+    """WRED_PROFILE name of an ECN queue (pattern ``[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}``).
+
+    >>> wred_name(3)
+    'ROCEOPS_Q3_ECN'
+    """
+    return f"{MAP_NAME}_Q{queue}_ECN"
+
+
+def id_ranges(ids: Iterable[int]) -> list[str]:
+    """Consecutive ids compressed into SONiC ranges (BUFFER_PG / BUFFER_QUEUE key form).
+
+    >>> id_ranges([0, 1, 2, 4, 5, 6, 7])
+    ['0-2', '4-7']
+    >>> id_ranges([3]), id_ranges([])
+    (['3'], [])
+    """
+    out: list[str] = []
+    values = sorted(set(ids))
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(str(values[i]) if i == j else f"{values[i]}-{values[j]}")
+        i = j + 1
+    return out
+
+
+def grouped_ranges(profile_of: Mapping[int, str]) -> list[tuple[str, str]]:
+    """``[(range, profile), ...]``: runs of consecutive ids sharing a profile, in id order.
+
+    >>> grouped_ranges({0: "lossy", 1: "lossy", 2: "lossy", 3: "lossless", 4: "lossy", 5: "lossy"})
+    [('0-2', 'lossy'), ('3', 'lossless'), ('4-5', 'lossy')]
+    """
+    out: list[tuple[str, str]] = []
+    run: list[int] = []
+    for i in sorted(profile_of):
+        if run and (i != run[-1] + 1 or profile_of[i] != profile_of[run[-1]]):
+            out.append((id_ranges(run)[0], profile_of[run[-1]]))
+            run = []
+        run.append(i)
+    if run:
+        out.append((id_ranges(run)[0], profile_of[run[-1]]))
+    return out
+
+
+def port_number(name: str) -> int:
+    """The ``N`` of ``Ethernet<N>`` (SONiC names a port after its first lane).
+
+    >>> port_number("Ethernet264")
+    264
+    """
+    m = _PORT_RE.fullmatch(name)
+    if m is None:
+        raise SonicRenderError(f"SONiC port names are Ethernet<first lane>, got {name!r}")
+    return int(m.group(1))
+
+
+def lane_count(speed: int) -> int:
+    try:
+        return LANES_BY_SPEED[speed]
+    except KeyError:
+        raise SonicRenderError(f"no SONiC lane count for {speed} Mb/s; add it to LANES_BY_SPEED") from None
+
+
+def lanes(name: str, speed: int) -> list[int]:
+    """Lanes of ``Ethernet<N>``: N and the next ``lane_count(speed) - 1``.
+
+    >>> lanes("Ethernet8", 400_000)
+    [8, 9, 10, 11, 12, 13, 14, 15]
+    """
+    first = port_number(name)
+    return list(range(first, first + lane_count(speed)))
+
+
+def _natural(name: str) -> tuple[int, str]:
+    m = _PORT_RE.fullmatch(name)
+    return (int(m.group(1)), "") if m else (1 << 30, name)
+
+
+def _s(value: int | str) -> str:
+    return str(value)
+
+
+# --------------------------------------------------------------------------- per-table context
+
+
+def _ports(device: SwitchIntent, ports: list[SwitchPort]) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    owner: dict[int, str] = {}
+    for p in ports:
+        port_lanes = lanes(p.name, p.speed)
+        for lane in port_lanes:
+            if lane in owner:
+                raise SonicRenderError(f"{device.name}: {p.name} and {owner[lane]} both claim lane {lane} "
+                                       f"({p.speed} Mb/s = {len(port_lanes)} lanes per port)")
+            owner[lane] = p.name
+        index = port_lanes[0] // len(port_lanes) + 1
+        out.append({
+            "name": p.name,
+            "admin_status": "up" if p.admin_up else "down",
+            "alias": f"etp{index}",
+            "description": p.description,
+            "fec": "rs" if p.speed >= 25_000 else "none",
+            "index": _s(index),
+            "lanes": ",".join(str(lane) for lane in port_lanes),
+            "mtu": _s(p.mtu),
+            "speed": _s(p.speed),
+        })
+    return out
+
+
+def _pairs(mapping: Mapping[int, int]) -> list[tuple[str, str]]:
+    return [(_s(k), _s(v)) for k, v in sorted(mapping.items())]
+
+
+def _lossless_queues(device: SwitchIntent, port: SwitchPort) -> set[int]:
+    try:
+        return {device.qos.pfc_priority_to_queue[p] for p in port.pfc_priorities}
+    except KeyError as exc:
+        raise SonicRenderError(f"{device.name}: {port.name}: PFC priority {exc} has no queue "
+                               "in pfc_priority_to_queue") from None
+
+
+def _schedulers(device: SwitchIntent) -> list[dict[str, str | None]]:
+    out: list[dict[str, str | None]] = []
+    for qid, q in sorted(device.qos.queues.items()):
+        if q.scheduler == "dwrr" and q.weight is None:
+            raise SonicRenderError(f"{device.name}: queue {qid} is DWRR without a weight")
+        out.append({"name": scheduler_name(qid), "type": SCHEDULER_TYPES[q.scheduler],
+                    "weight": _s(q.weight) if q.scheduler == "dwrr" and q.weight is not None else None})
+    return out
+
+
+def _wred_profiles(device: SwitchIntent) -> list[dict[str, str]]:
+    return [
+        {"name": wred_name(qid), "min": _s(q.ecn.min_bytes), "max": _s(q.ecn.max_bytes),
+         "probability": _s(q.ecn.probability)}
+        for qid, q in sorted(device.qos.queues.items()) if q.ecn is not None
+    ]
+
+
+def _queues(device: SwitchIntent, ports: list[SwitchPort]) -> list[dict[str, str | None]]:
+    return [
+        {"key": f"{p.name}|{qid}", "scheduler": scheduler_name(qid),
+         "wred_profile": wred_name(qid) if q.ecn is not None else None}
+        for p in ports for qid, q in sorted(device.qos.queues.items())
+    ]
+
+
+def _port_qos(device: SwitchIntent, ports: list[SwitchPort]) -> list[dict[str, str | None]]:
+    out: list[dict[str, str | None]] = []
+    for p in ports:
+        pfc = ",".join(str(i) for i in sorted(p.pfc_priorities)) or None
+        wd = pfc if (pfc and p.pfc_watchdog and device.qos.pfc_watchdog.enabled) else None
+        out.append({"name": p.name, "pfc_enable": pfc, "pfcwd_sw_enable": wd})
+    return out
+
+
+def _pfc_wd(device: SwitchIntent, ports: list[SwitchPort]) -> dict[str, Any] | None:
+    wd = device.qos.pfc_watchdog
+    if not wd.enabled:
+        return None
+    watched = [p.name for p in ports if p.pfc_watchdog and p.pfc_priorities]
+    return {
+        "poll_interval": _s(wd.poll_ms),
+        "ports": [{"name": name, "action": wd.action, "detection_time": _s(wd.detect_ms),
+                   "restoration_time": _s(wd.restore_ms)} for name in watched],
+    }
+
+
+def _headroom_profiles(device: SwitchIntent, ports: list[SwitchPort]) -> set[str]:
+    """Names of the lossless (headroom) profiles, checked against SwitchQos.profiles."""
+    declared = {b.name: b for b in device.qos.profiles}
+    names: set[str] = set()
+    for p in ports:
+        for pg, h in p.headroom.items():
+            b = declared.get(h.profile)
+            if b is None:
+                raise SonicRenderError(f"{device.name}: {p.name} PG {pg} uses buffer profile {h.profile!r}, "
+                                       "which SwitchQos.profiles does not declare")
+            if (b.size, b.xon, b.xoff) != (h.size, h.xon, h.xoff):
+                raise SonicRenderError(f"{device.name}: {p.name} PG {pg}: headroom of {h.profile!r} "
+                                       f"(size/xon/xoff {h.size}/{h.xon}/{h.xoff}) differs from the declared "
+                                       f"profile ({b.size}/{b.xon}/{b.xoff})")
+            names.add(h.profile)
+    return names
+
+
+def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) -> dict[str, Any]:
+    qos = device.qos
+    headroom = _headroom_profiles(device, ports)
+    declared = {b.name for b in qos.profiles}
+    for needed in (INGRESS_LOSSY_PROFILE, EGRESS_LOSSLESS_PROFILE, EGRESS_LOSSY_PROFILE):
+        if needed not in declared:
+            raise SonicRenderError(f"{device.name}: SwitchQos.profiles has no {needed!r}")
+    pools = [{"name": b.name, "type": b.type, "mode": b.mode, "size": _s(b.size),
+              "xoff": _s(b.xoff) if b.xoff is not None else None} for b in qos.pools]
+    profiles = [
+        {"name": b.name, "pool": b.pool, "size": _s(b.size),
+         "optional": {k: _s(v) for k, v in (("dynamic_th", b.dynamic_th), ("static_th", b.static_th),
+                                            ("xoff", b.xoff), ("xon", b.xon)) if v is not None}}
+        for b in sorted(qos.profiles, key=lambda b: b.name)
+        if not (model == "dynamic" and b.name in headroom)
+    ]
+    pgs: list[dict[str, str]] = []
+    buffer_queues: list[dict[str, str]] = []
+    used_pgs = set(qos.tc_to_pg.values()) | {0}
+    for p in ports:
+        by_pg = {pg: INGRESS_LOSSY_PROFILE for pg in used_pgs - set(p.headroom)}
+        by_pg.update({pg: "NULL" if model == "dynamic" else h.profile for pg, h in p.headroom.items()})
+        pgs += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_pg)]
+        lossless = _lossless_queues(device, p)
+        by_queue = {q: EGRESS_LOSSLESS_PROFILE if q in lossless else EGRESS_LOSSY_PROFILE
+                    for q in range(UNICAST_QUEUES)}
+        buffer_queues += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_queue)]
+    return {"model": model, "pools": pools, "profiles": profiles, "pgs": pgs, "queues": buffer_queues,
+            "cable_length": {"name": CABLE_LENGTH_KEY, "ports": [(p.name, f"{p.cable_length}m") for p in ports]}}
+
+
+def _bgp_neighbors(device: SwitchIntent) -> list[dict[str, str | None]]:
+    out: list[dict[str, str | None]] = []
+    for n in sorted(device.bgp.neighbors, key=lambda n: _ip_key(n.ip)):
+        port = device.ports.get(n.port)
+        local = port.address.split("/")[0] if port is not None and port.address else None
+        out.append({"ip": n.ip, "asn": _s(n.remote_asn), "name": n.description or n.ip, "local_addr": local})
+    return out
+
+
+def _ip_key(ip: str) -> tuple[int, int]:
+    addr = ipaddress.ip_address(ip)
+    return addr.version, int(addr)
+
+
+def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
+    try:
+        device_type = DEVICE_TYPES[device.role]
+    except KeyError:
+        raise SonicRenderError(f"{device.name}: no SONiC DEVICE_METADATA type for role {device.role!r}") from None
+    return {
+        "hostname": device.name,
+        "hwsku": device.hwsku or GENERIC_HWSKU.format(model=device.model),
+        "bgp_asn": _s(device.bgp.asn),
+        "bgp_router_id": device.bgp.router_id,
+        "buffer_model": model,
+        "type": device_type,
+        "docker_routing_config_mode": ROUTING_CONFIG_MODE,
+    }
+
+
+def buffer_model_of(device: SwitchIntent, override: BufferModel | None = None) -> BufferModel:
+    """``override``, else ``SwitchQos.buffer_model`` should the plan ever carry it, else ``traditional``.
+
+    SwitchIntent does not carry the fabric's ``qos.buffers.model`` today, hence the explicit override.
+    """
+    model = override or getattr(device.qos, "buffer_model", None) or "traditional"
+    if model not in ("traditional", "dynamic"):
+        raise SonicRenderError(f"{device.name}: unknown buffer model {model!r}")
+    return model  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- context
+
+
+@jinja2.pass_context
+def _section_marker(ctx: jinja2.runtime.Context) -> str:
+    """First line of every section template: names the template and device for error messages."""
+    return f"{MARKER}{ctx.name} {ctx['hostname']}"
+
+
+def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> dict[str, Any]:
+    """Template variables for one SONiC switch (see the module docstring for every naming decision)."""
+    if not isinstance(device, SwitchIntent):
+        raise TypeError(f"SONiC renders switches only, got {type(device).__name__}")
+    model = buffer_model_of(device, buffer_model)
+    ports = sorted(device.ports.values(), key=lambda p: _natural(p.name))
+    qos = device.qos
+    ecn_queues = any(q.ecn is not None for q in qos.queues.values())
+    flex = [*FLEX_COUNTERS_ALWAYS, *(["PFCWD"] if qos.pfc_watchdog.enabled else []),
+            *(["WRED_ECN_QUEUE"] if ecn_queues else [])]
+    return {
+        "section": _section_marker,
+        "hostname": device.name,
+        "metadata": _metadata(device, model),
+        "ports": _ports(device, ports),
+        "loopback": {"name": LOOPBACK, "prefix": device.loopback},
+        "interfaces": [{"name": p.name, "prefix": p.address} for p in ports if p.address],
+        "map_name": MAP_NAME,
+        "dscp_to_tc": _pairs(qos.dscp_to_tc),
+        "tc_to_queue": _pairs(qos.tc_to_queue),
+        "tc_to_pg": _pairs(qos.tc_to_pg),
+        "pfc_to_queue": _pairs(qos.pfc_priority_to_queue),
+        "port_qos": _port_qos(device, ports),
+        "wred_profiles": _wred_profiles(device),
+        "schedulers": _schedulers(device),
+        "queues": _queues(device, ports),
+        "buffers": _buffers(device, ports, model),
+        "pfc_wd": _pfc_wd(device, ports),
+        "flex_counters": sorted(flex),
+        "bgp_neighbors": _bgp_neighbors(device),
+    }
+
+
+# --------------------------------------------------------------------------- canonicalisation
+
+
+def _split_markers(text: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """Blank out marker lines (keeping line numbers); return ``(json_text, [(line, template, device)])``."""
+    lines = text.split("\n")
+    marks: list[tuple[int, str, str]] = []
+    for i, line in enumerate(lines, start=1):
+        if line.lstrip().startswith(MARKER):
+            template, _, device = line.strip()[len(MARKER):].partition(" ")
+            marks.append((i, template, device))
+            lines[i - 1] = ""
+    return "\n".join(lines), marks
+
+
+def _where(marks: list[tuple[int, str, str]], line: int) -> tuple[str, str, int]:
+    """(device, template, line within that template's output) for a line of the rendered text."""
+    before = [m for m in marks if m[0] <= line]
+    if not before:
+        device = marks[0][2] if marks else "<unknown device>"
+        return device, "main.j2", line
+    start, template, device = before[-1]
+    return device, template, line - start
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def canonical_config_db(text: str) -> str:
+    """Parse the rendered sections as one CONFIG_DB document and re-dump it canonically.
+
+    Checks the CONFIG_DB shape (``{TABLE: {key: {field: "string"}}}``), rejects duplicate keys (JSON
+    parsers keep the last one silently) and drops empty tables (CONFIG_DB has no empty tables).
+    Errors name the device and the template section that produced the offending text.
+    """
+    body, marks = _split_markers(text)
+    device = marks[0][2] if marks else "<unknown device>"
+    try:
+        doc = json.loads(body, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        dev, template, line = _where(marks, exc.lineno)
+        raise SonicRenderError(f"{dev}: config_db.json is not valid JSON in section {template} "
+                               f"(line {line} of that section, column {exc.colno}): {exc.msg}") from exc
+    except _DuplicateKey as exc:
+        key = str(exc)
+        sections = sorted({_where(marks, body[: m.start()].count("\n") + 1)[1]
+                           for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", body)})
+        raise SonicRenderError(f"{device}: config_db.json has the key {key!r} twice in one object "
+                               f"(sections: {', '.join(sections)})") from None
+    if not isinstance(doc, dict):
+        raise SonicRenderError(f"{device}: config_db.json must be a JSON object, got {type(doc).__name__}")
+    for table, entries in doc.items():
+        if not isinstance(entries, dict):
+            raise SonicRenderError(f"{device}: CONFIG_DB table {table} must be an object")
+        for key, fields in entries.items():
+            if not isinstance(fields, dict):
+                raise SonicRenderError(f"{device}: CONFIG_DB entry {table}|{key} must be an object")
+            for name, value in fields.items():
+                if not isinstance(value, str):
+                    raise SonicRenderError(f"{device}: CONFIG_DB values are strings: {table}|{key} {name} = "
+                                           f"{value!r} ({type(value).__name__})")
+    doc = {table: entries for table, entries in doc.items() if entries}
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
