@@ -7,6 +7,7 @@ import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,16 @@ def _tojson_compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def _tojson(value: Any) -> str:
+    """JSON literal of ``value`` without Jinja's HTML escaping (templates render config, not HTML).
+
+    Strings go through the C string encoder: rendering calls this tens of thousands of times per switch.
+    """
+    if isinstance(value, str):
+        return encode_basestring(value)
+    return json.dumps(value, sort_keys=True)
+
+
 @lru_cache(maxsize=16)
 def environment(platform: str, root: str | None = None) -> jinja2.Environment:
     base = Path(root) if root else templates_dir()
@@ -39,8 +50,11 @@ def environment(platform: str, root: str | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        auto_reload=False,  # templates do not change during a run; skip a stat() per include
+        cache_size=-1,
     )
     env.filters["tojson_compact"] = _tojson_compact
+    env.filters["tojson"] = _tojson
     env.filters["sha256"] = lambda s: hashlib.sha256(str(s).encode()).hexdigest()
     return env
 

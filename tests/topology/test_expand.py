@@ -59,7 +59,7 @@ def test_h100_three_sus_sized_for_growth_uses_sixteen_spines() -> None:
 
 
 def test_core_tier_required_when_two_tiers_cannot_hold_the_fabric() -> None:
-    with pytest.raises(TopologyError, match="add tiers.core") as exc:
+    with pytest.raises(TopologyError, match=r"add tiers\.core") as exc:
         expand(superpod(16, core=False))
     assert exc.value.path == "tiers.core"
 

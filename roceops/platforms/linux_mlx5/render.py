@@ -257,6 +257,7 @@ line-by-line runner checks each command's exit status itself."""
 # A word: unquoted safe characters and/or single-quoted segments (no expansion happens in either).
 _WORD = re.compile(r"(?:[A-Za-z0-9_@%+=:,./-]|'[^'\n]*')+")
 _SPACE = re.compile(r"[ \t]+")
+_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+(?: +[A-Za-z0-9_@%+=:,./-]+)*(?: +> +[A-Za-z0-9_@%+=:,./-]+)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
 # Keywords start compound commands; these builtins change shell state that later lines would rely on.
 _NOT_SIMPLE = frozenset({
@@ -289,6 +290,11 @@ def simple_command_problem(line: str) -> str | None:
     "unexpected '&' at column 31"
     """
     text = line.strip()
+    if _PLAIN.fullmatch(text):  # fast path: plain words, optional "> target" (nearly every line)
+        first = text.split(" ", 1)[0]
+        if _ASSIGNMENT.match(first):
+            return "variable assignment"
+        return f"{first!r} is a shell keyword or changes shell state" if first in _NOT_SIMPLE else None
     words: list[str] = []
     redirect: str | None = None
     pos = 0

@@ -1,0 +1,106 @@
+"""Render many devices into a build folder with a manifest. The only file I/O of rendering."""
+
+from __future__ import annotations
+
+import gc
+import json
+import multiprocessing as mp
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from roceops.plan import plan
+from roceops.platforms.base import get_platform
+from roceops.render.engine import RenderedDevice, environment, render_device
+from roceops.topology.fabric import Fabric, Host, Switch
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    devices: list[RenderedDevice]
+    written: int  # files whose bytes changed
+    unchanged: int
+
+
+PARALLEL_THRESHOLD = 256  # below this, starting worker processes costs more than it saves
+_FORKED_FABRIC: Fabric | None = None
+
+
+def warm_templates(platform: str) -> None:
+    env = environment(platform)
+    for out in get_platform(platform).outputs:
+        env.get_template(out.template)
+
+
+def _render_names(names: list[str]) -> list[RenderedDevice]:
+    assert _FORKED_FABRIC is not None
+    return [render_device(plan(_FORKED_FABRIC, n)) for n in names]
+
+
+def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
+                   workers: int | None = None) -> list[RenderedDevice]:
+    """Plan and render every device, in order. Large fabrics use one forked process per core.
+
+    Rendering is pure CPU work with no shared state, so forked workers (which inherit the
+    expanded fabric copy-on-write) scale it across cores; results come back in input order.
+    """
+    names = [d.name for d in devices]
+    # The expanded fabric is a large, long-lived object graph: move it out of the cyclic GC's way
+    # (otherwise every gen-2 collection walks it; this alone was ~40% of host render time at 64 SUs).
+    gc.collect()
+    gc.freeze()
+    cores = workers if workers is not None else (os.cpu_count() or 1)
+    if cores < 2 or len(names) < PARALLEL_THRESHOLD or "fork" not in mp.get_all_start_methods():
+        return [render_device(plan(fabric, n)) for n in names]
+    global _FORKED_FABRIC
+    _FORKED_FABRIC = fabric
+    for platform in {d.platform for d in fabric.devices()}:
+        warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
+    try:
+        size = max(16, len(names) // (cores * 8))
+        chunks = [names[i:i + size] for i in range(0, len(names), size)]
+        with ProcessPoolExecutor(max_workers=cores, mp_context=mp.get_context("fork")) as pool:
+            return [r for part in pool.map(_render_names, chunks) for r in part]
+    finally:
+        _FORKED_FABRIC = None
+
+
+def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> dict[str, object]:
+    return {
+        "fabric": fabric_name,
+        "fabric_sha256": source_hash,
+        "devices": [
+            {"device": r.name, "platform": r.platform, "files": r.hashes()}
+            for r in sorted(rendered, key=lambda r: r.name)
+        ],
+    }
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    data = text.encode()
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return True
+
+
+def write_build(out_dir: Path, fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> BuildResult:
+    """One folder per device plus ``manifest.json``; files are rewritten only when their bytes change."""
+    written = unchanged = 0
+    for r in rendered:
+        for filename, text in sorted(r.files.items()):
+            if _write_if_changed(out_dir / r.name / filename, text):
+                written += 1
+            else:
+                unchanged += 1
+    body = json.dumps(manifest(fabric_name, source_hash, rendered), indent=2, sort_keys=True) + "\n"
+    _write_if_changed(out_dir / MANIFEST, body)
+    return BuildResult(out_dir=out_dir, devices=rendered, written=written, unchanged=unchanged)
