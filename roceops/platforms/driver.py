@@ -122,9 +122,21 @@ class PortOper(_M):
     rx_power_dbm: list[float] | None = None
 
 
+class LldpNeighbor(_M):
+    device: str
+    port: str
+
+
+class BgpSession(_M):
+    state: str  # "Established" when up; anything else is down
+    remote_asn: int | None = None
+
+
 class OperState(_M):
     device: str
     ports: dict[str, PortOper] = Field(default_factory=dict)
+    lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
+    bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
     firmware: str | None = None
     driver: str | None = None
     os_version: str | None = None

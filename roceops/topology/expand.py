@@ -111,10 +111,11 @@ def _switch(b: _Build, role: str, plane: int, index: int, groups: list[str], nam
     intent = b.intent
     tier: TierIntent = getattr(intent.tiers, role)
     name = _name(b, tier, role, plane, n=index, **name_keys)
-    chain = override_chain(intent, name, groups)
-    platform = platform_override(chain) or tier.platform
+    platform = platform_override(override_chain(intent, name, groups)) or tier.platform
     if platform not in ("sonic", "cumulus", "eos"):
-        raise TopologyError(f"{name}: platform {platform!r} is not a switch platform", f"overrides.{name}")
+        raise TopologyError(f"{name}: platform {platform!r} is not a switch platform", f"overrides.devices.{name}")
+    # the platform is known now: platform groups ("sonic", ...) may override the other settings
+    chain = override_chain(intent, name, [groups[0], platform, *groups[1:]])
     model = intent.switch_models[tier.model]
     sw = Switch(
         name=name, role=role, platform=platform, model=tier.model, hwsku=model.hwsku, plane=plane,
@@ -195,6 +196,14 @@ def _cable(b: _Build, tier: LinkTier, a: ResolvedSettings, z: ResolvedSettings) 
             "spine-core": lengths.spine_core}[tier]
 
 
+def _format(template: str, path: str, **keys: int) -> str:
+    try:
+        return template.format(**keys)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise TopologyError(f"pattern {template!r} is not valid: {exc!r} (placeholders: {', '.join(sorted(keys))})",
+                            path) from None
+
+
 def _make_hosts(b: _Build) -> dict[str, str]:
     intent, s = b.intent, b.sizing
     node_p = intent.node
@@ -206,12 +215,12 @@ def _make_hosts(b: _Build) -> dict[str, str]:
     for su in range(1, intent.scalable_units.count + 1):
         for k in range(intent.scalable_units.nodes_per_su):
             node += 1
-            name = node_p.name.format(node=node, su=su)
+            name = _format(node_p.name, "node.name", node=node, su=su)
             if name in b.names:
                 raise TopologyError(f"node name pattern gives {name!r} twice or clashes with a switch",
                                     "node.name")
             b.names.add(name)
-            chain = override_chain(intent, name, ["host", f"su{su}"])
+            chain = override_chain(intent, name, ["host", node_p.platform, f"su{su}"])
             settings = resolve(intent, chain)
             if settings.mtu == intent.mtu.switch and not any(c.mtu for c in chain):
                 settings = settings.model_copy(update={"mtu": intent.mtu.host})
@@ -225,7 +234,8 @@ def _make_hosts(b: _Build) -> dict[str, str]:
                     block = pools[(rail, plane)].take(2)
                     leaf_port = _port(b, leaf, slot)
                     nic = Nic(
-                        netdev=node_p.netdev.format(**fmt), rdma_dev=node_p.rdma_dev.format(**fmt),
+                        netdev=_format(node_p.netdev, "node.netdev", **fmt),
+                        rdma_dev=_format(node_p.rdma_dev, "node.rdma_dev", **fmt),
                         rail=rail, plane=plane, speed=node_p.nic_speed, leaf=leaf.name, leaf_port=leaf_port,
                         address=f"{ip(block + 1)}/31", gateway=ip(block),
                         rail_subnet=subnets[(rail, plane)], table=100 + port_no,

@@ -1,0 +1,127 @@
+"""Audit orchestration: collect read-only state on Nornir, parse, compare, check across devices.
+
+One bad device never stops the audit: unreachable devices, timeouts and unparsable output
+become findings of their own (``device.unreachable``/``device.timeout``/``device.unparsable``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from netmiko.exceptions import NetmikoTimeoutException, ReadTimeout
+from nornir.core.task import Result, Task
+
+from roceops.audit.checks import Observation, all_findings
+from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
+from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
+from roceops.plan import plan
+from roceops.platforms.base import get_driver
+from roceops.redact import redact
+from roceops.topology.fabric import Fabric
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    workers: int = 64
+    timeout_s: float = 30.0
+    lab_dir: Path | None = None
+    quiet: bool = False
+    with_oper: bool = True
+
+
+@dataclass
+class AuditResult:
+    fabric: str
+    devices: list[str]
+    observations: list[Observation]
+    findings: list[Finding]
+    seconds: float
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def unreachable(self) -> list[str]:
+        return sorted({f.device for f in self.findings if f.check in UNREACHABLE_CHECKS})
+
+    @property
+    def drift(self) -> list[Finding]:
+        return [f for f in self.findings if f.check not in UNREACHABLE_CHECKS]
+
+    @property
+    def exit_code(self) -> int:
+        if self.unreachable:
+            return 2
+        return 1 if self.drift else 0
+
+
+def _error_finding(device: str, exc: BaseException, phase: str) -> Finding:
+    text = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)[:300]
+    if phase == "parse":
+        check, msg = "device.unparsable", f"could not parse the device's output: {text}"
+    elif isinstance(exc, ReadTimeout | TimeoutError) or "timed out" in text.lower() or "timeout" in text.lower():
+        check, msg = "device.timeout", f"device did not answer in time: {text}"
+    elif isinstance(exc, NetmikoTimeoutException | OSError | EOFError) or phase == "connect":
+        check, msg = "device.unreachable", f"could not reach the device: {text}"
+    else:
+        check, msg = "device.unreachable", f"{type(exc).__name__}: {text}"
+    return Finding(check=check, device=device, path="", message=msg,
+                   hint="check reachability and credentials; the device was not audited")
+
+
+def observe_device(task: Task, obs: Observation, with_oper: bool) -> Observation:
+    driver = get_driver(obs.platform)
+    start = time.monotonic()
+    phase = "connect"
+    try:
+        conn = TaskConnector(task).connect()
+        t0 = time.monotonic()
+        obs.phases["connect"] = t0 - start
+        phase = "collect"
+        outputs = driver.collect(conn, obs.intent)
+        t1 = time.monotonic()
+        obs.phases["collect"] = t1 - t0
+        phase = "parse"
+        obs.observed = driver.observe(outputs, obs.intent)
+        if with_oper:
+            obs.oper = driver.operational(outputs, obs.intent)
+        obs.phases["parse"] = time.monotonic() - t1
+    except Exception as exc:
+        obs.error = _error_finding(obs.device, exc, phase)
+        obs.observed, obs.oper = None, None
+    obs.seconds = time.monotonic() - start
+    return obs
+
+
+def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResult:
+    start = time.monotonic()
+    observations: dict[str, Observation] = {}
+    for n in names:
+        intent = plan(fabric, n)
+        driver = get_driver(intent.platform)
+        expected = getattr(driver, "expected", lambda i: i)(intent)
+        observations[n] = Observation(device=n, platform=intent.platform, intent=intent, expected=expected)
+    planned = time.monotonic()
+    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
+
+    def task(t: Task) -> Result:
+        return Result(host=t.host, result=observe_device(t, observations[t.host.name], opts.with_oper))
+
+    try:
+        with Progress("audit", len(names), lambda n, o: f"{n}: {'error' if o.error else 'ok'}",
+                      quiet=opts.quiet) as progress:
+            nr.with_processors([progress]).run(task=task, on_failed=True)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    collected = time.monotonic()
+    obs_list = [observations[n] for n in names]
+    for o in obs_list:  # a task that died outside observe_device (should not happen) is still reported
+        if o.observed is None and o.error is None:
+            o.error = Finding(check="device.unreachable", device=o.device, path="", message="no result from device")
+    findings = all_findings(fabric, obs_list)
+    end = time.monotonic()
+    phases = {"plan": planned - start, "devices": collected - planned, "checks": end - collected}
+    for key in ("connect", "collect", "parse"):
+        phases[f"sum.{key}"] = sum(o.phases.get(key, 0.0) for o in obs_list)
+    return AuditResult(fabric=fabric.intent.name, devices=names, observations=obs_list, findings=findings,
+                       seconds=end - start, phases=phases)

@@ -1,0 +1,1 @@
+"""The ``roceops`` command line (typer + rich)."""

@@ -1,0 +1,74 @@
+"""audit: drift detection against intent, for operators and for cron."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from roceops.audit.engine import AuditOptions, run_audit
+from roceops.audit.history import record
+from roceops.cli.common import Exit, FabricOption, LimitOption, console, fail, load_fabric_or_exit
+from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
+from roceops.cli.fabric_cmds import selected
+from roceops.journal import open_journal
+from roceops.lab.paths import lab_dir_option
+from roceops.locking import LockHeld, fabric_lock
+from roceops.report import audit as reports
+
+
+class AuditFormat(StrEnum):
+    table = "table"
+    json = "json"
+    junit = "junit"
+    prometheus = "prometheus"
+    markdown = "markdown"
+
+
+def audit(
+    fabric: Path = FabricOption,
+    limit: str | None = LimitOption,
+    lab: bool = LabOption,
+    fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    timeout: float = typer.Option(30.0, "--timeout", help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(64, "--workers", help="devices read in parallel"),
+    journal: Path | None = JournalOption,
+) -> None:
+    """Read every device (read-only) and report where it differs from intent.
+
+    Exit 0 no drift, 1 drift, 2 some devices unreachable or unparsable.
+    Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
+    """
+    loaded = load_fabric_or_exit(fabric)
+    names = [d.name for d in selected(loaded.fabric, limit)]
+    quiet = fmt is not AuditFormat.table or not sys.stderr.isatty()
+    opts = AuditOptions(workers=workers, timeout_s=timeout, lab_dir=lab_dir_option(lab), quiet=quiet)
+    name = loaded.fabric.intent.name
+    try:
+        with fabric_lock(StateDir, name, "audit"), open_journal(journal) as j:
+            run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab})
+            result = run_audit(loaded.fabric, names, opts)
+            resolved = record(j, name, run_id, names, result.findings)
+            j.finish_run(run_id, f"{len(result.findings)} findings", result.exit_code)
+    except LockHeld as exc:
+        fail(str(exc), Exit.BAD_INPUT)
+    if fmt is AuditFormat.table:
+        if output:
+            reports.write_atomic(output, reports.to_markdown(result, resolved))
+        reports.print_table(console, result, resolved)
+    else:
+        text = {
+            AuditFormat.json: lambda: reports.to_json(result, resolved),
+            AuditFormat.junit: lambda: reports.to_junit(result),
+            AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
+            AuditFormat.prometheus: lambda: reports.to_prometheus(
+                result, reports.previous_success(output) if output else None),
+        }[fmt]()
+        if output:
+            reports.write_atomic(output, text)
+        else:
+            sys.stdout.write(text)
+    raise typer.Exit(result.exit_code)

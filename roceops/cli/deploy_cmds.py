@@ -1,0 +1,132 @@
+"""deploy, history, rollback."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from roceops.cli.common import Exit, FabricOption, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.deploy.engine import DeployOptions, rollback_run
+from roceops.deploy.engine import deploy as run_deploy
+from roceops.deploy.report import as_json, print_report
+from roceops.journal import open_journal
+from roceops.lab.paths import lab_dir_option
+from roceops.lint import lint
+from roceops.locking import LockHeld, fabric_lock
+
+JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
+LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
+StateDir = Path(".roceops")
+
+
+def deploy(
+    fabric: Path = FabricOption,
+    limit: str | None = LimitOption,
+    lab: bool = LabOption,
+    commit: bool = typer.Option(False, "--commit", help="apply (the default is a dry run that changes nothing)"),
+    canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
+    batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
+    max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
+    confirm_timeout: int = typer.Option(300, "--confirm-timeout", help="seconds before an unconfirmed commit reverts"),
+    timeout: float = typer.Option(60.0, "--timeout", help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(32, "--workers", help="devices worked on in parallel"),
+    show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
+    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    journal: Path | None = JournalOption,
+) -> None:
+    """Push rendered configuration safely: backup, diff, platform transaction, verify, confirm.
+
+    Dry run by default. Example: roceops deploy --lab --commit --canary 2 --batch 25%
+    """
+    loaded = load_fabric_or_exit(fabric)
+    report_lint = lint(loaded.source.intent, loaded.fabric)
+    if not report_lint.ok:
+        fail(f"{len(report_lint.errors)} lint errors; see `roceops validate -f {fabric}`")
+    names = [d.name for d in selected(loaded.fabric, limit)]
+    opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
+                         confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
+                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json)
+    name = loaded.fabric.intent.name
+    try:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+            run_id = j.start_run("deploy", name, loaded.source.source_hash,
+                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab})
+            try:
+                report = run_deploy(loaded.fabric, names, opts, j, run_id)
+            except ValueError as exc:
+                j.finish_run(run_id, "bad input", int(Exit.BAD_INPUT))
+                fail(str(exc))
+            j.finish_run(run_id, _result_word(report.exit_code), report.exit_code)
+    except LockHeld as exc:
+        fail(str(exc), Exit.BAD_INPUT)
+    if fmt is TableOrJson.json:
+        print_json(as_json(report))
+    else:
+        print_report(console, report, show_diff)
+    raise typer.Exit(report.exit_code)
+
+
+def _result_word(code: int) -> str:
+    return {0: "ok", 1: "failed devices rolled back", 2: "unreachable devices"}.get(code, "error")
+
+
+def history(
+    limit: int = typer.Option(20, "--last", help="how many runs"),
+    journal: Path | None = JournalOption,
+    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+) -> None:
+    """List recorded runs (deploys, rollbacks, audits) from the journal.
+
+    Example: roceops history --last 5
+    """
+    with open_journal(journal) as j:
+        runs = j.runs(limit)
+        rows = [{"id": r.id, "kind": r.kind, "user": r.user, "started": time.strftime("%Y-%m-%d %H:%M:%S",
+                 time.localtime(r.started)), "fabric": r.fabric, "result": r.result, "exit": r.exit_code,
+                 "devices": len(j.devices(r.id))} for r in runs]
+    if fmt is TableOrJson.json:
+        print_json(rows)
+        return
+    table = Table("run", "kind", "user", "started", "fabric", "devices", "result", "exit")
+    for r in rows:
+        table.add_row(r["id"], r["kind"], r["user"], r["started"], r["fabric"], str(r["devices"]),
+                      str(r["result"]), str(r["exit"]))
+    console.print(table)
+
+
+def rollback(
+    run_id: str = typer.Argument(..., help="run id from `roceops history` (or 'last')"),
+    fabric: Path = FabricOption,
+    lab: bool = LabOption,
+    commit: bool = typer.Option(False, "--commit", help="apply (default: show what would be restored)"),
+    timeout: float = typer.Option(60.0, "--timeout"),
+    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    journal: Path | None = JournalOption,
+) -> None:
+    """Restore the pre-change backups a deploy run recorded.
+
+    Example: roceops rollback last --lab --commit
+    """
+    loaded = load_fabric_or_exit(fabric)
+    name = loaded.fabric.intent.name
+    opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
+                         quiet=fmt is TableOrJson.json)
+    try:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+            source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
+            if source is None:
+                fail(f"no run {run_id!r} in the journal; see `roceops history`")
+            new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit})
+            report = rollback_run(loaded.fabric, j, source.id, opts, new_id)
+            j.finish_run(new_id, _result_word(report.exit_code), report.exit_code)
+    except LockHeld as exc:
+        fail(str(exc), Exit.BAD_INPUT)
+    if fmt is TableOrJson.json:
+        print_json(as_json(report))
+    else:
+        print_report(console, report, show_diff=True)
+    raise typer.Exit(report.exit_code)

@@ -1,0 +1,156 @@
+"""Commands that read the fabric intent: validate, topology, cabling, intent, render."""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from roceops.cli.common import (
+    Exit,
+    FabricOption,
+    LimitOption,
+    console,
+    fail,
+    load_fabric_or_exit,
+    load_intent_or_exit,
+    print_json,
+)
+from roceops.lint import lint
+from roceops.plan import plan
+from roceops.render.build import render_devices, write_build
+from roceops.selection import LimitError, select
+from roceops.topology.fabric import Fabric
+
+
+class TableOrJson(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class CablingFormat(StrEnum):
+    csv = "csv"
+    json = "json"
+    table = "table"
+
+
+def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
+    """Check the fabric intent: schema, topology and every lint rule.
+
+    Example: roceops validate -f inventory/fabric.yaml
+    """
+    source = load_intent_or_exit(fabric)
+    report = lint(source.intent)
+    if fmt is TableOrJson.json:
+        print_json({"fabric": source.intent.name, "ok": report.ok,
+                    "findings": [f.model_dump(mode="json") for f in report.findings]})
+    else:
+        if report.findings:
+            table = Table("severity", "rule", "where", "finding", "fix", title=f"{source.file}")
+            for f in report.findings:
+                line, col = source.locate(f.path)
+                table.add_row(f.severity, f.id, f"{line}:{col} {f.path}", f.message, f.hint)
+            console.print(table)
+        verdict = "valid" if report.ok else "INVALID"
+        console.print(f"{source.intent.name}: {verdict} ({len(report.errors)} errors, {len(report.warnings)} warnings)")
+    raise typer.Exit(int(Exit.OK if report.ok else Exit.FINDINGS))
+
+
+def topology(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
+    """Device counts per tier, ports used/free per switch model, oversubscription.
+
+    Example: roceops topology --format json
+    """
+    fab = load_fabric_or_exit(fabric).fabric
+    rows = [t.model_dump(mode="json") for t in fab.summary]
+    cables: dict[str, int] = {}
+    for link in fab.links:
+        cables[link.tier] = cables.get(link.tier, 0) + 1
+    if fmt is TableOrJson.json:
+        print_json({"fabric": fab.intent.name, "tiers": fab.tiers, "summary": rows, "cables": cables})
+        return
+    table = Table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",
+                  title=f"{fab.intent.name}: {fab.tiers}-tier Clos")
+    for r in rows:
+        table.add_row(*(str(r[k]) if r[k] is not None else "-" for k in
+                        ("role", "count", "model", "radix", "ports_used", "ports_free", "downlinks", "uplinks",
+                         "oversubscription")))
+    console.print(table)
+    console.print("cables: " + ", ".join(f"{k} {v}" for k, v in cables.items()))
+
+
+def cabling(fabric: Path = FabricOption, fmt: CablingFormat = typer.Option(CablingFormat.csv, "--format")) -> None:
+    """The cabling plan: a-end device/port, b-end device/port, tier, length.
+
+    Example: roceops cabling --format csv > cabling.csv
+    """
+    fab = load_fabric_or_exit(fabric).fabric
+    header = ["a_device", "a_port", "b_device", "b_port", "tier", "length_m", "speed"]
+    rows = [[lk.a.device, lk.a.port, lk.b.device, lk.b.port, lk.tier, str(lk.cable_length), f"{lk.speed // 1000}G"]
+            for lk in fab.links]
+    if fmt is CablingFormat.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    elif fmt is CablingFormat.json:
+        print_json([dict(zip(header, r, strict=True)) for r in rows])
+    else:
+        table = Table(*header)
+        for r in rows:
+            table.add_row(*r)
+        console.print(table)
+
+
+def intent(
+    device: str = typer.Argument(..., help="device name"),
+    fabric: Path = FabricOption,
+    fmt: TableOrJson = typer.Option(TableOrJson.json, "--format"),
+) -> None:
+    """Print one device's vendor-neutral DeviceIntent.
+
+    Example: roceops intent leaf-su1-r1 --format json
+    """
+    fab = load_fabric_or_exit(fabric).fabric
+    try:
+        di = plan(fab, device)
+    except KeyError as exc:
+        fail(str(exc.args[0]) if exc.args else str(exc))
+    if fmt is TableOrJson.json:
+        sys.stdout.write(di.model_dump_json(indent=2) + "\n")
+    else:
+        console.print(di)
+
+
+def selected(fab: Fabric, limit: str | None) -> list:
+    try:
+        return select(list(fab.devices()), limit)
+    except LimitError as exc:
+        fail(str(exc))
+
+
+def render(
+    fabric: Path = FabricOption,
+    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder"),
+    limit: str | None = LimitOption,
+    skip_lint: bool = typer.Option(False, "--skip-lint", help="render even if lint finds errors"),
+) -> None:
+    """Render configuration files for every device (or --limit) plus a manifest.
+
+    Example: roceops render --out build/ --limit leaf,su1
+    """
+    loaded = load_fabric_or_exit(fabric)
+    if not skip_lint:
+        report = lint(loaded.source.intent, loaded.fabric)
+        if not report.ok:
+            fail(f"{len(report.errors)} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
+    devices = selected(loaded.fabric, limit)
+    start = time.perf_counter()
+    rendered = render_devices(loaded.fabric, devices)
+    result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+    console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
+                  f"({result.written} files written, {result.unchanged} unchanged)")

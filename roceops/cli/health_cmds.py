@@ -1,0 +1,70 @@
+"""health: pre-job checks of nodes and their leaf ports, for a Slurm prolog or HealthCheckProgram."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import hostlist
+import typer
+
+from roceops.cli.common import Exit, FabricOption, console, fail, load_fabric_or_exit
+from roceops.cli.deploy_cmds import LabOption
+from roceops.cli.fabric_cmds import TableOrJson
+from roceops.health.engine import HealthOptions, run_health
+from roceops.health.model import Thresholds
+from roceops.lab.paths import lab_dir_option
+from roceops.report import health as reports
+from roceops.report.audit import write_atomic
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0."""
+    m = _DURATION.match(text)
+    if not m:
+        raise typer.BadParameter(f"{text!r} is not a duration like 5s, 500ms or 1m")
+    value = float(m.group(1))
+    return {"ms": value / 1000, "m": value * 60}.get(m.group(2) or "s", value)
+
+
+def health(
+    nodes: str | None = typer.Argument(None, help="Slurm host list (gpu[001-032,040]); default $SLURM_JOB_NODELIST"),
+    fabric: Path = FabricOption,
+    lab: bool = LabOption,
+    window: str = typer.Option("5s", "--window", help="time between the two counter samples"),
+    deadline: str = typer.Option("30s", "--deadline", help="answer by then, whatever the devices do"),
+    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
+    pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", help="pause frames/s"),
+    ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", help="bit error ratio bound for CRC errors"),
+) -> None:
+    """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
+
+    Example (Slurm prolog): roceops health "$SLURM_JOB_NODELIST" --deadline 30s --drain-file /run/roceops.drain
+    """
+    spec = nodes or os.environ.get("SLURM_JOB_NODELIST")
+    if not spec:
+        fail("no host list: pass one (gpu[001-032]) or set SLURM_JOB_NODELIST")
+    try:
+        names = hostlist.expand_hostlist(spec)
+    except hostlist.BadHostlist as exc:
+        fail(f"bad host list {spec!r}: {exc}")
+    loaded = load_fabric_or_exit(fabric)
+    opts = HealthOptions(window_s=parse_duration(window), deadline_s=parse_duration(deadline),
+                         thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
+                         lab_dir=lab_dir_option(lab))
+    try:
+        report = run_health(loaded.fabric, names, opts)
+    except KeyError as exc:
+        fail(str(exc.args[0]) if exc.args else str(exc))
+    if drain_file is not None:
+        write_atomic(drain_file, reports.drain_lines(report))
+    if fmt is TableOrJson.json:
+        sys.stdout.write(reports.to_json(report))
+    else:
+        reports.print_table(console, report)
+    raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

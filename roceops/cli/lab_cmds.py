@@ -1,0 +1,125 @@
+"""``roceops lab ...``: the simulated multi-vendor fabric over real SSH on loopback."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from roceops.cli.common import Exit, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.lab.control import ControlClient, LabNotRunning
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.paths import lab_dir
+from roceops.lab.personality import LabError
+from roceops.lab.runtime import lab_status, start_lab, stop_lab
+
+app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
+                  no_args_is_help=True)
+
+
+@app.command("up")
+def up(
+    fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric intent YAML"),
+    limit: str | None = LimitOption,
+    port: int = typer.Option(2222, "--port", help="SSH port on every device address"),
+    detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
+    configured: bool = typer.Option(False, "--configured", help="devices start with their intended config"),
+) -> None:
+    """Start one process serving every device of the fabric on its own 127.x address.
+
+    Example: roceops lab up -f inventory/lab-mini.yaml
+    """
+    fab = load_fabric_or_exit(fabric).fabric
+    names = [d.name for d in selected(fab, limit)]
+    specs = lab_specs(fab, names, configured=configured)
+    state = lab_dir()
+    try:
+        started = start_lab(specs, state, port=port, detach=detach)
+    except LabError as exc:
+        fail(str(exc))
+    console.print(f"lab up: {started.devices} devices of {fab.intent.name} in {started.seconds:.1f}s, "
+                  f"pid {started.pid}; connection overlay {started.overlay} (use --lab)")
+
+
+@app.command("status")
+def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
+    """Show the running lab: pid, uptime, devices, addresses, injected faults.
+
+    Example: roceops lab status
+    """
+    try:
+        info = lab_status(lab_dir())
+    except (LabNotRunning, LabError) as exc:
+        fail(str(exc), Exit.UNREACHABLE)
+    if fmt is TableOrJson.json:
+        print_json(info)
+        return
+    table = Table("device", "platform", "address", "faults",
+                  title=f"lab pid {info.get('pid')} up {info.get('uptime', 0):.0f}s")
+    for d in info.get("devices", []):
+        faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"
+        table.add_row(d.get("name", "?"), d.get("platform", "?"), f"{d.get('host')}:{d.get('port')}", faults)
+    console.print(table)
+
+
+@app.command("down")
+def down() -> None:
+    """Stop the running lab.
+
+    Example: roceops lab down
+    """
+    try:
+        pid = stop_lab(lab_dir())
+    except (LabNotRunning, LabError) as exc:
+        fail(str(exc))
+    console.print(f"lab stopped (pid {pid})")
+
+
+def _params(values: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep:
+            fail(f"fault parameter {item!r} is not key=value")
+        out[key.replace("-", "_")] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
+@app.command("inject")
+def inject(
+    device: str = typer.Argument(..., help="device name"),
+    fault: str = typer.Argument(..., help="pfc_off, ecn_changed, nic_reset, mtu_mismatch, link_down, link_flap, "
+                                "pause_storm, crc_errors, firmware, reject_config, refuse, slow, auth_reject, drop"),
+    port: str | None = typer.Option(None, "--port", "-p", help="port or NIC the fault applies to"),
+    param: list[str] = typer.Option([], "--param", help="extra parameter key=value (repeatable)"),
+) -> None:
+    """Inject a fault into one lab device.
+
+    Example: roceops lab inject leaf-su1-r1 pfc_off --port Ethernet0
+    """
+    params = _params(param)
+    if port:
+        params["port"] = port
+    try:
+        ControlClient(lab_dir()).inject(device, fault, **params)
+    except (LabNotRunning, LabError) as exc:
+        fail(str(exc))
+    console.print(f"injected {fault} on {device}{' ' + port if port else ''}")
+
+
+@app.command("clear")
+def clear(device: str | None = typer.Argument(None, help="device (default: every device)")) -> None:
+    """Clear injected faults (configuration changes made by faults stay until re-deployed).
+
+    Example: roceops lab clear
+    """
+    try:
+        cleared = ControlClient(lab_dir()).clear(device)
+    except (LabNotRunning, LabError) as exc:
+        fail(str(exc))
+    console.print(f"cleared faults on {len(cleared) if isinstance(cleared, list) else 'all'} devices "
+                  f"at {time.strftime('%H:%M:%S')}")

@@ -1,0 +1,154 @@
+"""One device's deploy or restore: backup -> diff -> transaction -> verify -> confirm, or roll back.
+
+No Nornir and no config building here: the caller passes the rendered files, the intent
+and a ``Connector``; the platform ``Driver`` does the talking. Every outcome leaves the
+device either at its new intended state (confirmed and read back) or exactly at its
+backup (read back and compared), and says which.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from roceops.audit.compare import Drift, compare
+from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
+from roceops.redact import redact
+from roceops.render.engine import RenderedDevice
+
+Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched"]
+
+
+class Connector(Protocol):
+    def connect(self) -> Any: ...
+
+    def reconnect(self) -> Any: ...
+
+
+class VerifyFailed(DriverError):
+    def __init__(self, drift: list[Drift]) -> None:
+        first = "; ".join(f"{d.path}: expected {d.expected!r}, observed {d.observed!r}" for d in drift[:3])
+        more = f" (+{len(drift) - 3} more)" if len(drift) > 3 else ""
+        super().__init__(f"read-back differs from intent: {first}{more}")
+        self.drift = drift
+
+
+@dataclass
+class DeviceOutcome:
+    device: str
+    platform: str
+    status: Status = "not_touched"
+    backup: Snapshot | None = None
+    diff: str = ""
+    summary: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return redact(f"{type(exc).__name__}: {first}"[:400])
+
+
+def verify_intent(driver: Driver, intent: Intent) -> Callable[[Any], None]:
+    def check(conn: Any) -> None:
+        observed = driver.observe(driver.collect(conn, intent), intent)
+        expected = getattr(driver, "expected", lambda i: i)(intent)
+        drift = compare(expected, observed)
+        if drift:
+            raise VerifyFailed(drift)
+    return check
+
+
+def verify_snapshot(driver: Driver, target: Snapshot) -> Callable[[Any], None]:
+    def check(conn: Any) -> None:
+        now = driver.read_config(conn)
+        if now.text.strip() != target.text.strip():
+            raise DriverError("read-back after restore differs from the backup")
+    return check
+
+
+def _restore(driver: Driver, connector: Connector, conn: Any, txn: str, backup: Snapshot) -> Any:
+    """Abort the open transaction (reconnecting if the session died) and prove the device is at ``backup``."""
+    try:
+        driver.abort(conn, txn, backup)
+    except Exception:  # the session may be gone (dropped mid-push): try once more on a fresh one
+        conn = connector.reconnect()
+        driver.abort(conn, txn, backup)
+    verify_snapshot(driver, backup)(conn)
+    return conn
+
+
+def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, change: Change,
+                    txn: str, confirm_timeout_s: int, verify: Callable[[Any], None]) -> None:
+    """Apply ``change`` inside the platform transaction, verify, confirm; on any failure restore the backup."""
+    assert outcome.backup is not None
+    try:
+        driver.apply(conn, change, txn, confirm_timeout_s)
+        verify(conn)
+        driver.confirm(conn, txn)
+        outcome.status = "changed"
+    except Exception as exc:
+        outcome.error = _error(exc)
+        try:
+            _restore(driver, connector, conn, txn, outcome.backup)
+            outcome.status = "rolled_back"
+        except Exception as rollback_exc:
+            outcome.status = "failed"
+            outcome.error += f"; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+
+
+def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,
+                  commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
+    outcome = DeviceOutcome(device=rendered.name, platform=rendered.platform)
+    start = time.monotonic()
+    try:
+        try:
+            conn = connector.connect()
+            outcome.backup = driver.read_config(conn)
+        except Exception as exc:
+            outcome.status, outcome.error = "unreachable", _error(exc)
+            return outcome
+        change = driver.plan_change(outcome.backup, rendered, intent)
+        outcome.diff, outcome.summary = change.diff, dict(change.summary)
+        if change.empty:
+            outcome.status = "unchanged"
+            return outcome
+        if not commit:
+            outcome.status = "would_change"
+            return outcome
+        run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
+                        verify_intent(driver, intent))
+        return outcome
+    finally:
+        outcome.seconds = round(time.monotonic() - start, 3)
+
+
+def restore_device(driver: Driver, connector: Connector, device: str, platform: str, backup: Snapshot, *,
+                   commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
+    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net."""
+    outcome = DeviceOutcome(device=device, platform=platform)
+    start = time.monotonic()
+    try:
+        try:
+            conn = connector.connect()
+            current = driver.read_config(conn)
+        except Exception as exc:
+            outcome.status, outcome.error = "unreachable", _error(exc)
+            return outcome
+        outcome.backup = current
+        change = driver.plan_restore(current, backup)
+        outcome.diff, outcome.summary = change.diff, dict(change.summary)
+        if change.empty:
+            outcome.status = "unchanged"
+        elif not commit:
+            outcome.status = "would_change"
+        else:
+            run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
+                            verify_snapshot(driver, backup))
+        return outcome
+    finally:
+        outcome.seconds = round(time.monotonic() - start, 3)

@@ -1,0 +1,177 @@
+"""Deploy orchestration: render (pure) -> waves on Nornir -> per-device transactions -> journal.
+
+Canary wave first, then batches; after each wave, more than ``max_fail`` failed devices
+stop the rollout and roll back every device the failing wave changed. Devices in later
+waves are reported as not touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nornir.core.task import Result, Task
+
+from roceops.deploy.device import DeviceOutcome, deploy_device, restore_device
+from roceops.deploy.rollout import Rollout, plan_rollout
+from roceops.journal import Journal
+from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
+from roceops.plan import plan
+from roceops.platforms.base import get_driver
+from roceops.platforms.driver import Snapshot
+from roceops.render.engine import render_device
+from roceops.topology.fabric import Fabric
+
+FAILED = ("rolled_back", "failed")
+
+
+@dataclass(frozen=True)
+class DeployOptions:
+    commit: bool = False
+    canary: int = 0
+    batch: str | None = None
+    max_fail: int = 0
+    confirm_timeout_s: int = 300
+    workers: int = 32
+    timeout_s: float = 60.0
+    lab_dir: Path | None = None
+    quiet: bool = False
+
+
+@dataclass
+class DeployReport:
+    run_id: str
+    commit: bool
+    rollout: Rollout
+    outcomes: dict[str, DeviceOutcome] = field(default_factory=dict)
+    stopped_after_wave: int | None = None
+
+    def by_status(self, *statuses: str) -> list[str]:
+        return [n for n, o in self.outcomes.items() if o.status in statuses]
+
+    @property
+    def exit_code(self) -> int:
+        if self.by_status("unreachable"):
+            return 2
+        if self.by_status(*FAILED):
+            return 1
+        return 0
+
+
+def _line(name: str, outcome: Any) -> str:
+    if isinstance(outcome, DeviceOutcome):
+        tail = f" ({outcome.error})" if outcome.error else ""
+        return f"{name}: {outcome.status}{tail}"
+    return f"{name}: error"
+
+
+def _result(task: Task, outcome: DeviceOutcome) -> Result:
+    return Result(host=task.host, result=outcome, changed=outcome.status == "changed",
+                  failed=outcome.status in (*FAILED, "unreachable"), diff=outcome.diff)
+
+
+def _outcome_of(name: str, platform: str, multi: Any) -> DeviceOutcome:
+    value = multi[0].result if multi else None
+    if isinstance(value, DeviceOutcome):
+        return value
+    exc = getattr(multi, "exception", None) or (multi[0].exception if multi else None)
+    return DeviceOutcome(device=name, platform=platform, status="failed", error=f"internal error: {exc!r}"[:400])
+
+
+def run_wave(fabric: Fabric, names: list[str], opts: DeployOptions, label: str,
+             work: Callable[[Task], DeviceOutcome]) -> dict[str, DeviceOutcome]:
+    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
+    try:
+        with Progress(label, len(names), _line, quiet=opts.quiet) as progress:
+            results = nr.with_processors([progress]).run(task=lambda t: _result(t, work(t)), on_failed=True)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    return {n: _outcome_of(n, fabric.device(n).platform, results[n]) for n in names}
+
+
+def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journal, run_id: str) -> DeployReport:
+    devices = [fabric.device(n) for n in names]
+    intents = {d.name: plan(fabric, d.name) for d in devices}
+    rendered = {n: render_device(i) for n, i in intents.items()}
+    rollout = plan_rollout(devices, canary=opts.canary, batch=opts.batch)
+    report = DeployReport(run_id=run_id, commit=opts.commit, rollout=rollout)
+    txn = f"roceops-{run_id}"
+
+    def work(task: Task) -> DeviceOutcome:
+        return deploy_device(get_driver(task.host.data["roceops_platform"]), TaskConnector(task),
+                             rendered[task.host.name], intents[task.host.name], commit=opts.commit, txn=txn,
+                             confirm_timeout_s=opts.confirm_timeout_s)
+
+    for index, wave in enumerate(rollout.waves):
+        label = "canary" if rollout.canary and index == 0 else f"batch {index + (0 if rollout.canary else 1)}"
+        outcomes = run_wave(fabric, wave, opts, label, work)
+        report.outcomes.update(outcomes)
+        for o in outcomes.values():
+            _journal(journal, run_id, o)
+        failed = [n for n, o in outcomes.items() if o.status in (*FAILED, "unreachable")]
+        if opts.commit and len(failed) > opts.max_fail:
+            _roll_back_wave(fabric, opts, journal, run_id, report, outcomes)
+            report.stopped_after_wave = index
+            break
+    for n in names:
+        if n not in report.outcomes:
+            report.outcomes[n] = DeviceOutcome(device=n, platform=fabric.device(n).platform)
+    return report
+
+
+def _roll_back_wave(fabric: Fabric, opts: DeployOptions, journal: Journal, run_id: str, report: DeployReport,
+                    outcomes: dict[str, DeviceOutcome]) -> None:
+    """The wave failed past --max-fail: restore the devices it did change."""
+    changed = {n: o for n, o in outcomes.items() if o.status == "changed" and o.backup is not None}
+    if not changed:
+        return
+    txn = f"roceops-{run_id}-undo"
+
+    def work(task: Task) -> DeviceOutcome:
+        o = changed[task.host.name]
+        assert o.backup is not None
+        return restore_device(get_driver(o.platform), TaskConnector(task), o.device, o.platform, o.backup,
+                              commit=True, txn=txn, confirm_timeout_s=opts.confirm_timeout_s)
+
+    for name, undo in run_wave(fabric, list(changed), opts, "roll back wave", work).items():
+        original = changed[name]
+        if undo.status in ("changed", "unchanged"):
+            original.status = "rolled_back"
+            original.error = "rolled back: the wave exceeded --max-fail"
+        else:
+            original.status = "failed"
+            original.error = f"wave roll-back failed: {undo.error}"
+        report.outcomes[name] = original
+        _journal(journal, run_id, original)
+
+
+def _journal(journal: Journal, run_id: str, o: DeviceOutcome) -> None:
+    journal.record_device(run_id, o.device, o.platform, o.status,
+                          backup_format=o.backup.format if o.backup else None,
+                          backup=o.backup.text if o.backup else None, diff=o.diff or None, error=o.error)
+
+
+def rollback_run(fabric: Fabric, journal: Journal, source_run: str, opts: DeployOptions, run_id: str,
+                 names: list[str] | None = None) -> DeployReport:
+    """Restore the backups a previous run took, for the devices it changed (or ``names``)."""
+    rows = {r.device: r for r in journal.devices(source_run)
+            if r.backup is not None and r.status in ("changed", "rolled_back", "failed")}
+    if names is not None:
+        rows = {n: r for n, r in rows.items() if n in names}
+    targets = [n for n in (d.name for d in fabric.devices()) if n in rows]
+    report = DeployReport(run_id=run_id, commit=opts.commit, rollout=Rollout(canary=[], batches=[targets]))
+    txn = f"roceops-{run_id}"
+
+    def work(task: Task) -> DeviceOutcome:
+        row = rows[task.host.name]
+        backup = Snapshot(format=row.backup_format, text=row.backup)  # type: ignore[arg-type]
+        return restore_device(get_driver(row.platform), TaskConnector(task), row.device, row.platform, backup,
+                              commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s)
+
+    if targets:
+        report.outcomes = run_wave(fabric, targets, opts, "rollback", work)
+        for o in report.outcomes.values():
+            _journal(journal, run_id, o)
+    return report

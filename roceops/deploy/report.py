@@ -1,0 +1,52 @@
+"""Deploy summaries: a table for people, JSON for machines. Reads only the DeployReport."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from roceops.deploy.engine import DeployReport
+
+ORDER = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
+STYLE = {"changed": "green", "would_change": "yellow", "unchanged": "dim", "rolled_back": "bold red",
+         "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
+
+
+def as_json(report: DeployReport) -> dict[str, Any]:
+    counts = Counter(o.status for o in report.outcomes.values())
+    return {
+        "run_id": report.run_id,
+        "mode": "commit" if report.commit else "dry-run",
+        "exit_code": report.exit_code,
+        "stopped_after_wave": report.stopped_after_wave,
+        "waves": report.rollout.waves,
+        "counts": {k: counts[k] for k in ORDER if counts[k]},
+        "devices": [
+            {"device": o.device, "platform": o.platform, "status": o.status, "changes": o.summary,
+             "seconds": o.seconds, "error": o.error, "diff": o.diff}
+            for o in report.outcomes.values()
+        ],
+    }
+
+
+def print_report(console: Console, report: DeployReport, show_diff: bool) -> None:
+    if show_diff:
+        for o in report.outcomes.values():
+            if o.diff and o.status in ("would_change", "changed", "rolled_back", "failed"):
+                console.rule(f"{o.device} ({o.platform})")
+                console.print(o.diff, markup=False, highlight=False)
+    table = Table("device", "platform", "status", "changes", "seconds", "detail",
+                  title=f"run {report.run_id} ({'commit' if report.commit else 'dry-run'})")
+    for o in report.outcomes.values():
+        changes = ", ".join(f"{k} {v}" for k, v in o.summary.items() if v) or "-"
+        table.add_row(o.device, o.platform, f"[{STYLE[o.status]}]{o.status}[/]", changes, f"{o.seconds:.1f}",
+                      o.error or "")
+    console.print(table)
+    counts = Counter(o.status for o in report.outcomes.values())
+    console.print("summary: " + ", ".join(f"{counts[k]} {k}" for k in ORDER if counts[k]))
+    if report.stopped_after_wave is not None:
+        console.print(f"[bold red]rollout stopped after wave {report.stopped_after_wave + 1}: "
+                      "too many failures (--max-fail); that wave was rolled back[/]")

@@ -1,0 +1,248 @@
+"""The health-check catalog (the ANTA pattern): each check is a small class with a name, what it
+looks at, and a ``test()`` that records one result per item. Checks read only the sampled
+state in a :class:`LinkContext`; collection happens elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from roceops.health.model import CheckResult, Thresholds
+from roceops.plan.model import NicIntent, SwitchIntent, SwitchPort
+from roceops.platforms.driver import OperState, PortOper
+
+
+@dataclass
+class Sample:
+    """What one device showed: config (DeviceIntent-shaped) and two operational samples over the window."""
+
+    observed: dict[str, Any] | None = None
+    first: OperState | None = None
+    second: OperState | None = None
+    window_s: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class LinkContext:
+    """One NIC of a node and the leaf port it is cabled to."""
+
+    node: str
+    nic: NicIntent
+    host: Sample
+    leaf: SwitchIntent
+    leaf_port: SwitchPort
+    switch: Sample
+    thresholds: Thresholds
+
+
+def _port(state: OperState | None, name: str) -> PortOper | None:
+    return state.ports.get(name) if state is not None else None
+
+
+def _delta(sample: Sample, port: str, counter: str) -> tuple[int, float] | None:
+    a, b = _port(sample.first, port), _port(sample.second, port)
+    if a is None or b is None or counter not in a.counters or counter not in b.counters or sample.window_s <= 0:
+        return None
+    return b.counters[counter] - a.counters[counter], sample.window_s
+
+
+class Check:
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        raise NotImplementedError
+
+    def result(self, ctx: LinkContext, item: str, ok: bool | None, expected: Any, observed: Any,
+               message: str) -> CheckResult:
+        status = "unknown" if ok is None else "ok" if ok else "fail"
+        return CheckResult(node=ctx.node, check=self.name, item=item, status=status, expected=expected,
+                           observed=observed, message=message)
+
+    @staticmethod
+    def nic_item(ctx: LinkContext) -> str:
+        return f"{ctx.node}:{ctx.nic.netdev}"
+
+    @staticmethod
+    def port_item(ctx: LinkContext) -> str:
+        return f"{ctx.leaf.name}:{ctx.leaf_port.name}"
+
+
+class NicLink(Check):
+    name, description = "nic.link", "NIC link up at the planned speed"
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        p = _port(ctx.host.second or ctx.host.first, ctx.nic.netdev)
+        if p is None or p.oper_up is None:
+            return [self.result(ctx, self.nic_item(ctx), None, "up", None, ctx.host.error or "no link state")]
+        ok = bool(p.oper_up) and (p.speed in (None, ctx.nic.speed))
+        return [self.result(ctx, self.nic_item(ctx), ok, f"up {ctx.nic.speed // 1000}G",
+                            f"{'up' if p.oper_up else 'down'} {(p.speed or 0) // 1000}G",
+                            "NIC link down or at the wrong speed" if not ok else "")]
+
+
+class NicMtu(Check):
+    name, description = "nic.mtu", "NIC MTU as planned"
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        nic = ((ctx.host.observed or {}).get("nics") or {}).get(ctx.nic.netdev) or {}
+        mtu = nic.get("mtu")
+        if mtu is None:
+            return [self.result(ctx, self.nic_item(ctx), None, ctx.nic.mtu, None, ctx.host.error or "MTU not seen")]
+        ok = int(mtu) == ctx.nic.mtu
+        return [self.result(ctx, self.nic_item(ctx), ok, ctx.nic.mtu, mtu, "" if ok else "MTU mismatch on the NIC")]
+
+
+class NicRoce(Check):
+    name, description = "nic.roce", "NIC RoCE settings (trust, PFC, DSCP map, DCQCN, CNP) match intent"
+    FIELDS: ClassVar[tuple[str, ...]] = ("trust", "pfc_priorities", "dscp_to_priority", "cnp_dscp", "cnp_priority")
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        nic = ((ctx.host.observed or {}).get("nics") or {}).get(ctx.nic.netdev)
+        item = self.nic_item(ctx)
+        if not nic:
+            return [self.result(ctx, item, None, "intent", None, ctx.host.error or "NIC settings not seen")]
+        want = ctx.nic.model_dump(mode="json")
+        bad = [f for f in self.FIELDS if f in nic and _norm(nic[f]) != _norm(want[f])]
+        dcqcn = nic.get("dcqcn") or {}
+        lossless = ctx.nic.pfc_priorities
+        if ctx.nic.dcqcn.rp_enabled and "rp_enabled" in dcqcn and not set(lossless) <= set(dcqcn["rp_enabled"]):
+            bad.append("dcqcn.rp_enabled")
+        if ctx.nic.dcqcn.np_enabled and "np_enabled" in dcqcn and not set(lossless) <= set(dcqcn["np_enabled"]):
+            bad.append("dcqcn.np_enabled")
+        if not bad:
+            return [self.result(ctx, item, True, "intent", "intent", "")]
+        return [self.result(ctx, item, False, "intent", bad,
+                            f"NIC lost RoCE settings ({', '.join(bad)}): e.g. DCQCN/trust reset after a reboot")]
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _norm(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted(_norm(v) for v in value)
+    return value
+
+
+class LeafPort(Check):
+    name, description = "leaf.port", "leaf port up, planned speed and MTU, PFC and ECN on the lossless queue"
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        item = self.port_item(ctx)
+        p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
+        cfg = ((ctx.switch.observed or {}).get("ports") or {}).get(ctx.leaf_port.name)
+        if p is None and cfg is None:
+            return [self.result(ctx, item, None, "healthy port", None, ctx.switch.error or "leaf not read")]
+        problems = []
+        if p is not None and p.oper_up is False:
+            problems.append("down")
+        if p is not None and p.speed not in (None, ctx.leaf_port.speed):
+            problems.append(f"speed {(p.speed or 0) // 1000}G")
+        mtu = (cfg or {}).get("mtu", p.mtu if p else None)
+        if mtu is not None and int(mtu) != ctx.leaf_port.mtu:
+            problems.append(f"mtu {mtu}")
+        if cfg is not None and "pfc_priorities" in cfg and not set(ctx.leaf_port.pfc_priorities) <= set(
+                cfg["pfc_priorities"]):
+            missing = sorted(set(ctx.leaf_port.pfc_priorities) - set(cfg["pfc_priorities"]))
+            problems.append(f"PFC off on priority {missing}")
+        queues = ((ctx.switch.observed or {}).get("qos") or {}).get("queues") or {}
+        for qid, q in ctx.leaf.qos.queues.items():
+            seen = queues.get(str(qid)) or queues.get(qid)
+            if q.lossless and q.ecn is not None and isinstance(seen, dict) and "ecn" in seen and not seen["ecn"]:
+                problems.append(f"ECN off on queue {qid}")
+        ok = not problems
+        return [self.result(ctx, item, ok, "up, PFC+ECN on lossless", problems or "ok",
+                            f"leaf port {item}: {', '.join(problems)}" if problems else "")]
+
+
+class _RateCheck(Check):
+    counter_names: ClassVar[tuple[str, ...]]
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        raise NotImplementedError
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        out = []
+        for sample, port, item, speed in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx), ctx.nic.speed),
+                                         (ctx.switch, ctx.leaf_port.name, self.port_item(ctx), ctx.leaf_port.speed)):
+            deltas = [_delta(sample, port, c) for c in self.counter_names]
+            known = [d for d in deltas if d is not None]
+            if not known:
+                out.append(self.result(ctx, item, None, None, None, sample.error or "counters not sampled"))
+                continue
+            worst = max(d / w for d, w in known)
+            total = sum(d for d, _ in known)
+            limit = self.limit(ctx, speed)
+            ok = worst <= limit if self.per_second else total <= limit
+            observed = round(worst, 3) if self.per_second else total
+            out.append(self.result(ctx, item, ok, f"<= {limit:g}{'/s' if self.per_second else ''}", observed,
+                                   "" if ok else f"{self.description} on {item}: {observed}"))
+        return out
+
+    per_second: ClassVar[bool] = True
+
+
+class PauseStorm(_RateCheck):
+    name, description = "counters.pause", "PFC pause-frame rate (storm)"
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        self.counter_names = tuple(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx"))
+        return super().test(ctx)
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        return ctx.thresholds.pause_rate_max
+
+
+class WatchdogEvents(_RateCheck):
+    name, description, per_second = "counters.pfcwd", "PFC watchdog storm detections", False
+    counter_names = ("pfcwd_storms",)
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        return ctx.thresholds.watchdog_events_max
+
+
+class CrcErrors(_RateCheck):
+    name, description = "counters.crc", "CRC errors above the BER bound"
+    counter_names = ("crc_errors",)
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        return ctx.thresholds.ber_max * speed * 1e6  # errored frames/s allowed at this bit rate
+
+
+class FecUncorrected(_RateCheck):
+    name, description, per_second = "counters.fec", "uncorrectable FEC blocks", False
+    counter_names = ("fec_uncorrected",)
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        return ctx.thresholds.fec_uncorrected_max
+
+
+class LinkFlaps(_RateCheck):
+    name, description, per_second = "counters.flaps", "link flaps (carrier changes)", False
+    counter_names = ("carrier_changes",)
+
+    def limit(self, ctx: LinkContext, speed: int) -> float:
+        return ctx.thresholds.carrier_changes_max
+
+
+class Optics(Check):
+    name, description = "optics.rx_power", "optics receive power inside thresholds"
+
+    def test(self, ctx: LinkContext) -> list[CheckResult]:
+        out = []
+        t = ctx.thresholds
+        for sample, port, item in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx)),
+                                   (ctx.switch, ctx.leaf_port.name, self.port_item(ctx))):
+            p = _port(sample.second or sample.first, port)
+            if p is None or not p.rx_power_dbm:
+                continue  # not every platform exposes DOM; absence is not a failure
+            bad = [v for v in p.rx_power_dbm if not t.rx_power_min_dbm <= v <= t.rx_power_max_dbm]
+            out.append(self.result(ctx, item, not bad, f"{t.rx_power_min_dbm}..{t.rx_power_max_dbm} dBm",
+                                   p.rx_power_dbm, f"optics rx power out of range on {item}" if bad else ""))
+        return out
+
+
+LINK_CHECKS: tuple[type[Check], ...] = (NicLink, NicMtu, NicRoce, LeafPort, PauseStorm, WatchdogEvents, CrcErrors,
+                                        FecUncorrected, LinkFlaps, Optics)

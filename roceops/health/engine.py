@@ -1,0 +1,179 @@
+"""Pre-job health: resolve nodes -> their NICs and leaf ports -> sample every device twice -> checks -> verdicts.
+
+The answer comes by the deadline whatever the devices do: each device is worked on by a
+daemon thread with per-command timeouts inside the remaining time, and whatever has not
+arrived at the deadline is reported as unknown, naming the device that did not answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nornir.core.configuration import Config
+from nornir.core.inventory import Host as NornirHost
+
+from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
+from roceops.health.model import CheckResult, Thresholds, Verdict
+from roceops.nornir_glue.inventory import build_inventory
+from roceops.plan import plan
+from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.platforms.base import get_driver
+from roceops.redact import redact
+from roceops.topology.fabric import Fabric, Host
+
+CONNECT_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class HealthOptions:
+    window_s: float = 5.0
+    deadline_s: float = 30.0
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    lab_dir: Path | None = None
+    max_parallel: int = 64
+
+
+@dataclass
+class HealthReport:
+    nodes: list[str]
+    results: list[CheckResult]
+    verdicts: list[Verdict]
+    seconds: float
+    devices: int
+
+    @property
+    def exit_code(self) -> int:
+        statuses = {v.status for v in self.verdicts}
+        if "unknown" in statuses:
+            return 2
+        return 1 if "drain" in statuses else 0
+
+
+def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, sample: Sample, window_s: float,
+                   deadline: float, gate: threading.Semaphore) -> None:
+    driver = get_driver(intent.platform)
+    phase = "connect"
+    try:
+        with gate:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0.5:
+                raise TimeoutError("no time left before the deadline")
+            extras = host.connection_options["netmiko"].extras
+            assert extras is not None
+            extras.update(conn_timeout=min(CONNECT_TIMEOUT_S, remaining), auth_timeout=remaining,
+                          banner_timeout=remaining, read_timeout_override=max(1.0, remaining - 0.5))
+            conn = host.get_connection("netmiko", Config())
+            phase = "first sample"
+            t0 = time.monotonic()
+            outputs = driver.collect(conn, intent)
+            sample.observed = driver.observe(outputs, intent)
+            sample.first = driver.operational(outputs, intent)
+        wait = t0 + window_s - time.monotonic()
+        if time.monotonic() + max(wait, 0) >= deadline - 0.5:
+            raise TimeoutError("the deadline falls inside the sampling window")
+        if wait > 0:
+            time.sleep(wait)
+        with gate:
+            phase = "second sample"
+            t1 = time.monotonic()
+            sample.second = driver.operational(driver.collect(conn, intent), intent)
+            sample.window_s = t1 - t0
+    except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
+    finally:
+        try:
+            host.close_connection("netmiko")
+        except Exception:
+            host.connections.pop("netmiko", None)
+
+
+def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
+    hosts = {h.name: h for h in fabric.hosts}
+    unknown = [n for n in names if n not in hosts]
+    if unknown:
+        raise KeyError(f"not GPU nodes of fabric {fabric.intent.name!r}: {', '.join(unknown[:10])}")
+    return [hosts[n] for n in names]
+
+
+def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> HealthReport:
+    start = time.monotonic()
+    deadline = start + opts.deadline_s
+    nodes = resolve_nodes(fabric, node_names)
+    leaves = sorted({nic.leaf for h in nodes for nic in h.nics})
+    devices = [h.name for h in nodes] + leaves
+    intents = {n: plan(fabric, n) for n in devices}
+    samples = {n: Sample() for n in devices}
+    inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
+    gate = threading.Semaphore(opts.max_parallel)
+    threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
+                                args=(inventory.hosts[n], intents[n], samples[n], opts.window_s, deadline, gate))
+               for n in devices]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    for n, t in zip(devices, threads, strict=True):
+        if t.is_alive() and samples[n].error is None:
+            samples[n].error = f"{n} did not answer before the {opts.deadline_s:g}s deadline"
+            samples[n].second = samples[n].second if samples[n].window_s else None
+    results = evaluate(fabric, nodes, intents, samples, opts.thresholds)
+    return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
+                        seconds=time.monotonic() - start, devices=len(devices))
+
+
+def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
+             samples: dict[str, Sample], thresholds: Thresholds) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    checks = [cls() for cls in LINK_CHECKS]
+    for host in nodes:
+        hi = intents[host.name]
+        assert isinstance(hi, HostIntent)
+        for nic in host.nics:
+            leaf = intents[nic.leaf]
+            assert isinstance(leaf, SwitchIntent)
+            ctx = LinkContext(node=host.name, nic=hi.nics[nic.netdev], host=samples[host.name], leaf=leaf,
+                              leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
+            for check in checks:
+                results.extend(check.test(ctx))
+    results.extend(firmware_consistency(nodes, samples))
+    return results
+
+
+def firmware_consistency(nodes: list[Host], samples: dict[str, Sample]) -> list[CheckResult]:
+    """Every node of a job runs the same NIC firmware and driver (the majority wins)."""
+    seen = {h.name: (s.first.firmware, s.first.driver) for h in nodes
+            if (s := samples[h.name]).first is not None and s.first.firmware}
+    if len(seen) < 2:
+        return []
+    majority, _ = Counter(seen.values()).most_common(1)[0]
+    out = []
+    for node, fw in sorted(seen.items()):
+        ok = fw == majority
+        out.append(CheckResult(node=node, check="nic.firmware", item=node, status="ok" if ok else "fail",
+                               expected=f"{majority[0]} / {majority[1]}", observed=f"{fw[0]} / {fw[1]}",
+                               message="" if ok else f"NIC firmware {fw[0]} differs from the job's {majority[0]}"))
+    return out
+
+
+def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
+    by_node: dict[str, list[CheckResult]] = {h.name: [] for h in nodes}
+    for r in results:
+        by_node[r.node].append(r)
+    out = []
+    for node, rs in by_node.items():
+        fails = [r for r in rs if r.status == "fail"]
+        unknown = [r for r in rs if r.status == "unknown"]
+        if fails:
+            reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails})
+            out.append(Verdict(node=node, status="drain", reasons=reasons))
+        elif unknown:
+            reasons = sorted({f"{r.check} {r.item}: unknown ({r.message})" for r in unknown})
+            out.append(Verdict(node=node, status="unknown", reasons=reasons))
+        else:
+            out.append(Verdict(node=node, status="ok"))
+    return out

@@ -1,0 +1,45 @@
+"""Health results: one per (node, check, item); a verdict per node. Reporters read only these."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from roceops.model.types import StrictModel
+
+ResultStatus = Literal["ok", "fail", "unknown"]
+VerdictStatus = Literal["ok", "drain", "unknown"]
+
+
+class CheckResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    node: str
+    check: str
+    item: str  # e.g. "eth0" or "leaf-su1-r1:Ethernet0"
+    status: ResultStatus
+    expected: Any = None
+    observed: Any = None
+    message: str = ""
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    node: str
+    status: VerdictStatus
+    reasons: list[str] = Field(default_factory=list)
+
+
+class Thresholds(StrictModel):
+    """Defaults from domain.md §7 (NVSentinel link-counter detection, IBTA BER, SONiC pfcwd)."""
+
+    pause_rate_max: float = Field(default=1000.0, description="PFC pause frames/s on a lossless priority (storm)")
+    ber_max: float = Field(default=1e-12, description="post-FEC bit error ratio bound for CRC/FCS errors")
+    fec_uncorrected_max: int = Field(default=0, description="uncorrectable FEC blocks allowed in the window")
+    symbol_error_rate_max: float = Field(default=10.0, description="pre-FEC symbol errors/s")
+    carrier_changes_max: int = Field(default=0, description="link flaps allowed in the window")
+    watchdog_events_max: int = Field(default=0, description="PFC watchdog storm detections in the window")
+    rx_power_min_dbm: float = -10.0
+    rx_power_max_dbm: float = 4.0

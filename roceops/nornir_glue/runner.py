@@ -1,0 +1,100 @@
+"""Run roceops work on Nornir: a Nornir object for a device subset, a connector, progress as a Processor."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nornir.core import Nornir
+from nornir.core.configuration import Config
+from nornir.core.inventory import Host
+from nornir.core.task import AggregatedResult, MultiResult, Task
+from nornir.plugins.runners import ThreadedRunner
+
+from roceops.nornir_glue.inventory import build_inventory
+from roceops.topology.fabric import Fabric
+
+CONNECTION = "netmiko"
+
+
+def make_nornir(fabric: Fabric, names: list[str], *, lab_dir: Path | None, workers: int,
+                timeout_s: float | None = None) -> Nornir:
+    """A Nornir over exactly ``names`` (fabric order), with per-command timeouts applied to every host."""
+    inventory = build_inventory(fabric, None, lab_dir, only=set(names))
+    if timeout_s is not None:
+        for host in inventory.hosts.values():
+            extras = host.connection_options["netmiko"].extras
+            assert extras is not None
+            extras.setdefault("conn_timeout", min(timeout_s, 10))
+            extras.setdefault("auth_timeout", timeout_s)
+            extras.setdefault("banner_timeout", timeout_s)
+            extras["read_timeout_override"] = timeout_s
+    return Nornir(inventory=inventory, config=Config(), runner=ThreadedRunner(num_workers=max(1, workers)))
+
+
+class TaskConnector:
+    """Connector over a Nornir host's netmiko connection (open lazily; reopen after a dropped session)."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+
+    def connect(self) -> Any:
+        return self.task.host.get_connection(CONNECTION, self.task.nornir.config)
+
+    def reconnect(self) -> Any:
+        host: Host = self.task.host
+        try:
+            host.close_connection(CONNECTION)
+        except Exception:  # already dead
+            host.connections.pop(CONNECTION, None)
+        return self.connect()
+
+
+class Progress:
+    """Nornir Processor reporting each finished host: a rich progress bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, label: str, total: int, line: Callable[[str, Any], str], quiet: bool = False) -> None:
+        self.label, self.total, self.line, self.quiet = label, total, line, quiet
+        self.done = 0
+        self._bar: Any = None
+        self._task_id: Any = None
+        if not quiet and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), transient=True)
+            self._task_id = self._bar.add_task(label, total=total)
+
+    def __enter__(self) -> Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    # Nornir Processor interface
+    def task_started(self, task: Task) -> None: ...
+
+    def task_completed(self, task: Task, result: AggregatedResult) -> None: ...
+
+    def task_instance_started(self, task: Task, host: Host) -> None: ...
+
+    def subtask_instance_started(self, task: Task, host: Host) -> None: ...
+
+    def subtask_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None: ...
+
+    def task_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None:
+        self.done += 1
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task_id, advance=1)
+        else:
+            value = result[0].result if result else None
+            sys.stderr.write(f"[{self.done}/{self.total}] {self.line(host.name, value)}\n")
+            sys.stderr.flush()

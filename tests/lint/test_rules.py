@@ -1,0 +1,165 @@
+"""Every rule is caught by a fabric that breaks it and nothing else (exact set of finding ids)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lint_helpers import DROP, broken, run
+
+TC = "qos.traffic_classes"
+ROCE, CNP, DEFAULT = f"{TC}[0]", f"{TC}[1]", f"{TC}[2]"
+ECN = {"min": "150KB", "max": "1500KB"}
+
+
+def _cls(name: str, dscp: list[int], priority: int, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "dscp": dscp, "priority": priority,
+            "scheduling": extra.pop("scheduling", {"mode": "dwrr", "weight": 10}), **extra}
+
+
+# (rule id, edits, expected ids when the break implies companions, path of the rule's first finding)
+CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
+    # traffic classes
+    ("QOS001", [(f"{DEFAULT}.priority", 3), (f"{DEFAULT}.traffic_class", 0)], None, ROCE),
+    ("QOS002", [(f"{DEFAULT}.dscp", [10]), (f"{CNP}.dscp", [48, 10])], None, f"{DEFAULT}.dscp[0]"),
+    ("QOS003", [(f"{CNP}.default", True)], None, f"{DEFAULT}.default"),
+    ("QOS004", [(f"{DEFAULT}.default", False)], None, TC),
+    ("QOS005", [(f"{ROCE}.default", True), (f"{DEFAULT}.default", False)], None, ROCE),
+    ("QOS006", [(f"{CNP}.name", "roce")], None, f"{CNP}.name"),
+    ("QOS007", [("switch_models.sw8.max_lossless_classes", 1),
+                (f"{TC}[3]", _cls("roce2", [24], 4, lossless=True, ecn=ECN))], None, TC),
+    ("QOS008", [(f"{TC}[3]", _cls("bulk", [8], 1, traffic_class=0, queue=1))], None, f"{TC}[3].queue"),
+    ("QOS009", [(f"{TC}[3]", _cls("bulk", [8], 1, queue=0))], None, f"{TC}[3]"),
+    ("QOS010", [(f"{TC}[3]", _cls("roce2", [24], 3, traffic_class=4, lossless=True, ecn=ECN))], None, f"{TC}[3]"),
+    # CNP
+    ("CNP001", [("qos.cnp.dscp", 46)], None, "qos.cnp.dscp"),
+    ("CNP002", [("qos.cnp.priority", 5)], None, "qos.cnp.priority"),
+    ("CNP003", [(f"{CNP}.lossless", True), (f"{CNP}.ecn", ECN)], None, CNP),
+    ("CNP004", [(f"{CNP}.scheduling", {"mode": "dwrr", "weight": 10})], None, f"{CNP}.scheduling"),
+    # ECN
+    ("ECN001", [(f"{ROCE}.ecn", {"min": "1500KB", "max": "150KB"})], None, f"{ROCE}.ecn"),
+    ("ECN002", [("qos.buffers.egress_lossless_pool_bytes", 1024 * 1024)], None, f"{ROCE}.ecn.max"),
+    ("ECN003", [(f"{ROCE}.ecn.max", "10MB")], None, f"{ROCE}.ecn.max"),
+    ("ECN004", [(f"{ROCE}.ecn.probability", 0)], None, f"{ROCE}.ecn.probability"),
+    ("ECN005", [(f"{ROCE}.ecn", DROP)], None, ROCE),
+    ("ECN006", [(f"{ROCE}.ecn.min", "0.1B")], None, f"{ROCE}.ecn.min"),
+    # PFC watchdog
+    ("WD001", [("qos.pfc_watchdog.restore_ms", 100)], None, "qos.pfc_watchdog.restore_ms"),
+    ("WD002", [("qos.pfc_watchdog.poll_ms", 300)], None, "qos.pfc_watchdog.poll_ms"),
+    ("WD003", [("qos.pfc_watchdog", {"detect_ms": 50, "restore_ms": 400, "poll_ms": 50})], None,
+     "qos.pfc_watchdog.detect_ms"),
+    ("WD004", [("qos.pfc_watchdog.enabled", False)], None, "qos.pfc_watchdog.enabled"),
+    # DCQCN
+    ("DCQ001", [("qos.dcqcn.rp", {"rpg_min_rate": 2000, "rpg_max_rate": 1000})], None, "qos.dcqcn.rp.rpg_min_rate"),
+    ("DCQ002", [("qos.dcqcn.rp", {"rpg_max_rate": 500_000})], None, "qos.dcqcn.rp.rpg_max_rate"),
+    ("DCQ003", [("qos.dcqcn.rp", {"rpg_ai_rate": 100, "rpg_hai_rate": 50})], None, "qos.dcqcn.rp.rpg_ai_rate"),
+    ("DCQ004", [("qos.dcqcn.enabled", False)], None, "qos.dcqcn.enabled"),
+    # PFC-only without a watchdog is the combination of two warnings, hence three ids
+    ("DCQ005", [("qos.dcqcn.enabled", False), ("qos.pfc_watchdog.enabled", False)], {"DCQ004", "WD004", "DCQ005"},
+     "qos.pfc_watchdog.enabled"),
+    # buffers and headroom
+    ("BUF001", [("qos.buffers.egress_lossless_pool_bytes", 100 * 1024 * 1024)], None,
+     "qos.buffers.egress_lossless_pool_bytes"),
+    ("HDRM001", [("qos.buffers.ingress_lossless_pool_bytes", 256 * 1024)], None,
+     "qos.buffers.ingress_lossless_pool_bytes"),
+    ("HDRM002", [("cable_lengths.leaf_spine", 500)], None, "cable_lengths.leaf_spine"),
+    # topology
+    ("TOPO001", [("tiers.spine.count", 3)], None, "tiers.spine.count"),
+    ("TOPO003", [("switch_models.sw8-100g", {"radix": 8, "port_speed": "100G", "buffer_bytes": 64 * 1024 * 1024}),
+                 ("tiers.spine.model", "sw8-100g")], None, "tiers.leaf.oversubscription"),
+    ("TOPO004", [("node.nic_speed", "200G")], None, "node.nic_speed"),
+    ("TOPO006", [("scalable_units.target_count", DROP)], None, "scalable_units"),
+    ("TOPO007", [("rail_only", True), ("tiers.core", {"model": "sw8", "platform": "sonic"})], None, "tiers.core"),
+    ("NAME001", [("node.netdev", "eth{rail_}")], {"NAME001", "TOPO001"}, "node.netdev"),  # expansion stops too
+    # addressing and ASNs
+    ("ADDR001", [("addressing.p2p", "10.1.0.0/30")], None, "addressing.p2p"),
+    ("ADDR002", [("addressing.management", "10.0.0.0/16")], None, "addressing.management"),
+    ("ASN001", [("asn.leaf_base", 4_200_099_998), ("asn.spine_base", 4_200_100_000)], None, "asn.leaf_base"),
+    ("ASN003", [("scalable_units.target_count", 4), ("asn.leaf_base", 4_200_000_000),
+                ("asn.spine_base", 4_200_000_005)], None, "asn.spine_base"),
+    ("ASN004", [("asn.leaf_base", 64_000)], None, "asn.leaf_base"),
+    # MTU and hosts
+    ("MTU001", [("mtu.host", 9216)], None, "mtu.host"),
+    ("MTU002", [("mtu.host", 4000)], None, "mtu.roce"),
+    ("MTU003", [("overrides.groups.spine.mtu", 9000)], None, "overrides.groups.spine.mtu"),
+    ("MTU004", [("overrides.devices.gpu001.mtu", 4000)], None, "overrides.devices.gpu001.mtu"),
+    ("HOST001", [("qos.roce_tos", 2)], None, "qos.roce_tos"),
+    ("HOST002", [("qos.roce_tos", 104)], None, "qos.roce_tos"),
+    # overrides
+    ("OVR001", [("overrides.groups.leafs.mtu", 9216)], None, "overrides.groups.leafs"),
+    ("OVR002", [("overrides.groups.su5.mtu", 9216)], None, "overrides.groups.su5"),
+    ("OVR003", [("overrides.devices.gpu01.mtu", 9000)], None, "overrides.devices.gpu01"),
+    ("OVR004", [("overrides.groups.leaf.ecn.rocev2", ECN)], None, "overrides.groups.leaf.ecn.rocev2"),
+    ("OVR005", [("overrides.groups.leaf.dcqcn.enabled", True)], None, "overrides.groups.leaf.dcqcn"),
+]
+
+
+def test_base_is_clean() -> None:
+    report = run(broken())
+    assert report.findings == []
+    assert report.ok
+
+
+@pytest.mark.parametrize(("rule_id", "edits", "expected", "path"), CASES, ids=[c[0] for c in CASES])
+def test_rule_catches_its_break(rule_id: str, edits: list[tuple[str, Any]], expected: set[str] | None,
+                                path: str) -> None:
+    report = run(broken(*edits))
+    print(report)
+    assert report.ids == (expected or {rule_id})
+    mine = [f for f in report.findings if f.id == rule_id]
+    assert mine[0].path == path
+    assert all(f.message and f.hint for f in report.findings)
+    assert report.ok is not any(f.severity == "error" for f in report.findings)
+
+
+def test_did_you_mean_hints() -> None:
+    messages = {f.id: f.message for f in run(broken(("overrides.groups.leafs.mtu", 9216),
+                                                     ("overrides.devices.gpu01.mtu", 9000),
+                                                     ("overrides.groups.leaf.ecn.rocev2", ECN))).findings}
+    assert messages["OVR001"].endswith("(did you mean 'leaf'?)")
+    assert messages["OVR003"].endswith("(did you mean 'gpu001'?)")
+    assert messages["OVR004"].endswith("(did you mean 'roce'?)")
+
+
+def test_watchdog_ranges_only_bind_sonic() -> None:
+    eos = [("tiers.leaf.platform", "eos"), ("tiers.spine.platform", "eos")]
+    fast = ("qos.pfc_watchdog", {"detect_ms": 50, "restore_ms": 400, "poll_ms": 50})
+    assert run(broken(*eos, fast)).findings == []
+    # one SONiC leaf group is enough to bind the ranges
+    report = run(broken(*eos, fast, ("overrides.groups.su1.platform", "sonic")))
+    assert report.ids == {"WD003"}
+    assert "EOS renders the timers in seconds" in report.findings[0].hint
+
+
+def test_watchdog_override_checked_at_its_path() -> None:
+    report = run(broken(("overrides.groups.spine.pfc_watchdog", {"detect_ms": 400, "restore_ms": 200,
+                                                                  "poll_ms": 100})))
+    assert [(f.id, f.path) for f in report.findings] == [("WD001", "overrides.groups.spine.pfc_watchdog.restore_ms")]
+
+
+def test_ecn_time_thresholds_convert_at_port_speed() -> None:
+    # 10us at 400G = 500,000 B > 400KB; 1us = 50,000 B < 400KB: min >= max only after conversion
+    report = run(broken((f"{ROCE}.ecn", {"min": "10us", "max": "400KB"})))
+    assert report.ids == {"ECN001"}
+    assert "at 400G" in report.findings[0].message
+    assert run(broken((f"{ROCE}.ecn", {"min": "1us", "max": "400KB"}))).findings == []
+
+
+def test_ecn_override_checked_at_its_path() -> None:
+    report = run(broken(("overrides.groups.leaf.ecn.roce", {"min": "2MB", "max": "1MB"})))
+    assert [(f.id, f.path) for f in report.findings] == [("ECN001", "overrides.groups.leaf.ecn.roce")]
+
+
+def test_host_mtu_override_too_big_for_switches() -> None:
+    report = run(broken(("overrides.devices.gpu001.mtu", 9216)))
+    assert [(f.id, f.path) for f in report.findings] == [("MTU003", "overrides.devices.gpu001.mtu")]
+
+
+def test_rail_only_needs_no_spines() -> None:
+    assert run(broken(("rail_only", True))).findings == []
+
+
+def test_expansion_error_skips_fabric_rules_but_not_intent_rules() -> None:
+    report = run(broken(("addressing.p2p", "10.1.0.0/30"), ("mtu.host", 9216)))
+    assert report.ids == {"ADDR001", "MTU001"}
+    assert report.fabric is None
