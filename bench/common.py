@@ -38,3 +38,28 @@ def measure(fn: Callable[[], Any]) -> tuple[Any, float, float]:
 
 def max_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def lab_fabric(sus: int, nodes_per_su: int = 32, rails: int = 8) -> FabricIntent:
+    """A mixed-platform fabric for lab benches: SONiC leaves, Cumulus leaves in even SUs, EOS spines/cores."""
+    return FabricIntent.model_validate({
+        "name": f"lab-bench-{sus}su",
+        "node": {"rails": rails},
+        "scalable_units": {"count": sus, "nodes_per_su": nodes_per_su},
+        "switch_models": {"sw64": {"radix": 64, "port_speed": "400G"}},
+        "tiers": {"leaf": {"model": "sw64", "platform": "sonic"}, "spine": {"model": "sw64", "platform": "eos"},
+                  "core": {"model": "sw64", "platform": "eos"}},
+        "addressing": {"loopbacks": "10.0.0.0/16", "p2p": "10.64.0.0/12", "hosts": "10.128.0.0/9",
+                       "management": "172.16.0.0/12"},
+        "qos": {"pfc_watchdog": {"detect_ms": 200, "restore_ms": 400, "poll_ms": 100}},
+        "overrides": {"groups": {f"su{n}": {"platform": "cumulus"} for n in range(2, sus + 1, 2)}},
+    })
+
+
+def rss_of(pid: int) -> float:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0

@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import max_rss_mib, superpod  # noqa: E402
+from common import max_rss_mib, superpod
 
-from roceops.lint import lint  # noqa: E402
-from roceops.topology.expand import expand  # noqa: E402
+from roceops.lint import lint
+from roceops.topology.expand import expand
 
 
 def main(sizes: list[int]) -> None:

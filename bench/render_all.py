@@ -13,10 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import max_rss_mib, superpod  # noqa: E402
+from common import max_rss_mib, superpod
 
-from roceops.render.build import render_devices, write_build  # noqa: E402
-from roceops.topology.expand import expand  # noqa: E402
+from roceops.render.build import render_devices, write_build
+from roceops.topology.expand import expand
 
 
 def main() -> None:

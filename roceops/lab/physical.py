@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 Clock = Callable[[], float]
@@ -48,7 +48,7 @@ CRC_RATE = 200.0
 FLAP_PERIOD_S = 1.0
 
 
-@dataclass
+@dataclass(slots=True)
 class RateCounter:
     """``value(now) = base + rate * (now - since)``; changing the rate folds the past into ``base``."""
 
@@ -64,14 +64,75 @@ class RateCounter:
         self.rate, self.since = rate, now
 
 
-@dataclass
+COUNTER_KEYS: tuple[str, ...] = (*BASE_RATES, *(f"pfc_{d}_{p}" for d in ("rx", "tx") for p in range(8)))
+
+
+class _Counters:
+    """Mapping-like view of a port's counters; a counter becomes an object only when touched.
+
+    1,000 simulated switches x 64 ports x 27 counters would otherwise be ~1.7 M objects: untouched
+    counters are computed from the port's seed and the healthy rates instead.
+    """
+
+    __slots__ = ("_port",)
+
+    def __init__(self, port: PortPhysics) -> None:
+        self._port = port
+
+    def __getitem__(self, key: str) -> RateCounter:
+        return self._port.counter(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in COUNTER_KEYS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COUNTER_KEYS)
+
+    def items(self) -> Iterator[tuple[str, RateCounter]]:
+        return ((k, self._port.counter(k)) for k in COUNTER_KEYS)
+
+
+@dataclass(slots=True)
 class PortPhysics:
     name: str
     speed: int  # Mb/s
     neighbor: tuple[str, str] | None = None  # (device, port) from the cabling plan
-    counters: dict[str, RateCounter] = field(default_factory=dict)
+    seed: int = 0
+    since: float = 0.0
+    lossless: tuple[int, ...] = (3,)
+    touched: dict[str, RateCounter] | None = None
     down: bool = False
     flapping_since: float | None = None
+
+    @property
+    def counters(self) -> _Counters:
+        return _Counters(self)
+
+    def default(self, key: str) -> tuple[float, float]:
+        """(base, rate) of a counter nobody has changed yet."""
+        if key.startswith("pfc_"):
+            prio = int(key[-1])
+            rate = PFC_RATE if prio in self.lossless else 0.0
+            return float((self.seed % (1000 if key[4] == "r" else 700)) if rate else 0), rate
+        rate = BASE_RATES[key]
+        if key == "carrier_changes":
+            return 1.0, rate  # the link came up once
+        return float(self.seed % 100_000 if rate else 0), rate
+
+    def counter(self, key: str) -> RateCounter:
+        if self.touched is None:
+            self.touched = {}
+        found = self.touched.get(key)
+        if found is None:
+            base, rate = self.default(key)
+            found = self.touched[key] = RateCounter(base=base, rate=rate, since=self.since)
+        return found
+
+    def value(self, key: str, now: float) -> int:
+        if self.touched is not None and key in self.touched:
+            return self.touched[key].value(now)
+        base, rate = self.default(key)
+        return int(base + rate * max(0.0, now - self.since))
 
     def oper_up(self, now: float, admin_up: bool = True) -> bool:
         if not admin_up or self.down:
@@ -81,7 +142,7 @@ class PortPhysics:
         return True
 
     def read(self, now: float) -> dict[str, int]:
-        return {k: c.value(now) for k, c in sorted(self.counters.items())}
+        return {k: self.value(k, now) for k in sorted(COUNTER_KEYS)}
 
 
 class Physical:
@@ -94,20 +155,13 @@ class Physical:
         self.lossless = sorted(set(lossless))
         self.ports: dict[str, PortPhysics] = {}
         now = clock()
+        lossless_t = tuple(self.lossless)
         for p in ports:
-            port = PortPhysics(name=p["name"], speed=int(p.get("speed", 400_000)),
-                               neighbor=tuple(p["neighbor"]) if p.get("neighbor") else None)  # type: ignore[arg-type]
-            seed = zlib.crc32(f"{device}:{port.name}".encode())
-            for key, rate in BASE_RATES.items():
-                port.counters[key] = RateCounter(base=float(seed % 100_000 if rate else 0), rate=rate, since=now)
-            port.counters["carrier_changes"].base = 1.0  # the link came up once
-            for prio in range(8):
-                rate = PFC_RATE if prio in self.lossless else 0.0
-                port.counters[f"pfc_rx_{prio}"] = RateCounter(base=float(seed % 1000 if rate else 0), rate=rate,
-                                                              since=now)
-                port.counters[f"pfc_tx_{prio}"] = RateCounter(base=float(seed % 700 if rate else 0), rate=rate,
-                                                              since=now)
-            self.ports[port.name] = port
+            neighbor = p.get("neighbor")
+            self.ports[p["name"]] = PortPhysics(
+                name=p["name"], speed=int(p.get("speed", 400_000)),
+                neighbor=(str(neighbor[0]), str(neighbor[1])) if neighbor else None,
+                seed=zlib.crc32(f"{device}:{p['name']}".encode()), since=now, lossless=lossless_t)
 
     def _targets(self, port: str | None) -> list[PortPhysics]:
         if port is None:
@@ -144,14 +198,10 @@ class Physical:
         now = self.clock()
         for p in self.ports.values():
             if p.down or p.flapping_since is not None:
-                p.counters["carrier_changes"].base += 1
+                p.counter("carrier_changes").base += 1
             p.down, p.flapping_since = False, None
-            for key, rate in BASE_RATES.items():
-                p.counters[key].set_rate(now, rate)
-            for prio in range(8):
-                rate = PFC_RATE if prio in self.lossless else 0.0
-                p.counters[f"pfc_rx_{prio}"].set_rate(now, rate)
-                p.counters[f"pfc_tx_{prio}"].set_rate(now, rate)
+            for key, counter in (p.touched or {}).items():
+                counter.set_rate(now, p.default(key)[1])
 
     def snapshot(self, port: str) -> dict[str, int]:
         return self.ports[port].read(self.clock())

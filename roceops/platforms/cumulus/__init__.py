@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 
 
@@ -37,4 +38,4 @@ class CumulusPlatform:
 
 PLATFORM = CumulusPlatform()
 
-__all__ = ["PLATFORM", "CumulusPlatform", "nv_set_conflicts", "nv_set_paths", "render_context"]
+__all__ = ["DRIVER", "PLATFORM", "CumulusPlatform", "nv_set_conflicts", "nv_set_paths", "render_context"]

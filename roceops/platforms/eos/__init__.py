@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.render import config_lines, render_context
 
 
@@ -35,4 +36,4 @@ class EosPlatform:
 
 PLATFORM = EosPlatform()
 
-__all__ = ["PLATFORM", "EosPlatform", "config_lines", "render_context"]
+__all__ = ["DRIVER", "PLATFORM", "EosPlatform", "config_lines", "render_context"]

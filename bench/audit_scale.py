@@ -1,0 +1,78 @@
+"""Bench: audit ~1,000 lab devices, beside a bare loop that only opens a Netmiko session per device and
+runs the same commands. Prints wall time, devices/s and where the time goes.
+
+Goal (issue 6): 1,000 devices in under 20 s on a 2-core machine, within 1.5x of the bare loop.
+Run: python bench/audit_scale.py [SUS] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import lab_fabric, rss_of
+from netmiko import ConnectHandler
+
+from roceops.audit.engine import AuditOptions, run_audit
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import read_overlay, start_lab, stop_lab
+from roceops.plan import plan
+from roceops.platforms.base import get_driver, get_platform
+from roceops.topology.expand import expand
+
+
+def bare_loop(fabric, names: list[str], state: Path, workers: int) -> float:
+    overlay = read_overlay(state)
+    intents = {n: plan(fabric, n) for n in names}
+
+    def one(name: str) -> int:
+        o, intent = overlay[name], intents[name]
+        platform = get_platform(intent.platform)
+        conn = ConnectHandler(device_type=platform.netmiko.device_type, host=o["host"], port=o["port"],
+                              username=o["username"], use_keys=True, key_file=o["key_file"], allow_agent=False,
+                              **platform.netmiko.extras)
+        try:
+            return len(get_driver(intent.platform).collect(conn, intent))
+        finally:
+            conn.disconnect()
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(one, names))
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sus", nargs="?", type=int, default=18)
+    ap.add_argument("--workers", type=int, default=100)
+    args = ap.parse_args()
+    fabric = expand(lab_fabric(args.sus))
+    names = [d.name for d in fabric.devices()]
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "lab"
+        started = start_lab(lab_specs(fabric, configured=True), state, base_address="127.61.0.1")
+        print(f"{len(names)} devices, lab up in {started.seconds:.1f} s ({rss_of(started.pid):.0f} MiB)")
+        try:
+            t0 = time.perf_counter()
+            result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,
+                                                           timeout_s=60))
+            audit_s = time.perf_counter() - t0
+            print(f"roceops audit: {audit_s:.1f} s, {len(names) / audit_s:.0f} devices/s, "
+                  f"{len(result.findings)} findings, exit {result.exit_code}")
+            print("  where the time goes: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.phases.items()))
+            bare_s = bare_loop(fabric, names, state, args.workers)
+            print(f"bare netmiko loop, same commands: {bare_s:.1f} s ({len(names) / bare_s:.0f} devices/s)")
+            print(f"ratio audit / bare loop: {audit_s / bare_s:.2f}x; lab RSS {rss_of(started.pid):.0f} MiB")
+        finally:
+            stop_lab(state)
+
+
+if __name__ == "__main__":
+    main()

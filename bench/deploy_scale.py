@@ -1,0 +1,57 @@
+"""Bench: deploy --commit to ~500 lab devices (fresh, unconfigured); prints wall time and per-device time.
+
+Run: python bench/deploy_scale.py [SUS] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import lab_fabric, rss_of
+
+from roceops.deploy.engine import DeployOptions, deploy
+from roceops.journal import Journal
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import start_lab, stop_lab
+from roceops.topology.expand import expand
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sus", nargs="?", type=int, default=12)
+    ap.add_argument("--nodes", type=int, default=32)
+    ap.add_argument("--workers", type=int, default=64)
+    args = ap.parse_args()
+    fabric = expand(lab_fabric(args.sus, nodes_per_su=args.nodes))
+    names = [d.name for d in fabric.devices()]
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "lab"
+        started = start_lab(lab_specs(fabric), state, base_address="127.62.0.1")
+        journal = Journal(Path(tmp) / "journal.sqlite")
+        try:
+            run_id = journal.start_run("deploy", fabric.intent.name, "bench", {})
+            t0 = time.perf_counter()
+            report = deploy(fabric, names, DeployOptions(commit=True, workers=args.workers, lab_dir=state,
+                                                         quiet=True, timeout_s=120), journal, run_id)
+            wall = time.perf_counter() - t0
+            per = [o.seconds for o in report.outcomes.values()]
+            counts: dict[str, int] = {}
+            for o in report.outcomes.values():
+                counts[o.status] = counts.get(o.status, 0) + 1
+            print(f"{len(names)} devices: deploy --commit in {wall:.1f} s ({len(names) / wall:.1f} devices/s); "
+                  f"per device median {statistics.median(per):.2f} s, p95 {sorted(per)[int(len(per) * .95)]:.2f} s; "
+                  f"{counts}; lab RSS {rss_of(started.pid):.0f} MiB")
+        finally:
+            journal.close()
+            stop_lab(state)
+
+
+if __name__ == "__main__":
+    main()

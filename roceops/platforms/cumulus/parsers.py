@@ -1,0 +1,402 @@
+"""Pure parsers for Cumulus Linux NVUE output (text tables, ``-o json``, ``nv config show -o commands``).
+
+Text tables (layouts of the captures in ``shared/fixtures/cumulus``): NVUE prints a key/value
+table (indented keys, ``operational``/``applied``/``description`` columns, widths from the dashes
+row) followed by titled tables (``Title`` / ``=====`` / header / dashes / rows). :func:`parse_tables`
+reads both by column position, so empty cells are kept; every specific parser builds on it.
+
+JSON shapes (NVUE's ``-o json`` is not publicly captured; the lab prints these, keys are the text
+labels; a real switch that differs fails loudly in :func:`load_json`, never silently):
+
+``nv show interface -o json``::
+
+    {"swp1": {"type": "swp", "description": "...", "ip": {"address": {"10.0.0.0/31": {}}},
+              "link": {"admin-status": "up", "oper-status": "up", "state": "up", "speed": "400G",
+                       "mtu": 9216, "stats": {"carrier-transitions": 1, "in-pkts": 0, "out-pkts": 0,
+                                              "in-errors": 0, "out-errors": 0, "in-drops": 0, ...}},
+              "lldp": {"neighbor": {"<system name>": {"port": {"name": "<port>"}}}}}, ...}
+
+``nv show vrf default router bgp neighbor -o json``::
+
+    {"10.1.0.16": {"remote-as": 4200100000, "state": "established", "type": "numbered",
+                   "description": "spine01", "interface": "swp5"}, ...}
+
+``nv show system -o json``: ``{"hostname": ..., "build": "Cumulus Linux 5.14.0", "uptime": <s>, ...}``.
+
+Sizes come back in bytes (``146.48 KB`` -> 149996, ``25000 B`` -> 25000, ``inf``/``n/a`` -> None).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_DASHES = re.compile(r"^\s*-+( +-+)*\s*$")
+_TITLE_RULE = re.compile(r"^\s*=+\s*$")
+_UNITS = {"B": 1, "BYTES": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+
+
+class ParseError(ValueError):
+    """Output that does not have the expected shape (the message names the command's table)."""
+
+
+@dataclass
+class Table:
+    title: str | None
+    header: list[str]
+    rows: list[list[str]]
+    indents: list[int] = field(default_factory=list)  # indentation of each row's first cell
+
+    def records(self) -> list[dict[str, str]]:
+        return [dict(zip(self.header, row, strict=True)) for row in self.rows]
+
+
+def _spans(dash_line: str) -> list[int]:
+    return [m.start() for m in re.finditer(r"-+", dash_line)]
+
+
+def _cut(line: str, starts: list[int]) -> list[str]:
+    cells = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else None
+        cells.append(line[start:end] if end is not None else line[start:])
+    return cells
+
+
+def parse_tables(text: str) -> list[Table]:
+    """Every table in an NVUE text output, in order (key/value tables have ``title=None``)."""
+    lines = text.replace("\r", "").split("\n")
+    n = len(lines)
+
+    def is_title(i: int) -> bool:
+        return i + 1 < n and bool(lines[i].strip()) and bool(_TITLE_RULE.match(lines[i + 1]))
+
+    tables: list[Table] = []
+    title: str | None = None
+    i = 0
+    while i < n:
+        if is_title(i):
+            title, i = lines[i].strip(), i + 2
+            continue
+        if _DASHES.match(lines[i]) and lines[i].strip():
+            starts = _spans(lines[i])
+            header = [c.strip() for c in _cut(lines[i - 1], starts)] if i > 0 else [""] * len(starts)
+            table = Table(title, header, [])
+            j = i + 1
+            while j < n and not is_title(j) and not (j + 1 < n and _DASHES.match(lines[j + 1]) and lines[j + 1]
+                                                        .strip()):
+                if lines[j].strip():
+                    cells = _cut(lines[j], starts)
+                    first = lines[j][starts[0]:starts[1] if len(starts) > 1 else None]
+                    table.indents.append(len(first) - len(first.lstrip()))
+                    table.rows.append([c.strip() for c in cells])
+                j += 1
+            tables.append(table)
+            title, i = None, j
+            continue
+        i += 1
+    return tables
+
+
+def kv_entries(table: Table) -> list[tuple[str, list[str]]]:
+    """Rows of a key/value table as (dotted path from the indentation, value cells)."""
+    stack: list[tuple[int, str]] = []
+    out = []
+    for indent, row in zip(table.indents, table.rows, strict=True):
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = ".".join([k for _, k in stack] + [row[0]])
+        stack.append((indent, row[0]))
+        out.append((path, row[1:]))
+    return out
+
+
+def _kv(text: str, what: str) -> dict[str, list[str]]:
+    tables = parse_tables(text)
+    if not tables or tables[0].title is not None:
+        raise ParseError(f"{what}: no key/value table")
+    return {path: cells for path, cells in kv_entries(tables[0])}
+
+
+def _titled(text: str, title: str, what: str) -> Table:
+    for t in parse_tables(text):
+        if t.title == title:
+            return t
+    raise ParseError(f"{what}: no '{title}' table")
+
+
+def size_bytes(text: str) -> int | None:
+    """``146.48 KB`` -> 149996, ``25000 B`` -> 25000, ``0 Bytes`` -> 0; ``inf``/``n/a``/``-``/empty -> None.
+
+    >>> size_bytes("146.48 KB"), size_bytes("25000 B"), size_bytes("1.43 MB"), size_bytes("inf")
+    (149996, 25000, 1499464, None)
+    """
+    m = re.fullmatch(r"\s*([\d.]+)\s*([A-Za-z]*)\s*", text or "")
+    if not m:
+        return None
+    unit = m.group(2).upper() or "B"
+    if unit not in _UNITS:
+        return None
+    return round(float(m.group(1)) * _UNITS[unit])
+
+
+def number(text: str) -> int | None:
+    text = (text or "").strip()
+    return int(text) if re.fullmatch(r"\d+", text) else None
+
+
+def int_list(text: str) -> list[int]:
+    """``0,3`` -> [0, 3]; ``-``/empty -> []."""
+    return [int(x) for x in re.findall(r"\d+", text or "")] if (text or "").strip() not in ("", "-") else []
+
+
+# --------------------------------------------------------------------------- qos (global)
+
+
+def parse_qos_roce(text: str) -> dict[str, Any]:
+    """``nv show qos roce``: preset state, PFC/ECN summary, trust and the mapping/ETS/pool tables."""
+    kv = _kv(text, "nv show qos roce")
+
+    def op(key: str) -> str:
+        return kv.get(key, ["", ""])[0]
+
+    mapping = _titled(text, "RoCE PCP/DSCP->SP mapping configurations", "nv show qos roce")
+    ets = _titled(text, "RoCE SP->TC mapping and ETS configurations", "nv show qos roce")
+    dscp_to_sp: dict[int, int] = {}
+    pcp_to_sp: dict[int, int] = {}
+    for rec in mapping.records():
+        sp = int(rec["switch-prio"])
+        dscp_to_sp.update({d: sp for d in int_list(rec["dscp"])})
+        pcp_to_sp.update({p: sp for p in int_list(rec["pcp"])})
+    sp_to_tc, scheduler = {}, {}
+    for rec in ets.records():
+        sp, tc = int(rec["switch-prio"]), int(rec["traffic-class"])
+        sp_to_tc[sp] = tc
+        scheduler[tc] = parse_scheduler_weight(rec["scheduler-weight"])
+    pools = []
+    for t in parse_tables(text):
+        if t.title == "RoCE pool config":
+            pools = [{"name": r["name"], "mode": r["mode"], "size": r["size"],
+                      "switch-priorities": int_list(r["switch-priorities"]),
+                      "traffic-class": int_list(r["traffic-class"])} for r in t.records()]
+    applied = kv.get("enable", ["", ""])
+    return {
+        "enable": (applied[1] if len(applied) > 1 else "") or op("enable"),
+        "mode": op("mode") or (kv.get("mode", ["", ""])[1] if len(kv.get("mode", [])) > 1 else ""),
+        "pfc": {"pfc-priority": int_list(op("pfc.pfc-priority")), "rx-enabled": op("pfc.rx-enabled") == "enabled",
+                "tx-enabled": op("pfc.tx-enabled") == "enabled", "cable-length": number(op("pfc.cable-length"))},
+        "congestion-control": {"congestion-mode": op("congestion-control.congestion-mode"),
+                               "enabled-tc": int_list(op("congestion-control.enabled-tc")),
+                               "min-threshold": size_bytes(op("congestion-control.min-threshold")),
+                               "max-threshold": size_bytes(op("congestion-control.max-threshold")),
+                               "probability": number(op("congestion-control.probability"))},
+        "trust-mode": op("trust.trust-mode"),
+        "lldp-app-tlv": {"priority": number(op("lldp-app-tlv.priority")),
+                         "protocol-id": number(op("lldp-app-tlv.protocol-id")),
+                         "selector": op("lldp-app-tlv.selector")},
+        "dscp_to_sp": dict(sorted(dscp_to_sp.items())),
+        "pcp_to_sp": dict(sorted(pcp_to_sp.items())),
+        "sp_to_tc": dict(sorted(sp_to_tc.items())),
+        "scheduler": dict(sorted(scheduler.items())),
+        "pools": pools,
+    }
+
+
+def parse_scheduler_weight(label: str) -> dict[str, Any]:
+    """``DWRR-50%`` / ``dwrr-50%`` -> dwrr 50; ``strict-priority`` / ``strict priority`` -> strict.
+
+    >>> parse_scheduler_weight("DWRR-50%"), parse_scheduler_weight("strict priority")
+    ({'mode': 'dwrr', 'weight': 50}, {'mode': 'strict', 'weight': None})
+    """
+    m = re.fullmatch(r"(?i)dwrr-(\d+)%", label.strip())
+    if m:
+        return {"mode": "dwrr", "weight": int(m.group(1))}
+    if label.strip().lower().replace("-", " ") == "strict priority":
+        return {"mode": "strict", "weight": None}
+    raise ParseError(f"unknown scheduler-weight {label!r}")
+
+
+def parse_qos_pfc(text: str) -> dict[str, Any]:
+    """``nv show qos pfc <profile>`` -> operational values (and ``applied`` for the set)."""
+    tables = parse_tables(text)
+    if not tables:
+        raise ParseError("nv show qos pfc: no table")
+    out: dict[str, Any] = {"switch-priority": [], "applied-switch-priority": []}
+    for path, cells in kv_entries(tables[0]):
+        op, applied = cells[0], cells[1] if len(cells) > 1 else ""
+        if path == "[switch-priority]":
+            out["switch-priority"] += int_list(op)
+            out["applied-switch-priority"] += int_list(applied)
+        elif path in ("rx", "tx"):
+            out[path] = op == "enable"
+        elif path == "cable-length":
+            out[path] = number(op)
+        elif path in ("port-buffer", "xoff-threshold", "xon-threshold"):
+            out[path] = size_bytes(op)
+    return out
+
+
+def parse_qos_congestion_control(text: str) -> dict[int, dict[str, Any]]:
+    """``nv show qos congestion-control <profile>`` -> traffic class -> ECN/RED/thresholds."""
+    table = _titled(text, "ECN Configurations", "nv show qos congestion-control")
+    return {int(r["traffic-class"]): {"ecn": r["ECN"] == "enable", "red": r["RED"] == "enable",
+                                      "min": size_bytes(r["Min Th"]), "max": size_bytes(r["Max Th"]),
+                                      "probability": number(r["Probability"])} for r in table.records()}
+
+
+def parse_qos_egress_queue_mapping(text: str) -> dict[int, int]:
+    """``nv show qos egress-queue-mapping <profile>`` -> switch priority -> traffic class."""
+    table = _titled(text, "SP->TC mapping configuration", "nv show qos egress-queue-mapping")
+    return {int(r["switch-priority"]): int(r["traffic-class"]) for r in table.records()}
+
+
+# --------------------------------------------------------------------------- per interface
+
+
+def parse_pfc_watchdog(text: str) -> dict[str, Any]:
+    """``nv show interface <swp> qos pfc-watchdog`` -> state and per-TC status/deadlock-count."""
+    tables = parse_tables(text)
+    if not tables:
+        raise ParseError("nv show interface qos pfc-watchdog: no table")
+    kv = dict(kv_entries(tables[0]))
+    state = kv.get("state", [""])
+    status = {}
+    for t in tables[1:]:
+        if t.title and t.title.startswith("PFC WD Status"):
+            status = {int(r["traffic-class"]): {"status": r["status"], "deadlock-count": number(r["deadlock-count"])}
+                      for r in t.records()}
+    return {"state": state[0], "applied": state[1] if len(state) > 1 else "", "status": status}
+
+
+def parse_counters_qos(text: str) -> dict[str, Any]:
+    """``nv show interface <swp> counters qos`` -> ingress PGs, egress TCs, PFC per SP, port counters."""
+    what = "nv show interface counters qos"
+    ingress = {int(r["priority-group"]): {"rx-frames": number(r["rx-frames"]),
+                                          "rx-buffer-discards": size_bytes(r["rx-buffer-discards"]),
+                                          "rx-shared-buffer-discards": size_bytes(r["rx-shared-buffer-discards"])}
+               for r in _titled(text, "Ingress Buffer Statistics", what).records()}
+    egress = {int(r["traffic-class"]): {"tx-frames": number(r["tx-frames"]), "tx-bytes": size_bytes(r["tx-bytes"]),
+                                        "tx-uc-buffer-discards": size_bytes(r["tx-uc-buffer-discards"]),
+                                        "wred-discards": number(r["wred-discards"])}
+              for r in _titled(text, "Egress Queue Statistics", what).records()}
+    pfc = {int(r["switch-priority"]): {k: number(r[k]) for k in ("rx-pause-frames", "rx-pause-duration",
+                                                                 "tx-pause-frames", "tx-pause-duration")}
+           for r in _titled(text, "PFC Statistics", what).records()}
+    port = {r["Counter"]: {"rx": number(r["Receive"]), "tx": number(r["Transmit"])}
+            for r in _titled(text, "Qos Port Statistics", what).records()}
+    return {"ingress": ingress, "egress": egress, "pfc": pfc, "port": port}
+
+
+def parse_counters_errors(text: str) -> dict[str, dict[str, int | None]]:
+    """``nv show interface <swp> counters errors`` -> counter -> {rx, tx} (``n/a`` -> None)."""
+    tables = parse_tables(text)
+    if not tables or "Counter" not in tables[0].header:
+        raise ParseError("nv show interface counters errors: no Counter table")
+    return {r["Counter"]: {"rx": number(r["Receive"]), "tx": number(r["Transmit"])} for r in tables[0].records()}
+
+
+def parse_roce_counters(text: str) -> dict[str, int | None]:
+    """``nv show interface <swp> qos roce counters`` -> ``group.sub.counter`` -> value (sizes in bytes)."""
+    tables = parse_tables(text)
+    if not tables:
+        raise ParseError("nv show interface qos roce counters: no table")
+    return {path: size_bytes(cells[0]) for path, cells in kv_entries(tables[0]) if cells and cells[0]}
+
+
+def parse_roce_status(text: str) -> dict[str, Any]:
+    """``nv show interface <swp> qos roce status`` -> operational settings, mapping, ETS and pool status."""
+    what = "nv show interface qos roce status"
+    kv = _kv(text, what)
+
+    def op(key: str) -> str:
+        return kv.get(key, [""])[0]
+
+    mapping = {r[""]: {"pcp": int_list(r["pcp"]), "dscp": int_list(r["dscp"]), "switch-prio": number(r["switch-prio"])}
+               for r in _titled(text, "RoCE PCP/DSCP->SP mapping configurations", what).records()}
+    ets = {r[""]: {"switch-prio": number(r["switch-prio"]), "traffic-class": number(r["traffic-class"]),
+                   **parse_scheduler_weight(r["scheduler-weight"])}
+           for r in _titled(text, "RoCE SP->TC mapping and ETS configurations", what).records()}
+    pools = [{"name": r["name"], "mode": r["mode"], "pool-id": number(r["pool-id"]),
+              "switch-priorities": int_list(r["switch-priorities"]), "traffic-class": int_list(r["traffic-class"]),
+              "size": size_bytes(r["size"]), "current-usage": size_bytes(r["current-usage"]),
+              "max-usage": size_bytes(r["max-usage"])}
+             for r in _titled(text, "RoCE Pool Status", what).records()]
+    return {
+        "mode": op("mode"),
+        "congestion-mode": op("congestion-control.congestion-mode"),
+        "enabled-tc": int_list(op("congestion-control.enabled-tc")),
+        "min-threshold": size_bytes(op("congestion-control.min-threshold")),
+        "max-threshold": size_bytes(op("congestion-control.max-threshold")),
+        "probability": number(op("congestion-control.probability")),
+        "pfc-priority": int_list(op("pfc.pfc-priority")),
+        "rx-enabled": op("pfc.rx-enabled") in ("yes", "enabled"),
+        "tx-enabled": op("pfc.tx-enabled") in ("yes", "enabled"),
+        "trust-mode": op("trust.trust-mode"),
+        "mapping": mapping, "ets": ets, "pools": pools,
+    }
+
+
+def parse_ber_view(text: str) -> dict[str, dict[str, Any]]:
+    """``nv show interface --view ber`` -> interface -> BERs (strings) and error counts."""
+    tables = parse_tables(text)
+    if not tables or "Interface" not in tables[0].header:
+        raise ParseError("nv show interface --view ber: no Interface table")
+    return {r["Interface"]: {"eff-ber": r["Eff-BER"], "raw-ber": r["Raw-BER"], "sym-ber": r["Sym-BER"],
+                             "sym-errs": number(r["Sym-Errs"]), "eff-errs": number(r["Eff-Errs"])}
+            for r in tables[0].records()}
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def load_json(text: str, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        first = text.strip().splitlines()[0][:120] if text.strip() else "(empty)"
+        raise ParseError(f"{what}: not JSON ({exc.msg}): {first}") from None
+    if not isinstance(data, dict):
+        raise ParseError(f"{what}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
+    """``nv show interface -o json`` -> name -> {oper_up, admin_up, speed (Mb/s), mtu, stats, lldp, addresses}."""
+    out = {}
+    for name, entry in load_json(text, "nv show interface -o json").items():
+        if not isinstance(entry, dict):
+            raise ParseError(f"nv show interface -o json: entry {name!r} is not an object")
+        link = entry.get("link") or {}
+        neighbors = ((entry.get("lldp") or {}).get("neighbor") or {})
+        lldp = None
+        for system, nb in neighbors.items():
+            port = (nb.get("port") or {}).get("name") if isinstance(nb, dict) else None
+            lldp = (system, port or "")
+            break
+        out[name] = {"oper_up": link.get("oper-status") == "up" if "oper-status" in link else None,
+                     "admin_up": link.get("admin-status") == "up" if "admin-status" in link else None,
+                     "speed": speed_mbps(str(link.get("speed", ""))), "mtu": link.get("mtu"),
+                     "stats": dict(link.get("stats") or {}), "lldp": lldp,
+                     "addresses": sorted(((entry.get("ip") or {}).get("address") or {}).keys()),
+                     "description": entry.get("description", "")}
+    return out
+
+
+def speed_mbps(text: str) -> int | None:
+    """``400G`` -> 400000, ``2500M`` -> 2500; anything else -> None."""
+    m = re.fullmatch(r"(\d+)([GM])", text.strip())
+    if not m:
+        return None
+    return int(m.group(1)) * (1000 if m.group(2) == "G" else 1)
+
+
+def parse_bgp_neighbors_json(text: str) -> dict[str, dict[str, Any]]:
+    """``nv show vrf <vrf> router bgp neighbor -o json`` -> ip -> {state, remote-as, ...}."""
+    data = load_json(text, "nv show vrf router bgp neighbor -o json")
+    return {ip: nb for ip, nb in data.items() if isinstance(nb, dict)}
+
+
+def parse_system_json(text: str) -> dict[str, Any]:
+    return load_json(text, "nv show system -o json")

@@ -1,0 +1,311 @@
+"""Arista EOS driver: hier_config remediation, ``configure session`` + ``commit timer`` transactions, audit collection.
+
+Pure side (no I/O): :meth:`EosDriver.plan_change` diffs the device's running-config against the rendered
+``config.eos`` with hier_config, restricted to what roceops manages (hostname, ``service routing protocols
+model``, ``ip routing``, ``qos map ...``, global ``priority-flow-control ...`` lines, the intent's interfaces
+and Loopback0, ``router bgp``); management, users and every other section are never touched. The intended
+config is first put in the form EOS displays (:func:`display_form`: defaults EOS hides are dropped), so an
+applied config diffs to nothing. :meth:`plan_restore` diffs the whole config (it is a restore).
+
+Device side, commands sent (all from privileged exec, ``enable`` first when the login lands at ``>``):
+
+* read: ``show running-config``
+* apply: ``configure session <txn>``, the payload lines (stopping at the first ``%`` error line), then
+  ``commit timer hh:mm:ss``
+* confirm: ``show configuration sessions | json`` (the session must be ``pendingCommitTimer``),
+  ``configure session <txn> commit``, ``show configuration sessions | json`` again (nothing pending), then
+  ``show running-config`` (must equal what the timed commit applied) and ``write memory``
+* abort: ``configure session <txn> abort`` when it is still pending (a timer that ran out has already
+  reverted), then ``show running-config``; if that is not the backup, a new session with
+  ``rollback clean-config`` + the backup's lines + ``commit``, read back again
+* collect: ``show running-config`` and the ``| json`` set in :data:`COLLECT`
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any, ClassVar
+
+from hier_config import HConfig, WorkflowRemediation
+
+from roceops.plan.model import SwitchIntent
+from roceops.platforms.driver import (
+    BgpSession,
+    Change,
+    ConfirmNotTaken,
+    DriverError,
+    Intent,
+    LldpNeighbor,
+    OperState,
+    PortOper,
+    Snapshot,
+)
+from roceops.platforms.eos import parsers as p
+from roceops.platforms.eos.render import LOOPBACK, config_lines
+from roceops.render.engine import RenderedDevice
+
+INDENT = "   "
+PROMPT_END = re.compile(r"(?:^|\n)([\w.\-]+(?:\([\w./\-]+\))?[>#]) ?$")
+COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
+           p.CMD_VERSION)
+MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
+                    "priority-flow-control ", "router bgp ")
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def display_form(hc: HConfig) -> HConfig:
+    """``hc`` as EOS prints it once applied (same rules as the lab's :mod:`roceops.platforms.eos.lab_tree`):
+    interface ``no shutdown``/``switchport`` and tx-queue ``priority strict`` are defaults EOS does not show, an
+    all-default ``tx-queue`` is not shown, ``qos map dscp`` lines are regrouped one per traffic class."""
+    for intf in [c for c in hc.children if c.text.startswith("interface ")]:
+        for child in list(intf.children):
+            if child.text in ("no shutdown", "switchport"):
+                child.delete()
+            elif child.text.startswith("tx-queue "):
+                for q in list(child.children):
+                    if q.text == "priority strict":
+                        q.delete()
+                if not child.children:
+                    child.delete()
+    maps = [c for c in hc.children if c.text.startswith("qos map dscp ")]
+    if maps:
+        table: dict[int, int] = {}
+        for c in maps:
+            m = re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d+)", c.text)
+            if m:
+                table.update(dict.fromkeys((int(d) for d in m.group(1).split()), int(m.group(2))))
+                c.delete()
+        for tc in sorted(set(table.values())):
+            hc.add_child(f"qos map dscp {' '.join(str(d) for d in sorted(k for k, v in table.items() if v == tc))}"
+                         f" to traffic-class {tc}")
+    return hc
+
+
+def _managed(intent: SwitchIntent, intended: HConfig) -> set[str]:
+    return {f"interface {name}" for name in intent.ports} | {f"interface {LOOPBACK}"} | {
+        c.text for c in intended.children}
+
+
+def _lines(hc: HConfig) -> list[str]:
+    """A remediation tree as the ordered CLI lines a session is fed (``exit`` when leaving a sub-mode)."""
+    return config_lines(_text(hc), with_exits=True)
+
+
+def _text(hc: HConfig) -> str:
+    return "".join(f"{INDENT * (c.depth() - 1)}{c.text}\n" for c in hc.all_children_sorted())
+
+
+def _change(running: HConfig, target: HConfig) -> Change:
+    remediation = WorkflowRemediation(running, target).remediation_config
+    lines = _lines(remediation)
+    removes = sum(1 for c in remediation.all_children() if c.text.startswith("no "))
+    adds = sum(1 for c in remediation.all_children() if not c.text.startswith("no ") and not c.children)
+    return Change(diff=_text(remediation), payload=lines, summary={"add": adds, "remove": removes})
+
+
+def hms(seconds: int) -> str:
+    """``commit timer`` argument.
+
+    >>> hms(300), hms(2), hms(3725)
+    ('00:05:00', '00:00:02', '01:02:05')
+    """
+    seconds = max(1, int(seconds))
+    return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def _first_error(output: str) -> str | None:
+    return next((ln.strip() for ln in output.splitlines() if ln.startswith("%")), None)
+
+
+class EosDriver:
+    """The EOS room's :class:`roceops.platforms.driver.Driver`."""
+
+    confirm_command: ClassVar[str] = "configure session {txn} commit"
+    read_timeout: ClassVar[float] = 60.0
+
+    def __init__(self) -> None:
+        self._applied: dict[tuple[int, str], str] = {}  # (connection, txn) -> running-config the timed commit made
+        self._lock = threading.Lock()
+
+    # ---- pure
+
+    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+        if not isinstance(intent, SwitchIntent):
+            raise TypeError("the EOS driver manages switches only")
+        intended = display_form(p.hconfig(rendered.files["config.eos"]))
+        running = p.hconfig(current.text)
+        keep = _managed(intent, intended)
+        for child in list(running.children):
+            if child.text not in keep and not child.text.startswith(MANAGED_PREFIXES):
+                child.delete()
+        return _change(running, intended)
+
+    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+        return _change(p.hconfig(current.text), p.hconfig(backup.text))
+
+    def expected(self, intent: Intent) -> Intent:
+        return p.expected_intent(intent) if isinstance(intent, SwitchIntent) else intent
+
+    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
+        if not isinstance(intent, SwitchIntent):
+            raise TypeError("the EOS driver manages switches only")
+        return p.observe_config(outputs[p.CMD_RUNNING], intent)
+
+    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+        intfs = p.parse_interfaces_json(outputs[p.CMD_INTERFACES]) if p.CMD_INTERFACES in outputs else {}
+        pfc = p.parse_pfc_counters_json(outputs[p.CMD_PFC]) if p.CMD_PFC in outputs else {}
+        wd = p.parse_pfc_watchdog_json(outputs[p.CMD_PFC_WATCHDOG]) if p.CMD_PFC_WATCHDOG in outputs else None
+        ecn = p.parse_ecn_counters_json(outputs[p.CMD_ECN]) if p.CMD_ECN in outputs else {}
+        lossless = list(intent.qos.lossless_priorities) if isinstance(intent, SwitchIntent) else []
+        ports: dict[str, PortOper] = {}
+        for name in getattr(intent, "ports", {}):
+            i = intfs.get(name)
+            if i is None and name not in pfc:
+                continue
+            counters = dict(i["counters"]) if i else {}
+            if name in pfc:
+                per = pfc[name]["priorities"]
+                if per:
+                    for prio, (rx, tx) in per.items():
+                        counters[f"pfc_rx_{prio}"], counters[f"pfc_tx_{prio}"] = rx, tx
+                elif len(lossless) == 1:  # ANTA's shape has totals only: they are the lossless priority's
+                    counters[f"pfc_rx_{lossless[0]}"], counters[f"pfc_tx_{lossless[0]}"] = pfc[name]["rx"], pfc[name][
+                        "tx"]
+            if wd is not None:
+                counters["pfcwd_storms"] = wd.get(name, 0)
+            if name in ecn:
+                counters["ecn_marked"] = sum(v for v in ecn[name].values() if v)
+            ports[name] = PortOper(name=name, oper_up=i["oper_up"] if i else None, speed=i["speed"] if i else None,
+                                   mtu=i["mtu"] if i else None, counters=counters)
+        lldp = {port: LldpNeighbor(device=dev, port=rport)
+                for port, (dev, rport) in (p.parse_lldp_json(outputs[p.CMD_LLDP]).items()
+                                           if p.CMD_LLDP in outputs else [])}
+        bgp = {}
+        if p.CMD_BGP in outputs:
+            bgp = {ip: BgpSession(state=s["state"], remote_asn=s["remote_asn"])
+                   for ip, s in p.parse_bgp_summary_json(outputs[p.CMD_BGP])["peers"].items()}
+        version = p.parse_version_json(outputs[p.CMD_VERSION])["version"] if p.CMD_VERSION in outputs else None
+        return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=version)
+
+    # ---- device I/O
+
+    def _send(self, conn: Any, command: str) -> str:
+        """Send one line and read up to the next prompt; return the output without echo and prompt.
+
+        Netmiko's own read loops cannot tell a reset connection from a slow device (they wait for the full
+        timeout), so this loop also watches the SSH transport and fails at once when it is gone.
+        """
+        conn.write_channel(conn.normalize_cmd(command))
+        buf = ""
+        deadline = time.monotonic() + self.read_timeout
+        while True:
+            chunk = conn.read_channel()
+            if chunk:
+                buf += chunk
+                text = buf.replace("\r\n", "\n").replace("\r", "")
+                if (m := PROMPT_END.search(text)) and "\n" in text[: m.start() + 1]:
+                    first, _, rest = text[: m.start()].partition("\n")
+                    return rest if first.strip() == command.strip() else text[: m.start()]
+            elif not _alive(conn):
+                raise DriverError(f"connection to the device lost while running {command.split()[0]!r}")
+            if time.monotonic() > deadline:
+                raise DriverError(f"no prompt within {self.read_timeout:g} s after {command!r}")
+            time.sleep(0.002)
+
+    def _privileged(self, conn: Any) -> None:
+        """Privileged exec (``#``), leaving any config mode (an open session stays pending)."""
+        prompt = conn.find_prompt()
+        if ")#" in prompt:
+            self._send(conn, "end")
+        elif prompt.endswith(">"):
+            conn.enable()
+
+    def _sessions(self, conn: Any) -> dict[str, dict[str, Any]]:
+        return p.parse_sessions_json(self._send(conn, p.CMD_SESSIONS))
+
+    def read_config(self, conn: Any) -> Snapshot:
+        self._privileged(conn)
+        out = self._send(conn, p.CMD_RUNNING)
+        if (err := _first_error(out)) or "\nend" not in f"\n{out}":
+            raise DriverError(f"show running-config failed: {err or 'output incomplete'}")
+        return Snapshot(format="eos_cli", text=out.strip() + "\n")
+
+    def _session_lines(self, conn: Any, session: str, lines: list[str]) -> None:
+        """Enter configuration session ``session`` and send ``lines``, stopping at the first EOS error."""
+        for line in [f"configure session {session}", *lines]:
+            if err := _first_error(self._send(conn, line)):
+                raise DriverError(f"EOS refused {line[:80]!r}: {err}")
+
+    def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
+        self._privileged(conn)
+        self._session_lines(conn, txn, list(change.payload))
+        out = self._send(conn, f"commit timer {hms(confirm_timeout_s)}")
+        if err := _first_error(out):
+            raise DriverError(f"commit timer refused: {err}")
+        conn.set_base_prompt()  # the hostname may have changed
+        applied = self.read_config(conn).text
+        with self._lock:
+            self._applied[(id(conn), txn)] = applied
+
+    def confirm(self, conn: Any, txn: str) -> None:
+        with self._lock:
+            applied = self._applied.pop((id(conn), txn), None)
+        self._privileged(conn)
+        state = self._sessions(conn).get(txn, {}).get("state")
+        if state != "pendingCommitTimer":
+            raise ConfirmNotTaken(f"session {txn} is {state or 'gone'}, not waiting for confirmation "
+                                  "(the commit timer ran out and EOS reverted the change)")
+        out = self._send(conn, self.confirm_command.format(txn=txn))
+        if err := _first_error(out):
+            raise ConfirmNotTaken(f"configure session {txn} commit refused: {err}")
+        after = self._sessions(conn).get(txn, {}).get("state")
+        if after in ("pending", "pendingCommitTimer"):
+            raise ConfirmNotTaken(f"session {txn} is still {after} after the confirming commit")
+        if applied is not None and self.read_config(conn).text != applied:
+            raise ConfirmNotTaken("running-config after the confirming commit is not what the timed commit applied")
+        out = self._send(conn, "write memory")
+        if err := _first_error(out):
+            raise DriverError(f"change confirmed but not saved to startup-config: {err}")
+
+    def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
+        with self._lock:
+            self._applied.pop((id(conn), txn), None)
+        self._privileged(conn)
+        sessions = self._sessions(conn)
+        if sessions.get(txn, {}).get("state") in ("pending", "pendingCommitTimer"):
+            out = self._send(conn, f"configure session {txn} abort")
+            if err := _first_error(out):
+                raise DriverError(f"configure session {txn} abort: {err}")
+        if self.read_config(conn).text.strip() == backup.text.strip():
+            return
+        # Not at the backup (committed without a timer, changed meanwhile...): replace the whole config with it.
+        session = f"{txn}-restore"
+        if sessions.get(session, {}).get("state") in ("pending", "pendingCommitTimer"):
+            self._send(conn, f"configure session {session} abort")
+        lines = [ln for ln in config_lines(backup.text) if ln != "end"]
+        self._session_lines(conn, session, ["rollback clean-config", *lines])
+        out = self._send(conn, "commit")
+        if err := _first_error(out):
+            raise DriverError(f"restore commit refused: {err}")
+        conn.set_base_prompt()
+        if self.read_config(conn).text.strip() != backup.text.strip():
+            raise DriverError("running-config still differs from the backup after a full restore")
+
+    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
+        self._privileged(conn)
+        return {cmd: self._send(conn, cmd) for cmd in COLLECT}
+
+
+def _alive(conn: Any) -> bool:
+    channel = getattr(conn, "remote_conn", None)
+    transport = channel.get_transport() if channel is not None and hasattr(channel, "get_transport") else None
+    if transport is None:
+        return channel is not None
+    return bool(transport.is_active()) and not channel.closed
+
+
+DRIVER = EosDriver()

@@ -1,0 +1,560 @@
+"""What the simulated EOS switch prints for its show commands, text and ``| json``, built on demand from state.
+
+Layouts follow the captures in ``shared/fixtures/eos`` (``show interfaces status`` without the Flags column,
+``show interfaces counters queue detail``) and JSON keys follow ANTA's test data (platforms.md section 3.6).
+Shapes with no public capture are marked "(lab shape)" where they are built.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import re
+import time
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from roceops.platforms.eos.lab_tree import (
+    EOS_VERSION,
+    Node,
+    hostname_of,
+    normalize_ifname,
+    running_config_text,
+    short_ifname,
+)
+from roceops.platforms.eos.render import SPEED_KEYWORDS, natural_key
+
+if TYPE_CHECKING:
+    from roceops.platforms.eos.lab import EosCli, EosState
+
+UNCONVERTED = "% This is an unconverted command"
+SPEED_OF_KEYWORD = {kw: mbps for mbps, kw in SPEED_KEYWORDS.items()} | {"400g-4": 400_000, "100g-4": 100_000,
+                                                                        "100g-2": 100_000, "200g-2": 200_000}
+MEDIA = {800_000: "800GBASE-CR8", 400_000: "400GBASE-CR8", 200_000: "200GBASE-CR4", 100_000: "100GBASE-CR4",
+         50_000: "50GBASE-CR", 40_000: "40GBASE-CR4", 25_000: "25GBASE-CR", 10_000: "10GBASE-CR"}
+_ALIASES = {"run": "running-config", "running": "running-config", "int": "interfaces", "interface": "interfaces",
+            "ver": "version", "stat": "status", "conf": "configuration", "config": "configuration"}
+
+
+def needs_privilege(tokens: list[str]) -> bool:
+    words = [_ALIASES.get(t, t) for t in tokens[1:3]]
+    return bool(words) and words[0] in ("running-config", "startup-config", "session-config", "configuration")
+
+
+def show(cli: EosCli, text: str) -> str:
+    parts = [p.strip() for p in text.split("|")]
+    words = [_ALIASES.get(t, t) for t in parts[0].split()[1:]]
+    filters = [p for p in parts[1:] if p]
+    as_json = "json" in filters
+    try:
+        result = _dispatch(cli, words, as_json)
+    except _Invalid as exc:
+        return cli.invalid(text, exc.token)
+    if isinstance(result, dict):
+        return json.dumps(result, indent=2)
+    for f in filters:
+        result = _filter(result, f)
+    return result
+
+
+class _Invalid(Exception):
+    def __init__(self, token: int) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+def _dispatch(cli: EosCli, w: list[str], as_json: bool) -> str | dict[str, Any]:
+    st = cli.state
+    if not w:
+        raise _Invalid(1)
+    head = tuple(w[:2])
+    json_only: dict[tuple[str, ...], Any] = {
+        ("priority-flow-control", "counters"): _pfc_counters,
+        ("qos", "interfaces"): _ecn_counters,
+    }
+    if w[0] == "running-config":
+        return _text_only(as_json, _running(st, w[1:]))
+    if w[0] == "startup-config":
+        if st.startup is None:
+            return _text_only(as_json, "% Startup-config does not exist")
+        return _text_only(as_json, running_config_text(st.startup, hostname_of(st.startup), st.model,
+                                                       "show startup-config"))
+    if w[0] == "session-config":
+        return _text_only(as_json, _session_config(cli, w[1:]))
+    if head == ("configuration", "sessions"):
+        return _sessions(cli, as_json, detail="detail" in w[2:])
+    if head == ("interfaces", "status"):
+        return _status_json(st) if as_json else _status_text(st)
+    if w[:3] == ["interfaces", "counters", "errors"]:
+        data = _errors(st)
+        return data if as_json else _errors_text(data)
+    if w[:4] == ["interfaces", "counters", "queue", "detail"]:
+        return _text_only(as_json, _queue_detail(st))
+    if w[0] == "interfaces":
+        names = _interfaces(st, w[1:])
+        return {"interfaces": {n: _interface_json(st, n) for n in names}} if as_json else _interfaces_text(st, names)
+    if head in json_only:
+        if head == ("priority-flow-control", "counters") and w[2:3] == ["watchdog"]:
+            data = _watchdog(st)
+            return data if as_json else _watchdog_text(data)
+        if head == ("qos", "interfaces") and w[2:5] != ["ecn", "counters", "queue"]:
+            raise _Invalid(3)
+        data = json_only[head](st, "detail" in w)
+        return data if as_json else _table(data)
+    if head == ("lldp", "neighbors"):
+        data = _lldp(st)
+        return data if as_json else _lldp_text(data)
+    if w[:3] == ["ip", "bgp", "summary"] or head == ("bgp", "summary"):
+        data = _bgp(st)
+        return data if as_json else _bgp_text(data)
+    if w == ["version"]:
+        return _version(st) if as_json else _version_text(st)
+    if w == ["hostname"]:
+        host = st.hostname
+        return {"hostname": host, "fqdn": host} if as_json else f"Hostname: {host}\nFQDN:     {host}"
+    if w == ["clock"]:
+        return _text_only(as_json, time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime()) + "\nTimezone: UTC\n"
+                          "Clock source: local")
+    raise _Invalid(1)
+
+
+def _text_only(as_json: bool, text: str) -> str:
+    return UNCONVERTED if as_json else text
+
+
+def _filter(text: str, f: str) -> str:
+    op, _, arg = f.partition(" ")
+    lines = text.splitlines()
+    if op in ("include", "grep", "i"):
+        return "\n".join(ln for ln in lines if re.search(arg, ln))
+    if op in ("exclude", "e"):
+        return "\n".join(ln for ln in lines if not re.search(arg, ln))
+    if op in ("begin", "b"):
+        for i, ln in enumerate(lines):
+            if re.search(arg, ln):
+                return "\n".join(lines[i:])
+        return ""
+    if op in ("section", "s"):
+        out: list[str] = []
+        block: list[str] = []
+        for ln in [*lines, "!"]:
+            if ln and not ln.startswith(" "):
+                if any(re.search(arg, b) for b in block):
+                    out.extend(b for b in block if b.strip() != "!")
+                block = []
+            block.append(ln)
+        return "\n".join(out)
+    return text  # no-more and friends
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def _running(st: EosState, args: list[str]) -> str:
+    if not args:
+        return st.running_text()
+    if args[0] == "interfaces" and len(args) == 2:
+        name = normalize_ifname(args[1]) or args[1]
+        node = st.running.children.get(f"interface {name}")
+        if not isinstance(node, Node):
+            return ""
+        body = Node("", {f"interface {name}": node})
+        return "\n".join(running_config_text(body, st.hostname, st.model).splitlines()[5:-2])
+    raise _Invalid(2)
+
+
+def _session_config(cli: EosCli, args: list[str]) -> str:
+    st = cli.state
+    name = cli.target
+    if args[:1] == ["named"] and len(args) >= 2:
+        name, args = args[1], args[2:]
+    sess = st.sessions.get(name) if name else None
+    if sess is None or sess.config is None:
+        return "% Not in a configuration session" if name is None else f"% Session {name} does not exist"
+    host, model = hostname_of(sess.config), st.model
+    text = running_config_text(sess.config, host, model, "show session-config")
+    if not args:
+        return text
+    if args != ["diffs"]:
+        raise _Invalid(2)
+    before = running_config_text(st.running, st.hostname, model).splitlines()[1:]
+    after = running_config_text(sess.config, host, model).splitlines()[1:]
+    return "\n".join(difflib.unified_diff(before, after, "system:/running-config",
+                                          f"session:/{name}-session-config", lineterm=""))
+
+
+def _sessions(cli: EosCli, as_json: bool, detail: bool) -> str | dict[str, Any]:
+    st = cli.state
+    now = st.clock()
+    rows = [*([st.completed] if st.completed else []), *st.sessions.values()]
+    if as_json:
+        sessions: dict[str, Any] = {}
+        for s in rows:
+            entry: dict[str, Any] = {"state": s.state, "commitUser": s.user if s.state != "pending" else "",
+                                     "description": "", "instances": {}}
+            if s.state == "pendingCommitTimer" and s.deadline is not None:
+                entry["commitTimerSecondsLeft"] = max(0, int(s.deadline - now))  # (lab shape)
+            sessions[s.name] = entry
+        return {"maxSavedSessions": 1, "maxOpenSessions": 5, "sessions": sessions}
+    out = ["Maximum number of completed sessions: 1", "Maximum number of pending sessions: 5", ""]
+    header = f"  {'Name':<24} {'State':<22} {'User':<10} {'Terminal':<9}"
+    rule = f"  {'-' * 24} {'-' * 22} {'-' * 10} {'-' * 9}"
+    if detail:
+        header, rule = header + " Commit Timer", rule + " " + "-" * 12
+    out += [header, rule]
+    for s in rows:
+        mark = "*" if s.name == cli.target else " "
+        row = f"{mark} {s.name:<24} {s.state:<22} {s.user:<10} {s.terminal:<9}"
+        if detail and s.state == "pendingCommitTimer" and s.deadline is not None:
+            left = max(0, int(s.deadline - now))
+            row += f" {left // 3600:02d}:{left % 3600 // 60:02d}:{left % 60:02d}"
+        out.append(row.rstrip())
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- interfaces
+
+
+def _intf(st: EosState, name: str) -> Node:
+    node = st.running.children.get(f"interface {name}")
+    return node if isinstance(node, Node) else Node(f"interface {name}")
+
+
+def _port(st: EosState, name: str) -> dict[str, Any]:
+    """Everything the interface commands print for one port, from config and the physical layer."""
+    node = _intf(st, name)
+    ch = node.children
+    admin = "shutdown" not in ch
+    phys = st.physical.ports.get(name)
+    speed_kw = str(ch.get("speed", "")).removeprefix("speed ") or None
+    speed = SPEED_OF_KEYWORD.get(speed_kw or "", phys.speed if phys else 1000)
+    oper = st.physical.oper_up(name, admin) if phys else admin
+    status = "disabled" if not admin else "connected" if oper else "notconnect"
+    mtu_line = ch.get("mtu")
+    address = str(ch.get("ip address", "")).removeprefix("ip address ") or None
+    kind = name.rstrip("0123456789/")
+    return {
+        "name": name, "admin": admin, "oper": oper, "status": status, "speed": speed, "forced": speed_kw is not None,
+        "description": str(ch.get("description", "")).removeprefix("description "),
+        "routed": "switchport" in ch or kind != "Ethernet",
+        "mtu": int(str(mtu_line).split()[1]) if isinstance(mtu_line, str) else (65535 if kind == "Loopback" else 1500),
+        "mtu_configured": isinstance(mtu_line, str), "address": address, "kind": kind,
+        "counters": st.physical.snapshot(name) if phys else {},
+    }
+
+
+def _physical_names(st: EosState, with_mgmt: bool = True) -> list[str]:
+    return [*st.ports_sorted, *(["Management1"] if with_mgmt else [])]
+
+
+def _all_names(st: EosState) -> list[str]:
+    names = [k.split(" ", 1)[1] for k, v in st.running.children.items() if k.startswith("interface ")]
+    return sorted(names, key=lambda n: (not n.startswith("Ethernet"), natural_key(n)))
+
+
+def _interfaces(st: EosState, args: list[str]) -> list[str]:
+    if not args:
+        return _all_names(st)
+    name = normalize_ifname(args[0])
+    if name is None or len(args) > 1 or f"interface {name}" not in st.running.children:
+        raise _Invalid(2)
+    return [name]
+
+
+def _media(p: dict[str, Any]) -> str:
+    return MEDIA.get(p["speed"], "10/100/1000") if p["kind"] == "Ethernet" else "10/100/1000"
+
+
+def _speed_text(mbps: int) -> str:
+    return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
+
+
+def _status_text(st: EosState) -> str:
+    def row(cols: tuple[str, str, str, str, str, str, str]) -> str:
+        port, name, status, vlan, duplex, speed, media = cols
+        return (f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}").rstrip()
+
+    out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"))]
+    for name in _physical_names(st):
+        p = _port(st, name)
+        up = p["status"] == "connected"
+        if p["forced"]:
+            duplex, speed = "full", _speed_text(p["speed"])
+        elif up:
+            duplex, speed = "a-full", "a-" + _speed_text(p["speed"])
+        else:
+            duplex, speed = "auto", "auto"
+        out.append(row((short_ifname(name), p["description"], p["status"], "routed" if p["routed"] else "1", duplex,
+                        speed, _media(p))))
+    return "\n".join(out)
+
+
+def _status_json(st: EosState) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in _physical_names(st):
+        p = _port(st, name)
+        mode = "routed" if p["routed"] else "bridged"
+        out[name] = {
+            "description": p["description"], "linkStatus": p["status"],
+            "lineProtocolStatus": "up" if p["oper"] else "down", "interfaceType": _media(p),
+            "bandwidth": p["speed"] * 1_000_000, "duplex": "duplexFull",
+            "autoNegotiateActive": not p["forced"], "autoNegotigateActive": not p["forced"], "interfaceDamped": False,
+            "vlanInformation": {"interfaceMode": mode, "interfaceForwardingModel": mode,
+                                **({} if p["routed"] else {"vlanId": 1})},
+        }
+    return {"interfaceStatuses": out}
+
+
+def _mac(st: EosState, name: str) -> str:
+    n = (sum(map(ord, st.name)) * 131 + sum(map(ord, name))) & 0xFFFFFF
+    return f"00:1c:73:{n >> 16:02x}:{(n >> 8) & 0xFF:02x}:{n & 0xFF:02x}"
+
+
+def _interface_json(st: EosState, name: str) -> dict[str, Any]:
+    p = _port(st, name)
+    c = p["counters"]
+    rx, tx = c.get("rx_packets", 0), c.get("tx_packets", 0)
+    crc, sym = c.get("crc_errors", 0), c.get("symbol_errors", 0)
+    addr: list[dict[str, Any]] = []
+    if p["address"]:
+        iface = ipaddress.ip_interface(p["address"])
+        addr = [{"primaryIp": {"address": str(iface.ip), "maskLen": iface.network.prefixlen},
+                 "secondaryIps": {}, "secondaryIpsOrderedList": [], "broadcastAddress": "255.255.255.255"}]
+    out: dict[str, Any] = {
+        "name": name, "forwardingModel": "routed" if p["routed"] else "bridged",
+        "lineProtocolStatus": "up" if p["oper"] else "down",
+        "interfaceStatus": p["status"], "hardware": p["kind"].lower() if p["kind"] != "Management" else "ethernet",
+        "mtu": p["mtu"], "l3MtuConfigured": p["mtu_configured"], "l2Mru": 0, "bandwidth": p["speed"] * 1_000_000,
+        "description": p["description"], "interfaceAddress": addr, "physicalAddress": _mac(st, name),
+        "burnedInAddress": _mac(st, name), "lastStatusChangeTimestamp": st.booted,
+    }
+    if p["kind"] == "Ethernet":
+        out["duplex"] = "duplexFull"
+        out["interfaceCounters"] = {
+            "inOctets": rx * 1100, "inUcastPkts": rx, "inMulticastPkts": 0, "inBroadcastPkts": 0, "inDiscards": 0,
+            "inTotalPkts": rx, "outOctets": tx * 1100, "outUcastPkts": tx, "outMulticastPkts": 0,
+            "outBroadcastPkts": 0, "outDiscards": 0, "totalInErrors": crc + sym, "totalOutErrors": 0,
+            "inputErrorsDetail": {"runtFrames": 0, "giantFrames": 0, "fcsErrors": crc, "alignmentErrors": 0,
+                                  "symbolErrors": sym, "rxPause": 0},
+            "outputErrorsDetail": {"collisions": 0, "lateCollisions": 0, "deferredTransmissions": 0, "txPause": 0},
+            "linkStatusChanges": c.get("carrier_changes", 0), "counterRefreshTime": time.time(),
+        }
+    return out
+
+
+def _interfaces_text(st: EosState, names: list[str]) -> str:
+    out: list[str] = []
+    for name in names:
+        j = _interface_json(st, name)
+        up = "up" if j["lineProtocolStatus"] == "up" else "down"
+        admin = "administratively down" if j["interfaceStatus"] == "disabled" else up
+        out.append(f"{name} is {admin}, line protocol is {up} ({j['interfaceStatus']})")
+        out.append(f"  Hardware is {j['hardware'].capitalize()}, address is {j['physicalAddress']}")
+        if j["description"]:
+            out.append(f"  Description: {j['description']}")
+        for a in j["interfaceAddress"]:
+            out.append(f"  Internet address is {a['primaryIp']['address']}/{a['primaryIp']['maskLen']}")
+        out.append(f"  IP MTU {j['mtu']} bytes, BW {j['bandwidth'] // 1000} kbit")
+        c = j.get("interfaceCounters")
+        if c:
+            out.append(f"  {c['linkStatusChanges']} link status changes since last clear")
+            out.append(f"     {c['inUcastPkts']} packets input, {c['inOctets']} bytes")
+            e = c["inputErrorsDetail"]
+            out.append(f"     {c['totalInErrors']} input errors, {e['fcsErrors']} CRC, 0 alignment, "
+                       f"{e['symbolErrors']} symbol, 0 input discards")
+            out.append(f"     {c['outUcastPkts']} packets output, {c['outOctets']} bytes")
+    return "\n".join(out)
+
+
+def _errors(st: EosState) -> dict[str, Any]:
+    out = {}
+    for name in st.ports_sorted:
+        c = st.physical.snapshot(name)
+        out[name] = {"inErrors": c["crc_errors"] + c["symbol_errors"], "frameTooLongs": 0, "outErrors": 0,
+                     "frameTooShorts": 0, "fcsErrors": c["crc_errors"], "alignmentErrors": 0,
+                     "symbolErrors": c["symbol_errors"]}
+    return {"interfaceErrorCounters": out}
+
+
+def _errors_text(data: dict[str, Any]) -> str:
+    out = [f"{'Port':<10} {'FCS':>10} {'Align':>10} {'Symbol':>10} {'Rx':>10} {'Runts':>10} {'Giants':>10} {'Tx':>10}"]
+    for name, c in data["interfaceErrorCounters"].items():
+        out.append(f"{short_ifname(name):<10} {c['fcsErrors']:>10} {c['alignmentErrors']:>10} "
+                   f"{c['symbolErrors']:>10} {c['inErrors']:>10} {c['frameTooShorts']:>10} {c['frameTooLongs']:>10} "
+                   f"{c['outErrors']:>10}")
+    return "\n".join(out)
+
+
+def _queue_detail(st: EosState) -> str:
+    """``show interfaces counters queue detail`` egress part, in the fixture's column layout (lab traffic split)."""
+    out = ["Egress Queue Counters",
+           f"{'Port':<18} {'Traffic':>7}{'DropPrec':>11}{'DestType':>11}{'OutEnqPkts':>18}{'OutEnqOctets':>18}"
+           f"{'OutDropPkts':>18}{'OutDropOctets':>18}", " " * 20 + "Class"]
+    for name in st.ports_sorted:
+        tx = st.physical.snapshot(name)["tx_packets"]
+        lossless = st.physical.lossless[0] if st.physical.lossless else 3
+        for tc, share in sorted({0: 0.19, lossless: 0.8, 6: 0.01}.items()):
+            pkts = int(tx * share)
+            out.append(f"{short_ifname(name):<18} {f'TC{tc}':>7}{'DP0-3':>11}{'UC':>11}{pkts:>18}{pkts * 1100:>18}"
+                       f"{0:>18}{0:>18}")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- QoS counters
+
+
+def _ecn_queues(node: Node) -> list[int]:
+    return sorted(int(k.split()[1]) for k, v in node.children.items()
+                  if k.startswith("tx-queue") and isinstance(v, Node)
+                  and "random-detect ecn minimum-threshold" in v.children)
+
+
+def _pfc_counters(st: EosState, detail: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in st.ports_sorted:
+        c = st.physical.snapshot(name)
+        entry: dict[str, Any] = {"rxFrames": sum(c[f"pfc_rx_{p}"] for p in range(8)),
+                                 "txFrames": sum(c[f"pfc_tx_{p}"] for p in range(8))}
+        if detail:  # (lab shape) per-priority frames
+            entry["priorities"] = {str(p): {"rxFrames": c[f"pfc_rx_{p}"], "txFrames": c[f"pfc_tx_{p}"]}
+                                   for p in range(8)}
+        out[name] = entry
+    return {"interfaceCounters": out}
+
+
+def _watchdog(st: EosState) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in st.ports_sorted:
+        node = _intf(st, name)
+        storms = st.physical.snapshot(name)["pfcwd_storms"]
+        if not storms or "priority-flow-control pause watchdog" not in node.children:
+            continue  # EOS lists an interface only after its first watchdog event
+        prios = sorted(int(k.split()[-1]) for k in node.children if k.startswith("priority-flow-control priority "))
+        out[name] = {"txQueues": {str(p): {"stuckCount": storms, "recoveryCount": storms} for p in prios}}
+    return {"interfaces": out}
+
+
+def _watchdog_text(data: dict[str, Any]) -> str:
+    out = [f"{'Port':<10} {'TxQ':>4} {'Stuck':>10} {'Recovered':>10}"]
+    for name, entry in data["interfaces"].items():
+        for q, c in entry["txQueues"].items():
+            out.append(f"{short_ifname(name):<10} {q:>4} {c['stuckCount']:>10} {c['recoveryCount']:>10}")
+    return "\n".join(out)
+
+
+def _ecn_counters(st: EosState, detail: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in st.ports_sorted:
+        queues = _ecn_queues(_intf(st, name))
+        marked = st.physical.snapshot(name)["ecn_marked"]
+        first = next((q for q in queues if q in st.physical.lossless), queues[0] if queues else None)
+        counters = {str(q): ("-" if q not in queues else str(marked if q == first else 0)) for q in range(8)}
+        out[name] = {"queueCounters": counters}
+    return {"intfQueueCounters": out}
+
+
+def _table(data: dict[str, Any]) -> str:
+    """Text form of the PFC / ECN counter tables."""
+    if "interfaceCounters" in data:
+        rows = [f"{'Port':<10} {'RxPfc':>15} {'TxPfc':>15}"]
+        rows += [f"{short_ifname(n):<10} {c['rxFrames']:>15} {c['txFrames']:>15}"
+                 for n, c in data["interfaceCounters"].items()]
+        return "\n".join(rows)
+    rows = [f"{'Port':<10}" + "".join(f"{'TxQ' + str(q):>12}" for q in range(8))]
+    for n, entry in data["intfQueueCounters"].items():
+        rows.append(f"{short_ifname(n):<10}" + "".join(f"{entry['queueCounters'][str(q)]:>12}" for q in range(8)))
+    return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------- LLDP, BGP, version
+
+
+def _lldp(st: EosState) -> dict[str, Any]:
+    neighbors = []
+    for name in st.ports_sorted:
+        phys = st.physical.ports[name]
+        if phys.neighbor and _port(st, name)["oper"]:
+            neighbors.append({"port": name, "neighborDevice": phys.neighbor[0], "neighborPort": phys.neighbor[1],
+                              "ttl": 120})
+    return {"tablesLastChangeTime": st.booted, "tablesAgeOuts": 0, "tablesInserts": len(neighbors),
+            "tablesDeletes": 0, "tablesDrops": 0, "lldpNeighbors": neighbors}
+
+
+def _lldp_text(data: dict[str, Any]) -> str:
+    out = ["Last table change time   : 0:00:01 ago", f"Number of table inserts  : {data['tablesInserts']}",
+           "Number of table deletes  : 0", "Number of table drops    : 0", "Number of table age-outs : 0", "",
+           f"{'Port':<10}    {'Neighbor Device ID':<24} {'Neighbor Port ID':<22} TTL",
+           f"{'-' * 10} {'-' * 24} {'-' * 22} ---"]
+    for n in data["lldpNeighbors"]:
+        out.append(f"{short_ifname(n['port']):<13} {n['neighborDevice']:<24} {n['neighborPort']:<22} {n['ttl']}")
+    return "\n".join(out)
+
+
+def _bgp(st: EosState) -> dict[str, Any]:
+    bgp = next((v for k, v in st.running.children.items() if k == "router bgp"), None)
+    if not isinstance(bgp, Node):
+        return {"vrfs": {}}
+    asn = bgp.text.split()[-1]
+    router_id = str(bgp.children.get("router-id", "router-id 0.0.0.0")).split()[-1]
+    links = []
+    for name in st.ports_sorted:
+        p = _port(st, name)
+        if p["address"]:
+            links.append((ipaddress.ip_interface(p["address"]).network, p["oper"]))
+    uptime = max(0.0, time.time() - st.booted)
+    peers: dict[str, Any] = {}
+    for key, value in bgp.children.items():
+        if not key.startswith("neighbor ") or not key.endswith(" remote-as"):
+            continue
+        ip = key.split()[1]
+        addr = ipaddress.ip_address(ip)
+        up = any(addr in net and oper for net, oper in links) and f"neighbor {ip} shutdown" not in bgp.children
+        desc = str(bgp.children.get(f"neighbor {ip} description", "")).split(" ", 3)[3:] or [""]
+        msgs = int(uptime // 30) + 3
+        peers[ip] = {"description": desc[0], "version": 4, "msgReceived": msgs if up else 0,
+                     "msgSent": msgs if up else 0, "inMsgQueue": 0, "outMsgQueue": 0,
+                     "asn": str(value).split()[-1], "prefixAccepted": 1 if up else 0,
+                     "prefixReceived": 1 if up else 0, "upDownTime": st.booted, "underMaintenance": False,
+                     "peerState": "Established" if up else "Active"}
+    return {"vrfs": {"default": {"vrf": "default", "routerId": router_id, "asn": asn, "peers": peers}}}
+
+
+def _bgp_text(data: dict[str, Any]) -> str:
+    vrf = data["vrfs"].get("default")
+    if vrf is None:
+        return "BGP summary information for VRF default\nRouter identifier 0.0.0.0, local AS number unknown"
+    out = ["BGP summary information for VRF default",
+           f"Router identifier {vrf['routerId']}, local AS number {vrf['asn']}",
+           "Neighbor Status Codes: m - Under maintenance",
+           f"  {'Description':<24} {'Neighbor':<15} V {'AS':<12} {'MsgRcvd':>8} {'MsgSent':>8}  InQ OutQ  "
+           f"{'Up/Down':<8} {'State':<6} PfxRcd PfxAcc"]
+    for ip, p in sorted(vrf["peers"].items(), key=lambda kv: ipaddress.ip_address(kv[0])):
+        state = "Estab" if p["peerState"] == "Established" else p["peerState"]
+        out.append(f"  {p['description'][:24]:<24} {ip:<15} 4 {p['asn']:<12} {p['msgReceived']:>8} "
+                   f"{p['msgSent']:>8} {0:>4} {0:>4} {'0:00:01':<8} {state:<6} {p['prefixReceived']:>6} "
+                   f"{p['prefixAccepted']:>6}")
+    return "\n".join(out)
+
+
+def _version(st: EosState) -> dict[str, Any]:
+    return {"mfgName": "Arista", "modelName": st.model, "hardwareRevision": "11.00",
+            "serialNumber": f"LAB{zlib.crc32(st.name.encode()) % 10**8:08d}", "systemMacAddress": _mac(st, "system"),
+            "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00", "version": EOS_VERSION,
+            "architecture": "x86_64", "internalVersion": f"{EOS_VERSION}-lab", "internalBuildId": "roceops-lab",
+            "imageFormatVersion": "3.0", "imageOptimization": "Strata-4GB", "bootupTimestamp": st.booted,
+            "uptime": time.time() - st.booted, "memTotal": 32_588_196, "memFree": 27_019_668, "isIntlVersion": False}
+
+
+def _version_text(st: EosState) -> str:
+    v = _version(st)
+    up = int(v["uptime"])
+    return "\n".join([
+        f"Arista {v['modelName']}", f"Hardware version: {v['hardwareRevision']}",
+        f"Serial number: {v['serialNumber']}", f"Hardware MAC address: {v['hwMacAddress']}",
+        f"System MAC address: {v['systemMacAddress']}", "", f"Software image version: {v['version']}",
+        f"Architecture: {v['architecture']}", f"Internal build version: {v['internalVersion']}",
+        f"Internal build ID: {v['internalBuildId']}", f"Image format version: {v['imageFormatVersion']}",
+        f"Image optimization: {v['imageOptimization']}", "",
+        f"Uptime: {up // 3600} hours and {up % 3600 // 60} minutes", f"Total memory: {v['memTotal']} kB",
+        f"Free memory: {v['memFree']} kB"])

@@ -1,0 +1,454 @@
+"""Arista EOS parsers (pure: text in, data out).
+
+* ``show running-config`` -> the observed SwitchIntent dict (:func:`observe_config`), read with hier_config.
+* Text tables: ``show interfaces status`` (both layouts: without and with the Flags column, including lines
+  whose whitespace was collapsed) and ``show interfaces counters queue detail`` (egress part).
+* ``| json`` outputs in the shapes ANTA's tests use (platforms.md section 3.6): ``show interfaces``,
+  ``show interfaces status``, ``show priority-flow-control counters [detail]`` and ``... counters watchdog``,
+  ``show qos interfaces ecn counters queue``, ``show lldp neighbors``, ``show ip bgp summary``, ``show version``,
+  ``show configuration sessions``.
+
+Units: ECN thresholds ``kbytes`` x 1024 (also ``bytes``/``mbytes``); watchdog timers are seconds -> ms;
+``speed`` keywords -> Mb/s through :data:`roceops.platforms.eos.render.SPEED_KEYWORDS`. Defaults EOS does not
+print are filled in: MTU 1500, admin up, strict-priority queues, the DSCP->TC table DSCP/8 (unconfirmed; the
+rendered config sets all 64 DSCPs explicitly, so it never matters for roceops-managed switches).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from typing import Any
+
+from hier_config import HConfig, MatchRule, get_hconfig
+from hier_config.models import IdempotentCommandsRule, NegationDefaultWithRule
+from hier_config.platforms.arista_eos.driver import HConfigDriverAristaEOS
+from hier_config.platforms.driver_base import HConfigDriverRules
+
+from roceops.plan.model import SwitchIntent
+from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, kbytes, natural_key
+
+CMD_RUNNING = "show running-config"
+CMD_INTERFACES = "show interfaces | json"
+CMD_PFC = "show priority-flow-control counters detail | json"
+CMD_PFC_WATCHDOG = "show priority-flow-control counters watchdog | json"
+CMD_ECN = "show qos interfaces ecn counters queue | json"
+CMD_LLDP = "show lldp neighbors | json"
+CMD_BGP = "show ip bgp summary | json"
+CMD_VERSION = "show version | json"
+CMD_SESSIONS = "show configuration sessions | json"
+
+SPEED_OF_KEYWORD: dict[str, int] = {kw: mbps for mbps, kw in SPEED_KEYWORDS.items()} | {
+    "400g-4": 400_000, "100g-4": 100_000, "100g-2": 100_000, "100g-1": 100_000, "200g-2": 200_000,
+    "800g-4": 800_000, "1gfull": 1000,
+}
+ACTION_OF_WATCHDOG = {"drop": "drop", "no-drop": "forward"}
+UNIT_BYTES = {"bytes": 1, "kbytes": 1024, "mbytes": 1024 * 1024}
+DEFAULT_MTU = 1500
+DEFAULT_MARK_PROBABILITY = 100
+
+
+class ParseError(ValueError):
+    """Output that is not what the command prints (an EOS error, truncated JSON...)."""
+
+
+# --------------------------------------------------------------------------- hier_config
+
+
+class EosHConfigDriver(HConfigDriverAristaEOS):
+    """hier_config's EOS driver plus the commands roceops renders: value-style lines replace each other
+    (no negation needed), and ``no priority`` in a tx-queue is undone with ``priority strict``."""
+
+    @staticmethod
+    def _instantiate_rules() -> HConfigDriverRules:
+        rules = HConfigDriverAristaEOS._instantiate_rules()
+        intf, txq, bgp = MatchRule(startswith="interface "), MatchRule(startswith="tx-queue "), \
+            MatchRule(startswith="router bgp ")
+        top_values = ("service routing protocols model", "spanning-tree mode", "priority-flow-control pause watchdog "
+                      "default timeout", "priority-flow-control pause watchdog default recovery-time",
+                      "priority-flow-control pause watchdog default polling-interval",
+                      "priority-flow-control pause watchdog action")
+        idempotent = [IdempotentCommandsRule(match_rules=(MatchRule(startswith=v),)) for v in top_values]
+        idempotent += [
+            IdempotentCommandsRule(match_rules=(MatchRule(re_search=r"^qos map traffic-class (\d+) "),)),
+            *(IdempotentCommandsRule(match_rules=(intf, MatchRule(startswith=v)))
+              for v in ("description", "speed", "qos trust", "load-interval", "vrf")),
+            IdempotentCommandsRule(match_rules=(intf, MatchRule(re_search=r"^priority-flow-control priority (\d) "))),
+            *(IdempotentCommandsRule(match_rules=(intf, txq, MatchRule(startswith=v)))
+              for v in ("bandwidth percent", "bandwidth guaranteed percent", "shape rate",
+                        "random-detect ecn minimum-threshold")),
+            *(IdempotentCommandsRule(match_rules=(bgp, MatchRule(startswith=v)))
+              for v in ("router-id", "maximum-paths")),
+            IdempotentCommandsRule(match_rules=(bgp, MatchRule(re_search=r"^neighbor (\S+) remote-as "))),
+        ]
+        negate = NegationDefaultWithRule(match_rules=(intf, txq, MatchRule(equals="no priority")),
+                                         use="priority strict")
+        return rules.model_copy(update={"idempotent_commands": [*rules.idempotent_commands, *idempotent],
+                                        "negate_with": [*rules.negate_with, negate]})
+
+
+HC_DRIVER = EosHConfigDriver()
+
+
+def hconfig(text: str) -> HConfig:
+    """EOS config text (a running-config, a rendered file) as a hier_config tree (comments and ``end`` dropped)."""
+    return get_hconfig(HC_DRIVER, text)
+
+
+# --------------------------------------------------------------------------- running-config -> intent
+
+
+def default_dscp_to_tc() -> dict[int, int]:
+    """EOS's built-in DSCP->TC table as assumed here: DSCP/8 (platforms.md: unconfirmed)."""
+    return {d: d >> 3 for d in range(64)}
+
+
+def _values(node: Any) -> dict[str, str]:
+    """Children of a hier_config node keyed by text (leaf lines only)."""
+    return {c.text: c.text for c in node.children if not c.children}
+
+
+def _ecn(line: str) -> dict[str, Any] | None:
+    m = re.match(r"random-detect ecn minimum-threshold (\d+) (\S+) maximum-threshold (\d+) (\S+)"
+                 r"(?: max-mark-probability (\d+))?", line)
+    if m is None:
+        return None
+    lo, lo_unit, hi, hi_unit, prob = m.groups()
+    return {"min_bytes": int(lo) * UNIT_BYTES[lo_unit] if lo_unit in UNIT_BYTES else None,
+            "max_bytes": int(hi) * UNIT_BYTES[hi_unit] if hi_unit in UNIT_BYTES else None,
+            "probability": int(prob) if prob else DEFAULT_MARK_PROBABILITY}
+
+
+def parse_tx_queues(intf: Any) -> dict[int, dict[str, Any]]:
+    """``tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``), weight, ECN."""
+    out: dict[int, dict[str, Any]] = {}
+    for q in intf.children:
+        m = re.fullmatch(r"tx-queue (\d+)", q.text)
+        if not m:
+            continue
+        lines = [c.text for c in q.children]
+        dwrr = "no priority" in lines
+        weight = next((int(t.split()[-1]) for t in lines if t.startswith("bandwidth percent ")), None)
+        ecn = next((_ecn(t) for t in lines if t.startswith("random-detect ecn minimum-threshold")), None)
+        out[int(m.group(1))] = {"scheduler": "dwrr" if dwrr else "strict", "weight": weight if dwrr else None,
+                                "ecn": ecn}
+    return out
+
+
+def parse_interface(intf: Any) -> dict[str, Any]:
+    """One ``interface`` section -> SwitchPort-shaped dict (+ ``trust`` and ``queues`` for the QoS view)."""
+    lines = [c.text for c in intf.children if not c.children]
+
+    def value(prefix: str) -> str | None:
+        return next((t[len(prefix):].strip() for t in lines if t.startswith(prefix)), None)
+
+    no_drop = sorted(int(m.group(1)) for t in lines
+                     if (m := re.fullmatch(r"priority-flow-control priority (\d) no-drop", t)))
+    speed = value("speed ")
+    mtu = value("mtu ")
+    out: dict[str, Any] = {
+        "name": intf.text.split(" ", 1)[1],
+        "mtu": int(mtu) if mtu else DEFAULT_MTU,
+        "admin_up": "shutdown" not in lines,
+        "description": value("description ") or "",
+        "address": value("ip address "),
+        "pfc_priorities": no_drop if "priority-flow-control on" in lines else [],
+        "pfc_watchdog": "priority-flow-control pause watchdog" in lines,
+        "trust": value("qos trust ") or "none",
+        "queues": parse_tx_queues(intf),
+    }
+    if speed is not None:
+        out["speed"] = SPEED_OF_KEYWORD.get(speed, speed)
+    return out
+
+
+def parse_running_config(text: str) -> dict[str, Any]:
+    """Everything roceops reads from an EOS running-config, platform-neutral but not yet intent-shaped."""
+    hc = hconfig(text)
+    top = [c.text for c in hc.children if not c.children]
+    interfaces = {c.text.split(" ", 1)[1]: parse_interface(c) for c in hc.children if c.text.startswith("interface ")}
+    dscp_to_tc = default_dscp_to_tc()
+    tc_to_queue = {tc: tc for tc in range(8)}
+    watchdog: dict[str, Any] = {}
+    for t in top:
+        if m := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d+)(?: drop-precedence \d)?", t):
+            dscp_to_tc.update(dict.fromkeys((int(d) for d in m.group(1).split()), int(m.group(2))))
+        elif m := re.fullmatch(r"qos map traffic-class (\d+) to tx-queue (\d+)", t):
+            tc_to_queue[int(m.group(1))] = int(m.group(2))
+        elif m := re.fullmatch(r"priority-flow-control pause watchdog default (timeout|recovery-time|polling-interval)"
+                               r" ([\d.]+)", t):
+            field = {"timeout": "detect_ms", "recovery-time": "restore_ms", "polling-interval": "poll_ms"}[m.group(1)]
+            watchdog[field] = round(float(m.group(2)) * 1000)
+        elif m := re.fullmatch(r"priority-flow-control pause watchdog action (\S+)", t):
+            watchdog["action"] = ACTION_OF_WATCHDOG.get(m.group(1), m.group(1))
+    watchdog["enabled"] = any(k in watchdog for k in ("detect_ms", "restore_ms", "poll_ms"))
+    bgp: dict[str, Any] = {}
+    for sec in hc.children:
+        if sec.text.startswith("router bgp "):
+            bgp = _parse_bgp(sec)
+    hostname = next((t.split(" ", 1)[1] for t in top if t.startswith("hostname ")), "localhost")
+    loopback = interfaces.get("Loopback0", {}).get("address")
+    return {"hostname": hostname, "interfaces": interfaces, "dscp_to_tc": dscp_to_tc, "tc_to_queue": tc_to_queue,
+            "pfc_watchdog": watchdog, "bgp": bgp, "loopback": loopback}
+
+
+def _parse_bgp(sec: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"asn": int(sec.text.split()[-1]) if sec.text.split()[-1].isdigit() else sec.text.split()[-1],
+                           "neighbors": {}, "networks": []}
+    for c in sec.children:
+        t = c.text
+        if t.startswith("router-id "):
+            out["router_id"] = t.split()[1]
+        elif m := re.fullmatch(r"neighbor (\S+) remote-as (\S+)", t):
+            out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = int(m.group(2)) if m.group(2).isdigit() \
+                else m.group(2)
+        elif m := re.fullmatch(r"neighbor (\S+) description (.+)", t):
+            out["neighbors"].setdefault(m.group(1), {})["description"] = m.group(2)
+        elif m := re.fullmatch(r"network (\S+)(?: .*)?", t):
+            out["networks"].append(m.group(1))
+    return out
+
+
+def expected_queue(q: Any) -> dict[str, Any]:
+    """A QueueIntent as EOS can hold it (ECN thresholds in whole kbytes)."""
+    ecn = None
+    if q.ecn is not None:
+        ecn = {"min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024,
+               "probability": q.ecn.probability}
+    return {"scheduler": q.scheduler, "weight": q.weight if q.scheduler == "dwrr" else None, "ecn": ecn}
+
+
+def expected_intent(intent: SwitchIntent) -> SwitchIntent:
+    """The intent as EOS represents it: kbytes ECN thresholds, ``alert`` watchdog as ``forward`` (EOS
+    ``no-drop``), per-port watchdog only where PFC is on and the watchdog is enabled, networks de-duplicated."""
+    qos = intent.qos
+    wd = qos.pfc_watchdog
+    action = ACTION_OF_WATCHDOG[WATCHDOG_ACTIONS[wd.action]]
+    queues = {qid: q.model_copy(update={"ecn": None if q.ecn is None else q.ecn.model_copy(update={
+        "min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024})})
+        for qid, q in qos.queues.items()}
+    ports = {name: p.model_copy(update={"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities)})
+             for name, p in intent.ports.items()}
+    new_qos = qos.model_copy(update={"queues": queues, "pfc_watchdog": wd.model_copy(update={"action": action})})
+    bgp = intent.bgp.model_copy(update={"networks": list(dict.fromkeys(intent.bgp.networks))})
+    return intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
+
+
+def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
+    """``show running-config`` -> the DeviceIntent-shaped observed dict (only what EOS config shows).
+
+    Ports: every intent port the config has. Queues are per interface on EOS but device-wide in the intent:
+    the first intent port whose queues differ from the expected ones is reported (so drift on any port shows),
+    else the first port's.
+    """
+    cfg = parse_running_config(text)
+    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=natural_key) if n in cfg["interfaces"]}
+    want_queues = {str(qid): expected_queue(q) for qid, q in intent.qos.queues.items()}
+    queues: dict[str, Any] = {}
+    for p in ports_cfg.values():
+        seen = {str(qid): p["queues"].get(qid, {"scheduler": "strict", "weight": None, "ecn": None})
+                for qid in intent.qos.queues}
+        seen.update({str(qid): v for qid, v in p["queues"].items() if qid not in intent.qos.queues})
+        if not queues or seen != want_queues:
+            queues = seen
+        if seen != want_queues:
+            break
+    trusts = [p["trust"] for p in ports_cfg.values()]
+    lossless = sorted({prio for p in ports_cfg.values() for prio in p["pfc_priorities"]})
+    qos: dict[str, Any] = {"dscp_to_tc": cfg["dscp_to_tc"], "tc_to_queue": cfg["tc_to_queue"],
+                           "pfc_watchdog": cfg["pfc_watchdog"]}
+    if ports_cfg:
+        qos.update({"trust": next((t for t in trusts if t != "dscp"), "dscp"), "queues": queues,
+                    "lossless_priorities": lossless})
+    ports = {n: {k: v for k, v in p.items() if k not in ("trust", "queues")} for n, p in ports_cfg.items()}
+    out: dict[str, Any] = {"name": cfg["hostname"], "qos": qos, "ports": ports}
+    if cfg["loopback"]:
+        out["loopback"] = cfg["loopback"]
+    out["bgp"] = _observed_bgp(cfg, intent)
+    return out
+
+
+def _observed_bgp(cfg: dict[str, Any], intent: SwitchIntent) -> dict[str, Any]:
+    bgp = cfg["bgp"]
+    if not bgp:
+        return {"asn": None, "router_id": None, "neighbors": [], "networks": []}
+    subnets = [(ipaddress.ip_interface(p["address"]).network, n) for n, p in cfg["interfaces"].items()
+               if p.get("address")]
+    order = {nb.ip: i for i, nb in enumerate(intent.bgp.neighbors)}
+    neighbors = []
+    for ip, attrs in sorted(bgp["neighbors"].items(), key=lambda kv: (order.get(kv[0], len(order)),
+                                                                       ipaddress.ip_address(kv[0]))):
+        addr = ipaddress.ip_address(ip)
+        port = next((n for net, n in subnets if addr in net), "")
+        neighbors.append({"ip": ip, "remote_asn": attrs.get("remote_asn"), "port": port,
+                          "description": attrs.get("description", "")})
+    net_order = {n: i for i, n in enumerate(intent.bgp.networks)}
+    networks = sorted(dict.fromkeys(bgp["networks"]), key=lambda n: (net_order.get(n, len(net_order)), n))
+    return {"asn": bgp["asn"], "router_id": bgp.get("router_id"), "neighbors": neighbors, "networks": networks}
+
+
+# --------------------------------------------------------------------------- text tables
+
+STATUSES = ("connected", "notconnect", "disabled", "errdisabled", "inactive", "sfp-ignore", "monitoring",
+            "xcvr-unsupported", "noOperMem")
+_STATUS_RE = re.compile(
+    r"^(?P<port>\S+)\s+(?P<name>.*?)\s*\b(?P<status>" + "|".join(STATUSES) + r")\s+"
+    r"(?P<vlan>in \S+|\S+)\s+(?P<duplex>\S+)\s+(?P<speed>\S+)\s*(?P<type>.*?)\s*$")
+
+
+def parse_interfaces_status(text: str) -> list[dict[str, str]]:
+    """``show interfaces status`` rows: port, name, status, vlan, duplex, speed, type, flags.
+
+    Aligned rows are cut at the header's column positions (names may contain anything); rows whose spacing
+    was collapsed (seen in captures) fall back to a pattern anchored on the status word.
+    """
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    header_at = next((i for i, ln in enumerate(lines) if ln.startswith("Port") and " Status " in ln), None)
+    if header_at is None:
+        raise ParseError("no 'Port ... Status' header in show interfaces status output")
+    header = lines[header_at]
+    cols = {m.group(): m.start() for m in re.finditer(r"\S+", header)}
+    rows = []
+    for ln in lines[header_at + 1:]:
+        row = _status_aligned(ln, cols) or _status_collapsed(ln)
+        if row is None:
+            raise ParseError(f"unparsable show interfaces status line: {ln!r}")
+        rows.append(row)
+    return rows
+
+
+def _status_aligned(ln: str, cols: dict[str, int]) -> dict[str, str] | None:
+    st, vl = cols["Status"], cols["Vlan"]
+    status = ln[st:vl].strip()
+    if status not in STATUSES or (st > 0 and ln[st - 1] != " "):
+        return None
+    # Duplex is left-aligned, Speed right-aligned to its header's end: cut between them at the first blank.
+    dup_start = cols["Duplex"]
+    rest = ln[dup_start:]
+    duplex, _, tail = rest.partition(" ")
+    tail = tail.lstrip()
+    speed, _, media = tail.partition(" ")
+    media_col = cols["Type"]
+    flags = ""
+    if "Flags" in cols and len(ln) > cols["Flags"]:
+        media, flags = ln[media_col:cols["Flags"]].strip(), ln[cols["Flags"]:].strip()
+    else:
+        media = ln[media_col:].strip() if len(ln) > media_col and ln[media_col - 1] == " " else media.strip()
+    return {"port": ln[: cols["Name"]].strip(), "name": ln[cols["Name"]:st].strip(), "status": status,
+            "vlan": ln[vl:dup_start].strip(), "duplex": duplex.strip(), "speed": speed.strip(), "type": media,
+            "flags": flags}
+
+
+def _status_collapsed(ln: str) -> dict[str, str] | None:
+    m = _STATUS_RE.match(ln)
+    if m is None:
+        return None
+    row = {k: (v or "").strip() for k, v in m.groupdict().items()}
+    row["flags"] = ""
+    return row
+
+
+def parse_queue_counters(text: str) -> list[dict[str, Any]]:
+    """``show interfaces counters queue detail`` egress rows -> port, tc, drop_precedence, dest_type, counters."""
+    rows = []
+    for ln in text.splitlines():
+        parts = ln.split()
+        if len(parts) == 8 and re.fullmatch(r"TC\d+", parts[1]) and all(p.isdigit() for p in parts[4:]):
+            rows.append({"port": parts[0], "tc": int(parts[1][2:]), "drop_precedence": parts[2],
+                         "dest_type": parts[3], "out_enq_pkts": int(parts[4]), "out_enq_octets": int(parts[5]),
+                         "out_drop_pkts": int(parts[6]), "out_drop_octets": int(parts[7])})
+    return rows
+
+
+# --------------------------------------------------------------------------- JSON outputs
+
+
+def load_json(text: str, command: str) -> dict[str, Any]:
+    body = text.strip()
+    try:
+        data = json.loads(body)
+    except ValueError:
+        first = body.splitlines()[-1] if body else "(no output)"
+        raise ParseError(f"{command}: not JSON: {first[:200]}") from None
+    if not isinstance(data, dict):
+        raise ParseError(f"{command}: JSON is not an object")
+    return data
+
+
+def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces | json`` -> name: oper_up, mtu, speed (Mb/s), counters (neutral names)."""
+    out = {}
+    for name, d in load_json(text, "show interfaces")["interfaces"].items():
+        c = d.get("interfaceCounters") or {}
+        errs = c.get("inputErrorsDetail") or {}
+        counters = {k: int(v) for k, v in (("rx_packets", c.get("inUcastPkts")), ("tx_packets", c.get("outUcastPkts")),
+                                           ("crc_errors", errs.get("fcsErrors")),
+                                           ("symbol_errors", errs.get("symbolErrors")),
+                                           ("carrier_changes", c.get("linkStatusChanges"))) if v is not None}
+        out[name] = {"oper_up": d.get("lineProtocolStatus") == "up", "mtu": d.get("mtu"),
+                     "speed": int(d["bandwidth"]) // 1_000_000 if d.get("bandwidth") else None,
+                     "status": d.get("interfaceStatus"), "description": d.get("description", ""),
+                     "counters": counters}
+    return out
+
+
+def parse_interfaces_status_json(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces status | json`` -> name: link status, oper_up, speed (Mb/s), duplex, description."""
+    return {name: {"status": d.get("linkStatus"), "oper_up": d.get("lineProtocolStatus") == "up",
+                   "speed": int(d["bandwidth"]) // 1_000_000 if d.get("bandwidth") else None,
+                   "duplex": d.get("duplex"), "description": d.get("description", ""), "type": d.get("interfaceType")}
+            for name, d in load_json(text, "show interfaces status")["interfaceStatuses"].items()}
+
+
+def parse_pfc_counters_json(text: str) -> dict[str, dict[str, Any]]:
+    """``show priority-flow-control counters [detail] | json`` -> name: rx, tx, per-priority (when shown)."""
+    out = {}
+    for name, d in load_json(text, "show priority-flow-control counters")["interfaceCounters"].items():
+        prios = {int(p): (int(v.get("rxFrames", 0)), int(v.get("txFrames", 0)))
+                 for p, v in (d.get("priorities") or {}).items()}
+        out[name] = {"rx": int(d.get("rxFrames", 0)), "tx": int(d.get("txFrames", 0)), "priorities": prios}
+    return out
+
+
+def parse_pfc_watchdog_json(text: str) -> dict[str, int]:
+    """``show priority-flow-control counters watchdog | json`` -> name: stuck (storm) count over its queues."""
+    data = load_json(text, "show priority-flow-control counters watchdog")
+    return {name: sum(int(q.get("stuckCount", 0)) for q in (d.get("txQueues") or {}).values())
+            for name, d in (data.get("interfaces") or {}).items()}
+
+
+def parse_ecn_counters_json(text: str) -> dict[str, dict[int, int | None]]:
+    """``show qos interfaces ecn counters queue | json`` -> name: queue -> marked packets (None: ECN off, ``-``)."""
+    data = load_json(text, "show qos interfaces ecn counters queue")
+    return {name: {int(q): (None if v in ("-", None) else int(v)) for q, v in (d.get("queueCounters") or {}).items()}
+            for name, d in data["intfQueueCounters"].items()}
+
+
+def parse_lldp_json(text: str) -> dict[str, tuple[str, str]]:
+    """``show lldp neighbors | json`` -> local port: (neighbour device, neighbour port)."""
+    return {n["port"]: (n["neighborDevice"], n["neighborPort"])
+            for n in load_json(text, "show lldp neighbors").get("lldpNeighbors", [])}
+
+
+def parse_bgp_summary_json(text: str) -> dict[str, Any]:
+    """``show ip bgp summary | json`` (default VRF) -> asn, router_id, peers: ip -> state, remote_asn."""
+    vrf = (load_json(text, "show ip bgp summary").get("vrfs") or {}).get("default") or {}
+    peers = {}
+    for ip, p in (vrf.get("peers") or {}).items():
+        asn = p.get("asn", p.get("peerAsn"))
+        peers[ip] = {"state": p.get("peerState", "Unknown"),
+                     "remote_asn": int(asn) if asn is not None and str(asn).isdigit() else None,
+                     "description": p.get("description", "")}
+    return {"asn": vrf.get("asn"), "router_id": vrf.get("routerId"), "peers": peers}
+
+
+def parse_version_json(text: str) -> dict[str, Any]:
+    data = load_json(text, "show version")
+    return {"version": data.get("version"), "model": data.get("modelName"), "serial": data.get("serialNumber")}
+
+
+def parse_sessions_json(text: str) -> dict[str, dict[str, Any]]:
+    """``show configuration sessions | json`` -> name: state (pending, pendingCommitTimer, completed, ...)."""
+    return {name: {"state": s.get("state", ""), **{k: v for k, v in s.items() if k != "state"}}
+            for name, s in (load_json(text, "show configuration sessions").get("sessions") or {}).items()}

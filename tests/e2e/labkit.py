@@ -1,0 +1,79 @@
+"""A lab of inventory/lab-mini.yaml for end-to-end tests (in-process, loopback only)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roceops.deploy.engine import DeployOptions, DeployReport, deploy
+from roceops.journal import Journal
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import LabThread
+from roceops.model.intent import FabricIntent
+from roceops.topology.expand import expand
+from roceops.topology.fabric import Fabric
+
+_octet = itertools.count(40)
+
+
+@dataclass
+class Lab:
+    fabric: Fabric
+    thread: LabThread
+    state_dir: Path
+    journal: Journal
+
+    @property
+    def names(self) -> list[str]:
+        return [d.name for d in self.fabric.devices()]
+
+    def deploy(self, names: list[str] | None = None, **opts: object) -> DeployReport:
+        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 10.0,
+                                   "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
+        run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
+        report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
+        self.journal.finish_run(run_id, "test", report.exit_code)
+        return report
+
+
+LAB_MINI = Path(__file__).resolve().parents[2] / "inventory" / "lab-mini.yaml"
+
+
+def lab_mini() -> Fabric:
+    return expand(FabricIntent.model_validate(yaml.safe_load(LAB_MINI.read_text())))
+
+
+def start_lab(tmp: Path, configured: bool = False) -> Lab:
+    fabric = lab_mini()
+    state = tmp / "lab"
+    base = f"127.{next(_octet)}.0.1"  # a fresh loopback range per lab: tests never collide
+    thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=2222).start()
+    return Lab(fabric=fabric, thread=thread, state_dir=state, journal=Journal(tmp / "journal.sqlite"))
+
+
+@pytest.fixture
+def fresh_lab(tmp_path: Path) -> Iterator[Lab]:
+    lab = start_lab(tmp_path)
+    try:
+        yield lab
+    finally:
+        lab.thread.stop()
+        lab.journal.close()
+
+
+@pytest.fixture(scope="module")
+def deployed_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """One lab, deployed once, shared by the fault tests (each test remediates what it breaks)."""
+    lab = start_lab(tmp_path_factory.mktemp("deployed"))
+    try:
+        report = lab.deploy()
+        assert report.exit_code == 0, {n: (o.status, o.error) for n, o in report.outcomes.items()}
+        yield lab
+    finally:
+        lab.thread.stop()
+        lab.journal.close()

@@ -1,0 +1,100 @@
+"""Issue 6 against the lab: clean after deploy; each injected drift found at its exact device and path only."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from prometheus_client.parser import text_string_to_metric_families
+
+from roceops.audit.engine import AuditOptions, run_audit
+from roceops.report.audit import to_junit, to_prometheus
+
+pytestmark = pytest.mark.lab
+
+# (device, fault, params, path prefix every finding must have)
+DRIFTS = [
+    ("leaf-su1-r1", "pfc_off", {"port": "Ethernet0"}, "ports[Ethernet0]"),
+    ("leaf-su2-r1", "pfc_off", {"port": "swp1"}, "ports[swp1]"),
+    ("spine01", "pfc_off", {"port": "Ethernet1/1"}, "ports[Ethernet1/1]"),
+    ("leaf-su1-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
+    ("leaf-su2-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
+    ("spine02", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
+    ("leaf-su1-r1", "mtu_mismatch", {"port": "Ethernet8", "mtu": 1500}, "ports[Ethernet8].mtu"),
+    ("gpu001", "nic_reset", {"port": "eth0"}, "nics[eth0]"),
+    ("gpu006", "mtu_mismatch", {"port": "eth1", "mtu": 1500}, "nics[eth1].mtu"),
+]
+
+
+def audit(lab, names=None):
+    return run_audit(lab.fabric, names or lab.names, AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10))
+
+
+def remediate(lab, devices) -> None:
+    lab.thread.clear(None)
+    report = lab.deploy(sorted(set(devices)))
+    assert report.exit_code == 0, {n: (o.status, o.error) for n, o in report.outcomes.items()}
+
+
+def test_deployed_lab_audits_clean(deployed_lab) -> None:
+    result = audit(deployed_lab)
+    assert result.exit_code == 0, [(f.device, f.path, f.expected, f.observed) for f in result.findings]
+    junit = ET.fromstring(to_junit(result))
+    suite = junit.find("testsuite")
+    assert suite is not None and suite.get("failures") == "0" and suite.get("tests") == str(len(deployed_lab.names))
+    families = {f.name: f for f in text_string_to_metric_families(to_prometheus(result))}
+    assert families["roceops_audit_findings"].samples[0].value == 0
+    assert len(families["roceops_audit_device_ok"].samples) == len(deployed_lab.names)
+
+
+@pytest.mark.parametrize(("device", "fault", "params", "prefix"), DRIFTS, ids=[f"{d[0]}-{d[1]}" for d in DRIFTS])
+def test_each_drift_found_exactly(deployed_lab, device: str, fault: str, params: dict, prefix: str) -> None:
+    deployed_lab.thread.inject(device, fault, **params)
+    try:
+        result = audit(deployed_lab)
+        assert result.exit_code == 1
+        found = [(f.device, f.path) for f in result.findings]
+        assert found, "drift not found"
+        assert all(d == device and p.startswith(prefix) for d, p in found), found
+    finally:
+        remediate(deployed_lab, [device])
+    assert audit(deployed_lab, [device]).findings == []
+
+
+def test_unreachable_device_is_its_own_finding(deployed_lab) -> None:
+    deployed_lab.thread.inject("spine02", "refuse")
+    try:
+        result = audit(deployed_lab)
+    finally:
+        deployed_lab.thread.clear("spine02")
+    assert result.exit_code == 2
+    assert [(f.device, f.check) for f in result.findings] == [("spine02", "device.unreachable")]
+    junit = ET.fromstring(to_junit(result))
+    errors = [c.get("name") for c in junit.iter("testcase") if c.find("error") is not None]
+    assert errors == ["spine02"]
+    data = json.loads(json.dumps([f.model_dump(mode="json") for f in result.findings]))
+    assert data[0]["device"] == "spine02"
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sets(st.sampled_from(range(len(DRIFTS))), min_size=1, max_size=4))
+def test_random_drift_sets_all_found_no_false_positives(deployed_lab, picks: set[int]) -> None:
+    chosen = [DRIFTS[i] for i in sorted(picks)]
+    devices = {c[0] for c in chosen}
+    if len(devices) != len(chosen):  # one fault per device keeps the expected set unambiguous
+        return
+    for device, fault, params, _ in chosen:
+        deployed_lab.thread.inject(device, fault, **params)
+    try:
+        result = audit(deployed_lab)
+        found = {(f.device, f.path) for f in result.findings}
+        for device, _, _, prefix in chosen:
+            assert any(d == device and p.startswith(prefix) for d, p in found), (device, prefix, found)
+        allowed = {(d, pre) for d, _, _, pre in chosen}
+        assert all(any(d == ad and p.startswith(pre) for ad, pre in allowed) for d, p in found), found
+    finally:
+        remediate(deployed_lab, devices)

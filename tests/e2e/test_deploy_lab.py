@@ -1,0 +1,150 @@
+"""Issue 5 against the lab: full deploy, idempotence, dry run, faults leave devices at their backup, lock, secrets."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from typer.testing import CliRunner
+
+from roceops.audit.engine import AuditOptions, run_audit
+from roceops.cli.main import app
+from roceops.locking import fabric_lock
+from roceops.nornir_glue.runner import make_nornir
+from roceops.platforms.base import get_driver
+
+pytestmark = pytest.mark.lab
+
+
+def snapshot_all(lab) -> dict[str, str]:
+    """Every device's configuration text, read over SSH through the platform drivers."""
+    nr = make_nornir(lab.fabric, lab.names, lab_dir=lab.state_dir, workers=16, timeout_s=10)
+    out: dict[str, str] = {}
+
+    def task(t):
+        from nornir.core.task import Result
+
+        conn = t.host.get_connection("netmiko", t.nornir.config)
+        out[t.host.name] = get_driver(t.host.data["roceops_platform"]).read_config(conn).text
+        return Result(host=t.host)
+
+    try:
+        nr.run(task=task)
+    finally:
+        nr.close_connections()
+    return out
+
+
+def audit(lab):
+    return run_audit(lab.fabric, lab.names, AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10))
+
+
+def test_full_deploy_matches_intent_and_second_deploy_changes_nothing(fresh_lab) -> None:
+    first = fresh_lab.deploy(canary=3, batch="50%")
+    assert first.exit_code == 0, {n: (o.status, o.error) for n, o in first.outcomes.items()}
+    assert {o.status for o in first.outcomes.values()} == {"changed"}
+    result = audit(fresh_lab)
+    assert result.findings == [], [(f.device, f.path, f.expected, f.observed) for f in result.findings]
+    second = fresh_lab.deploy()
+    assert {o.status for o in second.outcomes.values()} == {"unchanged"}
+    assert second.exit_code == 0
+
+
+def test_dry_run_changes_nothing(fresh_lab) -> None:
+    before = snapshot_all(fresh_lab)
+    report = fresh_lab.deploy(commit=False)
+    assert {o.status for o in report.outcomes.values()} == {"would_change"}
+    assert all(o.diff for o in report.outcomes.values())
+    assert snapshot_all(fresh_lab) == before
+
+
+@pytest.mark.parametrize(("device", "fault", "params", "status", "code"), [
+    ("leaf-su1-r1", "reject_config", {}, "rolled_back", 1),
+    ("leaf-su2-r1", "reject_config", {}, "rolled_back", 1),
+    ("spine01", "reject_config", {}, "rolled_back", 1),
+    ("gpu001", "reject_config", {}, "rolled_back", 1),
+    ("spine02", "drop", {"after": 6}, "rolled_back", 1),
+    ("leaf-su1-r2", "drop", {"after": 3}, "rolled_back", 1),
+    ("leaf-su2-r2", "refuse", {}, "unreachable", 2),
+    ("gpu002", "slow", {"ms": 4000}, None, None),
+])
+def test_fault_leaves_device_at_backup(fresh_lab, device: str, fault: str, params: dict, status: str | None,
+                                       code: int | None) -> None:
+    before = snapshot_all(fresh_lab) if fault not in ("refuse",) else {}
+    fresh_lab.thread.inject(device, fault, **params)
+    report = fresh_lab.deploy(max_fail=len(fresh_lab.names), timeout_s=2.0 if fault == "slow" else 10.0)
+    outcome = report.outcomes[device]
+    if status is not None:
+        assert outcome.status == status, (outcome.status, outcome.error)
+        assert report.exit_code == code
+    else:  # a device slower than the timeout: unreachable (read timed out) or rolled back, never half-configured
+        assert outcome.status in ("unreachable", "rolled_back"), (outcome.status, outcome.error)
+    fresh_lab.thread.clear(device)
+    others = {n: o.status for n, o in report.outcomes.items() if n != device}
+    assert set(others.values()) == {"changed"}, others
+    if before:
+        assert snapshot_all(fresh_lab)[device].strip() == before[device].strip()
+    journal = {r.device: r for r in fresh_lab.journal.devices(report.run_id)}
+    assert journal[device].status == outcome.status
+    assert journal[device].error
+
+
+def test_max_fail_stops_rollout_and_rolls_back_failing_wave(fresh_lab) -> None:
+    before = snapshot_all(fresh_lab)
+    fresh_lab.thread.inject("leaf-su1-r1", "reject_config")
+    report = fresh_lab.deploy(canary=3, batch="50%", max_fail=0)
+    fresh_lab.thread.clear("leaf-su1-r1")
+    assert report.stopped_after_wave == 0
+    assert report.exit_code == 1
+    canary = report.rollout.canary
+    assert "leaf-su1-r1" in canary
+    assert all(report.outcomes[n].status == "rolled_back" for n in canary)
+    assert all(report.outcomes[n].status == "not_touched" for n in fresh_lab.names if n not in canary)
+    after = snapshot_all(fresh_lab)
+    assert {n: after[n].strip() for n in canary} == {n: before[n].strip() for n in canary}
+
+
+def test_second_concurrent_deploy_fails_fast_naming_the_holder(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    repo = Path(__file__).resolve().parents[2]
+    held = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with fabric_lock(Path(".roceops"), "lab-mini", "deploy"):
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    held.wait(5)
+    try:
+        result = CliRunner().invoke(app, ["deploy", "-f", str(repo / "inventory/lab-mini.yaml"), "--lab"])
+    finally:
+        release.set()
+        t.join()
+    assert result.exit_code == 3
+    assert "already running" in result.output and "pid" in result.output
+
+
+def test_credentials_never_leak(fresh_lab, tmp_path: Path, monkeypatch) -> None:
+    secret = "Canary-Pa55word-7f3e"
+    monkeypatch.setenv("ROCEOPS_PASSWORD", secret)
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(fresh_lab.state_dir))
+    monkeypatch.chdir(tmp_path)
+    fresh_lab.thread.inject("spine01", "auth_reject")
+    repo = Path(__file__).resolve().parents[2]
+    journal = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(app, ["deploy", "-f", str(repo / "inventory/lab-mini.yaml"), "--lab", "--commit",
+                                      "--limit", "spine01,gpu001", "--journal", str(journal), "--timeout", "10"])
+    fresh_lab.thread.clear("spine01")
+    assert result.exit_code == 2, result.output
+    assert secret not in result.output
+    assert secret.encode() not in journal.read_bytes()
+    for path in fresh_lab.state_dir.rglob("*"):
+        if path.is_file() and not path.is_socket():
+            assert secret.encode() not in path.read_bytes(), path
+    assert secret not in os.environ.get("ROCEOPS_LAB_PASSWORD", "")

@@ -1,0 +1,82 @@
+"""Issue 7 against the lab: healthy nodes pass; each fault drains exactly the affected nodes; the deadline holds."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+
+from roceops.health.engine import HealthOptions, run_health
+
+pytestmark = pytest.mark.lab
+
+NODES = [f"gpu{n:03d}" for n in range(1, 9)]
+
+
+def health(lab, nodes=NODES, window=1.0, deadline=20.0):
+    return run_health(lab.fabric, nodes, HealthOptions(window_s=window, deadline_s=deadline, lab_dir=lab.state_dir))
+
+
+def test_healthy_lab_every_node_ok(deployed_lab) -> None:
+    report = health(deployed_lab)
+    assert report.exit_code == 0, [(v.node, v.reasons) for v in report.verdicts if v.status != "ok"]
+    assert {v.status for v in report.verdicts} == {"ok"}
+
+
+# (device, fault, params, nodes that must be drained, word that must appear in the reason, config-level?)
+FAULTS = [
+    ("gpu001", "nic_reset", {"port": "eth0"}, {"gpu001"}, "nic.roce", True),
+    ("leaf-su1-r1", "pfc_off", {"port": "Ethernet8"}, {"gpu002"}, "Ethernet8", True),
+    ("gpu003", "pause_storm", {"port": "eth0"}, {"gpu003"}, "counters.pause", False),
+    ("leaf-su2-r1", "crc_errors", {"port": "swp1"}, {"gpu005"}, "counters.crc", False),
+    ("gpu004", "link_flap", {"port": "eth1"}, {"gpu004"}, "counters.flaps", False),
+    ("gpu006", "mtu_mismatch", {"port": "eth0", "mtu": 1500}, {"gpu006"}, "nic.mtu", True),
+    ("gpu007", "firmware", {"version": "28.39.1002"}, {"gpu007"}, "nic.firmware", False),
+]
+
+
+@pytest.mark.parametrize(("device", "fault", "params", "drained", "reason", "config"), FAULTS,
+                         ids=[f"{f[0]}-{f[1]}" for f in FAULTS])
+def test_fault_drains_exactly_the_affected_nodes(deployed_lab, device, fault, params, drained, reason,
+                                                 config) -> None:
+    deployed_lab.thread.inject(device, fault, **params)
+    try:
+        report = health(deployed_lab)
+    finally:
+        deployed_lab.thread.clear(None)
+        if config:
+            assert deployed_lab.deploy([device]).exit_code == 0
+    got = {v.node: v for v in report.verdicts if v.status != "ok"}
+    assert set(got) == drained, {n: v.reasons for n, v in got.items()}
+    assert all(v.status == "drain" for v in got.values())
+    assert all(any(reason in r for r in v.reasons) for v in got.values()), {n: v.reasons for n, v in got.items()}
+    assert report.exit_code == 1
+
+
+def test_unreachable_host_is_unknown_exit_2(deployed_lab) -> None:
+    deployed_lab.thread.inject("gpu008", "refuse")
+    try:
+        report = health(deployed_lab)
+    finally:
+        deployed_lab.thread.clear("gpu008")
+    bad = {v.node: v for v in report.verdicts if v.status != "ok"}
+    assert set(bad) == {"gpu008"} and bad["gpu008"].status == "unknown"
+    assert any("gpu008" in r for r in bad["gpu008"].reasons)
+    assert report.exit_code == 2
+
+
+def test_deadline_holds_with_a_leaf_that_never_answers(deployed_lab) -> None:
+    deployed_lab.thread.inject("leaf-su2-r2", "slow", ms=120_000)
+    start = time.monotonic()
+    try:
+        report = health(deployed_lab, deadline=6.0)
+    finally:
+        deployed_lab.thread.clear("leaf-su2-r2")
+    elapsed = time.monotonic() - start
+    assert elapsed < 8.0, elapsed
+    behind = {"gpu005", "gpu006", "gpu007", "gpu008"}  # rail 2 of SU2 hangs off leaf-su2-r2
+    unknown = {v.node for v in report.verdicts if v.status == "unknown"}
+    assert unknown == behind, [(v.node, v.status, v.reasons) for v in report.verdicts]
+    assert all(any("leaf-su2-r2" in r for r in v.reasons) for v in report.verdicts if v.node in behind)
+    assert report.exit_code == 2
