@@ -167,11 +167,12 @@ class _RateCheck(Check):
         out = []
         for sample, port, item, speed in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx), ctx.nic.speed),
                                          (ctx.switch, ctx.leaf_port.name, self.port_item(ctx), ctx.leaf_port.speed)):
-            deltas = [_delta(sample, port, c) for c in self.counter_names]
-            known = [d for d in deltas if d is not None]
-            if not known:
+            if sample.first is None or sample.second is None or _port(sample.second, port) is None:
                 out.append(self.result(ctx, item, None, None, None, sample.error or "counters not sampled"))
                 continue
+            known = [d for c in self.counter_names if (d := _delta(sample, port, c)) is not None]
+            if not known:
+                continue  # this platform does not expose the counter: not applicable, not unknown
             worst = max(d / w for d, w in known)
             total = sum(d for d, _ in known)
             limit = self.limit(ctx, speed)

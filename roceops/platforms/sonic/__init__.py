@@ -38,4 +38,6 @@ class SonicPlatform:
 
 PLATFORM = SonicPlatform()
 
-__all__ = ["PLATFORM", "SonicPlatform", "SonicRenderError", "canonical_config_db", "render_context"]
+from roceops.platforms.sonic.driver import DRIVER  # noqa: E402  (after PLATFORM: the driver imports this package)
+
+__all__ = ["DRIVER", "PLATFORM", "SonicPlatform", "SonicRenderError", "canonical_config_db", "render_context"]

@@ -1,0 +1,459 @@
+"""SONiC driver: CONFIG_DB diff as JSON Patch, applied with the Generic Config Updater (GCU) transaction.
+
+=============  ====================================================================================
+step           commands
+=============  ====================================================================================
+read_config    ``sonic-cfggen -d --print-data`` (Snapshot ``config_db_json``: the exact text)
+apply          ``sudo config checkpoint <txn>``; the patch written with a here-document to
+               ``/tmp/<txn>.json``; ``sudo config apply-patch /tmp/<txn>.json``; ``rm -f`` the file
+confirm        ``sudo config save -y``; read back ``sonic-cfggen -j /etc/sonic/config_db.json --print-data``
+               == ``sonic-cfggen -d --print-data`` (else ConfirmNotTaken); ``sudo config delete-checkpoint``
+abort          ``sudo config list-checkpoints``; ``sudo config rollback <txn>`` if it is there; then, should
+               the running config still differ from the backup, a patch back to it; ``sudo config save -y``
+               again if this transaction's confirm had saved; delete the checkpoint
+collect        :data:`COLLECT`
+=============  ====================================================================================
+
+SONiC has no commit timer: ``confirm_timeout_s`` is not used. Until ``confirm`` the change is running but
+not saved (a reboot reverts it) and the checkpoint stays, so ``config rollback <txn>`` undoes it by hand.
+
+Scope of a change (:func:`plan_change`): only the tables roceops renders (:data:`MANAGED_TABLES`) are
+compared; in PORT, DEVICE_METADATA and FLEX_COUNTER_TABLE (:data:`FIELD_SCOPED`) only the keys and fields
+roceops renders, so lanes, MACs, breakout settings and counter groups of others are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import re
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+import jsonpatch
+
+from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.platforms.driver import (
+    BgpSession,
+    Change,
+    ConfirmNotTaken,
+    DriverError,
+    Intent,
+    LldpNeighbor,
+    OperState,
+    PortOper,
+    Snapshot,
+)
+from roceops.platforms.sonic import parsers as P
+from roceops.platforms.sonic.parsers_config_db import parse_config_db
+from roceops.platforms.sonic.render import buffer_model_of
+from roceops.render.engine import RenderedDevice
+
+__all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
+
+PRINT_DATA = "sonic-cfggen -d --print-data"
+SAVED_DATA = "sonic-cfggen -j /etc/sonic/config_db.json --print-data"
+INTERFACES_STATUS = "show interfaces status"
+PFC_COUNTERS = "show pfc counters"
+WRED_COUNTERS = "show queue wredcounters"
+PFCWD_STATS = "pfcwd show stats"
+LLDP_TABLE = "show lldp table"
+BGP_SUMMARY = "show ip bgp summary"
+# Link health: SONiC has no single command with CRC, FEC and flap counters. RX_ERR of `portstat -e` counts
+# frames received with errors (FCS/CRC), `portstat -f` the FEC codewords, `show interfaces flap` the
+# link-state changes (sonic-utilities 2025+; older images answer "No such command", which is tolerated).
+ERROR_COUNTERS = "show interfaces counters errors"
+FEC_COUNTERS = "show interfaces counters fec-stats"
+FLAPS = "show interfaces flap"
+VERSION = "show version"
+COLLECT: tuple[str, ...] = (PRINT_DATA, INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, LLDP_TABLE,
+                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION)
+
+MANAGED_TABLES = frozenset({
+    "DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP",
+    "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
+    "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
+    "BGP_NEIGHBOR",
+})
+FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
+HEREDOC_END = "ROCEOPS_EOF"
+READ_TIMEOUT = 120.0
+_TXN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
+_FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .*|-bash: .*|.*Permission denied.*)$",
+                      re.M)
+
+
+# --------------------------------------------------------------------------- pure: patches
+
+
+def _load(snapshot: Snapshot | str, what: str) -> dict[str, Any]:
+    text = snapshot.text if isinstance(snapshot, Snapshot) else snapshot
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        first = text.strip().splitlines()[0][:200] if text.strip() else "(empty output)"
+        raise DriverError(f"{what} is not CONFIG_DB JSON ({exc.msg}); the device said: {first}") from None
+    if not isinstance(doc, dict):
+        raise DriverError(f"{what} is not a CONFIG_DB object")
+    return doc
+
+
+def scoped(current: dict[str, Any], rendered: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the part of ``current`` roceops manages, the rendered target) — see the module docstring."""
+    src: dict[str, Any] = {}
+    dst: dict[str, Any] = {}
+    for table in sorted(MANAGED_TABLES | set(rendered)):
+        want, have = rendered.get(table), current.get(table)
+        if table in FIELD_SCOPED:
+            if want is None:
+                continue
+            dst[table] = want
+            if have is not None:
+                src[table] = {k: {f: have[k][f] for f in fields if f in have[k]} for k, fields in want.items()
+                              if k in have}
+        else:
+            if want is not None:
+                dst[table] = want
+            if have is not None:
+                src[table] = have
+    return src, dst
+
+
+def _plain_ops(ops: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rewrite jsonpatch's ``move``/``copy`` optimisations as ``remove``/``add`` (values resolved in order)."""
+    if not any(op["op"] in ("move", "copy") for op in ops):
+        return ops
+    doc = copy.deepcopy(base)
+    out: list[dict[str, Any]] = []
+    for op in ops:
+        if op["op"] in ("move", "copy"):
+            value = copy.deepcopy(jsonpatch.JsonPointer(op["from"]).resolve(doc))
+            step = ([{"op": "remove", "path": op["from"]}] if op["op"] == "move" else []) + [
+                {"op": "add", "path": op["path"], "value": value}]
+        else:
+            step = [op]
+        for s in step:
+            jsonpatch.apply_patch(doc, [s], in_place=True)
+        out.extend(step)
+    return out
+
+
+def make_change(src: dict[str, Any], dst: dict[str, Any], base: dict[str, Any]) -> Change:
+    ops = _plain_ops(list(jsonpatch.make_patch(src, dst)), base)
+    counts = Counter(op["op"] for op in ops)
+    summary = {k: counts.get(k, 0) for k in ("add", "replace", "remove")}
+    return Change(diff=json.dumps(ops, indent=2) if ops else "", payload=ops, summary=summary)
+
+
+def patch_file_text(change: Change) -> str:
+    """The patch as written to the device: pretty-printed, so every line is short."""
+    return json.dumps(change.payload, indent=2) + "\n"
+
+
+# --------------------------------------------------------------------------- pure: expected / observed
+
+
+def expected(intent: Intent) -> Intent:
+    """The intent as CONFIG_DB can hold it: unordered lists sorted as the parser reports them, watchdog only
+    where PFC is on, no weight on strict queues, no headroom profiles under the dynamic buffer model."""
+    if not isinstance(intent, SwitchIntent):
+        return intent
+    from roceops.platforms.sonic import PLATFORM  # the package imports this module: import at call time
+
+    qos = intent.qos
+    wd_on = qos.pfc_watchdog.enabled
+    dynamic = buffer_model_of(intent, PLATFORM.buffer_model) == "dynamic"
+    headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
+    ports = {name: p.model_copy(update={"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
+                                        "pfc_priorities": sorted(p.pfc_priorities),
+                                        "headroom": {} if dynamic else p.headroom})
+             for name, p in intent.ports.items()}
+    queues = {q: v.model_copy(update={"weight": v.weight if v.scheduler == "dwrr" else None})
+              for q, v in qos.queues.items()}
+    profiles = sorted((b for b in qos.profiles if not (dynamic and b.name in headroom)), key=lambda b: b.name)
+    new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
+                                     "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
+    neighbors = sorted((n.model_copy(update={"description": n.description or n.ip}) for n in intent.bgp.neighbors),
+                       key=lambda n: _ip_key(n.ip))
+    return intent.model_copy(update={"qos": new_qos, "ports": ports,
+                                     "bgp": intent.bgp.model_copy(update={"neighbors": neighbors})})
+
+
+def _ip_key(ip: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in ip.split(".")) if ip.count(".") == 3 else (1 << 16, *map(ord, ip))
+
+
+def _optional(outputs: dict[str, str], command: str, parser: Any) -> Any:
+    """Parse an output that older images may not support; None when absent or unparsable."""
+    text = outputs.get(command)
+    if text is None:
+        return None
+    try:
+        return parser(text)
+    except P.ParseError:
+        return None
+
+
+def _switch(intent: Intent) -> SwitchIntent:
+    if not isinstance(intent, SwitchIntent):
+        raise DriverError(f"the SONiC driver manages switches, not {type(intent).__name__} {intent.name}")
+    return intent
+
+
+# --------------------------------------------------------------------------- device I/O helpers
+
+
+def _check_txn(txn: str) -> None:
+    if not _TXN.fullmatch(txn):
+        raise DriverError(f"transaction name {txn!r} is not usable as a SONiC checkpoint/file name")
+
+
+def _prompt_pattern(conn: Any) -> str:
+    return rf"{re.escape(conn.base_prompt)}[^\n]*[$#]\s*$"
+
+
+def _alive(conn: Any) -> bool:
+    """The SSH channel is open (without netmiko's ``is_alive``, which writes a NUL byte into the shell)."""
+    chan = getattr(conn, "remote_conn", None)
+    if chan is None:
+        return False
+    transport = chan.get_transport() if hasattr(chan, "get_transport") else None
+    return not getattr(chan, "closed", False) and not getattr(chan, "eof_received", False) and (
+        transport is None or transport.is_active())
+
+
+def _read_until(conn: Any, pattern: str, what: str, timeout: float = READ_TIMEOUT) -> str:
+    """Read until ``pattern`` matches the end of the output. Unlike netmiko's read loops this notices a
+    session that died (reset, closed) at once instead of waiting for the read timeout."""
+    regex = re.compile(pattern)
+    out = ""
+    deadline = time.monotonic() + timeout
+    while True:
+        chunk = conn.read_channel()
+        if chunk:
+            out += chunk
+            if regex.search(out[-512:]):
+                return out
+            continue
+        if not _alive(conn):
+            raise DriverError(f"the SSH session closed while waiting for `{what}`")
+        if time.monotonic() > deadline:
+            raise DriverError(f"no prompt {timeout:.0f} s after `{what}`; last output: {out.strip()[-200:]!r}")
+        time.sleep(0.005)
+
+
+def _body(raw: str, command: str) -> str:
+    """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or after
+    a stale prompt) and without the trailing prompt line."""
+    lines = raw.split("\n")
+    wanted = command.replace(" ", "")
+    seen = ""
+    for i, line in enumerate(lines[:-1]):
+        seen += line.replace(" ", "")
+        if wanted in seen:
+            return "\n".join(lines[i + 1:-1]).rstrip()
+    return "\n".join(lines[1:-1]).rstrip()
+
+
+def _send(conn: Any, command: str) -> str:
+    conn.write_channel(command + "\n")
+    return _body(_read_until(conn, _prompt_pattern(conn), command), command)
+
+
+def _sudo(conn: Any, command: str) -> str:
+    """``sudo <command>``, answering a sudo password prompt with the connection's secret if one appears."""
+    password = r"\[sudo\] password for [^\n]*:\s*$"
+    conn.write_channel(f"sudo {command}\n")
+    raw = _read_until(conn, rf"(?:{_prompt_pattern(conn)}|{password})", f"sudo {command}")
+    if re.search(password, raw):
+        if not getattr(conn, "secret", ""):
+            conn.write_channel("\x03")
+            _read_until(conn, _prompt_pattern(conn), "Ctrl-C")
+            raise DriverError(f"`sudo {command.split()[0]}` asks for a password and no secret is configured")
+        conn.write_channel(conn.secret + "\n")
+        return _body(f"sudo {command}\n" + _read_until(conn, _prompt_pattern(conn), f"sudo {command}").lstrip("\n"),
+                     f"sudo {command}")
+    return _body(raw, f"sudo {command}")
+
+
+def _failure(command: str, output: str) -> DriverError:
+    lines = _FAILURE.findall(output)
+    detail = "; ".join(dict.fromkeys(line.strip() for line in lines)) or output.strip()[-400:] or "no output"
+    return DriverError(f"`{command}` failed: {detail[:600]}")
+
+
+def write_file(conn: Any, path: str, text: str) -> None:
+    """Write ``text`` to ``path`` on the device with a quoted here-document (one write, then the prompt)."""
+    lines = text.splitlines()
+    if HEREDOC_END in lines:
+        raise DriverError(f"cannot write {path}: the text contains the here-document delimiter")
+    conn.write_channel("\n".join([f"cat > {path} <<'{HEREDOC_END}'", *lines, HEREDOC_END]) + "\n")
+    out = _read_until(conn, _prompt_pattern(conn), f"cat > {path}")
+    if re.search(r"^-bash: .*$", out, re.M):
+        raise _failure(f"cat > {path}", out)
+
+
+def _apply_patch(conn: Any, change: Change, path: str) -> None:
+    write_file(conn, path, patch_file_text(change))
+    command = f"config apply-patch {path}"
+    try:
+        out = _sudo(conn, command)
+    finally:
+        with contextlib.suppress(DriverError, OSError, EOFError):  # keep the first error if the session died
+            _send(conn, f"rm -f {path}")
+    if "Patch applied successfully." not in out:
+        raise _failure(f"sudo {command}", out)
+
+
+def _checkpoints(conn: Any) -> list[str]:
+    out = _sudo(conn, "config list-checkpoints")
+    try:
+        names = json.loads(out)
+    except json.JSONDecodeError:
+        return []
+    return [n if isinstance(n, str) else str(n.get("name")) for n in names] if isinstance(names, list) else []
+
+
+def _device_key(conn: Any, txn: str) -> tuple[str, int, str]:
+    return str(getattr(conn, "host", "")), int(getattr(conn, "port", 0) or 0), txn
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+class SonicDriver:
+    """Implements :class:`roceops.platforms.driver.Driver` for community SONiC."""
+
+    platform = "sonic"
+    commands = COLLECT
+
+    def __init__(self) -> None:
+        # transactions whose confirm ran `config save`: abort must re-save after rolling back, or the startup
+        # config would keep the change (keyed by device endpoint + txn, so a reconnect finds it)
+        self._saved: set[tuple[str, int, str]] = set()
+        self._lock = threading.Lock()
+
+    # ---- pure
+
+    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+        doc = _load(current, "the device's CONFIG_DB")
+        target = _load(rendered.files["config_db.json"], f"{rendered.name} config_db.json")
+        src, dst = scoped(doc, target)
+        return make_change(src, dst, doc)
+
+    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+        doc = _load(current, "the device's CONFIG_DB")
+        return make_change(doc, _load(backup, "the backup"), doc)
+
+    def expected(self, intent: Intent) -> Intent:
+        return expected(intent)
+
+    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
+        sw = _switch(intent)
+        return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), expected(sw))  # type: ignore[arg-type]
+
+    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+        sw = _switch(intent)
+        status = P.show_interfaces_status(outputs[INTERFACES_STATUS]) if INTERFACES_STATUS in outputs else {}
+        pfc = P.show_pfc_counters(outputs[PFC_COUNTERS]) if PFC_COUNTERS in outputs else {"rx": {}, "tx": {}}
+        wred = _optional(outputs, WRED_COUNTERS, P.show_queue_wredcounters) or {}
+        storms = _optional(outputs, PFCWD_STATS, P.pfcwd_show_stats)
+        errors = _optional(outputs, ERROR_COUNTERS, P.show_interfaces_counters_errors) or {}
+        fec = _optional(outputs, FEC_COUNTERS, P.show_interfaces_counters_fec_stats) or {}
+        flaps = _optional(outputs, FLAPS, P.show_interfaces_flap) or {}
+        ports: dict[str, PortOper] = {}
+        for name in sw.ports:
+            row = status.get(name)
+            counters: dict[str, int] = {}
+            for direction in ("rx", "tx"):
+                for prio, value in (pfc[direction].get(name) or {}).items():
+                    if value is not None:
+                        counters[f"pfc_{direction}_{prio}"] = value
+            marked = [q["ecn_marked_packets"] for q in (wred.get(name) or {}).values()
+                      if q["ecn_marked_packets"] is not None]
+            if marked:
+                counters["ecn_marked"] = sum(marked)
+            if storms is not None:
+                counters["pfcwd_storms"] = sum(v["storm_detected"] or 0 for (port, _), v in storms.items()
+                                               if port == name)
+            for source, field, key in ((errors, "rx_err", "crc_errors"), (fec, "fec_uncorr", "fec_uncorrected"),
+                                       (fec, "fec_symbol_err", "symbol_errors"), (flaps, "flaps", "carrier_changes")):
+                value = (source.get(name) or {}).get(field)
+                if value is not None:
+                    counters[key] = value
+            if row is None and not counters:
+                continue
+            oper = row["oper"] if row else None
+            ports[name] = PortOper(name=name, oper_up=None if oper not in ("up", "down") else oper == "up",
+                                   speed=row["speed"] if row else None, mtu=row["mtu"] if row else None,
+                                   counters=counters)
+        lldp = _optional(outputs, LLDP_TABLE, P.show_lldp_table) or {}
+        bgp = _optional(outputs, BGP_SUMMARY, P.show_ip_bgp_summary) or {"neighbors": {}}
+        version = _optional(outputs, VERSION, P.show_version) or {}
+        return OperState(
+            device=sw.name, ports=ports,
+            lldp={port: LldpNeighbor(device=n["device"], port=n["port"]) for port, n in lldp.items()},
+            bgp={ip: BgpSession(state=n["state"], remote_asn=n["remote_as"]) for ip, n in bgp["neighbors"].items()},
+            os_version=version.get("SONiC Software Version"),
+        )
+
+    # ---- device I/O
+
+    def read_config(self, conn: Any) -> Snapshot:
+        text = _send(conn, PRINT_DATA)
+        _load(text, f"`{PRINT_DATA}`")
+        return Snapshot(format="config_db_json", text=text)
+
+    def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
+        _check_txn(txn)
+        out = _sudo(conn, f"config checkpoint {txn}")
+        if "Checkpoint created successfully." not in out:
+            raise _failure(f"sudo config checkpoint {txn}", out)
+        _apply_patch(conn, change, f"/tmp/{txn}.json")
+
+    def confirm(self, conn: Any, txn: str) -> None:
+        _check_txn(txn)
+        with self._lock:
+            self._saved.add(_device_key(conn, txn))
+        out = _sudo(conn, "config save -y")
+        if _FAILURE.search(out):
+            raise _failure("sudo config save -y", out)
+        saved = _load(_send(conn, SAVED_DATA), "the saved /etc/sonic/config_db.json")
+        running = _load(_send(conn, PRINT_DATA), "the running CONFIG_DB")
+        if saved != running:
+            changed = sorted({t for t in saved.keys() | running.keys() if saved.get(t) != running.get(t)})
+            raise ConfirmNotTaken("`config save` reported success but /etc/sonic/config_db.json differs from the "
+                                  f"running CONFIG_DB (tables: {', '.join(changed[:6])})")
+        with self._lock:
+            self._saved.discard(_device_key(conn, txn))
+        _sudo(conn, f"config delete-checkpoint {txn}")  # housekeeping; the change is saved either way
+
+    def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
+        _check_txn(txn)
+        present = txn in _checkpoints(conn)
+        if present:
+            _sudo(conn, f"config rollback {txn}")  # verified below, by content
+        now = self.read_config(conn)
+        if now.text.strip() != backup.text.strip():
+            change = self.plan_restore(now, backup)
+            if not change.empty:
+                _apply_patch(conn, change, f"/tmp/{txn}-restore.json")
+        with self._lock:
+            saved_by_us = _device_key(conn, txn) in self._saved
+            self._saved.discard(_device_key(conn, txn))
+        if saved_by_us:  # our confirm may have written the change to /etc/sonic/config_db.json: write it back
+            _sudo(conn, "config save -y")
+        if present:
+            _sudo(conn, f"config delete-checkpoint {txn}")
+        _send(conn, f"rm -f /tmp/{txn}.json")
+
+    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
+        if isinstance(intent, HostIntent):
+            raise DriverError(f"the SONiC driver manages switches, not host {intent.name}")
+        return {command: _send(conn, command) for command in COLLECT}
+
+
+DRIVER = SonicDriver()

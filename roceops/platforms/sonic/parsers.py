@@ -1,0 +1,482 @@
+"""Parsers for SONiC show-command text (pure functions: text in, plain data out).
+
+Every parser here is tested on the real sonic-utilities outputs in ``shared/fixtures/sonic`` (see
+``tests/platforms/test_sonic_parsers.py``). SONiC prints its tables with tabulate's "simple" format, so
+one reader (:func:`tables`) finds every ``header / ----- rule / rows`` block and slices the rows by the
+spans of the rule: it does not care whether a column is left- or right-aligned, and cells may hold
+spaces (``QSFP28 or later``, ``FLR(P) (Accuracy)``). Counters become ``int`` (thousands separators
+removed); ``N/A`` and other non-numbers become ``None``.
+
+The CONFIG_DB -> DeviceIntent reader lives in :mod:`roceops.platforms.sonic.parsers_config_db`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ParseError",
+    "Table",
+    "counter",
+    "ecnconfig_l",
+    "key_value_blocks",
+    "pfcwd_show_config",
+    "pfcwd_show_stats",
+    "show_buffer_information",
+    "show_interfaces_counters_errors",
+    "show_interfaces_counters_fec_stats",
+    "show_interfaces_flap",
+    "show_interfaces_status",
+    "show_ip_bgp_summary",
+    "show_lldp_table",
+    "show_pfc_counters",
+    "show_pfc_counters_history",
+    "show_pfc_priority",
+    "show_queue_counters",
+    "show_queue_counters_json",
+    "show_queue_wredcounters",
+    "show_version",
+    "speed_mbps",
+    "tables",
+]
+
+_RULE = re.compile(r"^-+(?:  +-+)*\s*$")
+_SPAN = re.compile(r"-+")
+_NUMBER = re.compile(r"[+-]?\d[\d,]*")
+
+
+class ParseError(ValueError):
+    """Output that does not have the expected layout (the message names the command)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One tabulate block: its header names and its rows (header -> cell text)."""
+
+    headers: tuple[str, ...]
+    rows: tuple[dict[str, str], ...]
+    title: str = ""  # the non-table line just above the header (``Profile: X``, ``For namespace :``)
+
+
+def counter(text: str | None) -> int | None:
+    """``1,200`` -> 1200; ``N/A``, empty or any other non-number -> None.
+
+    >>> counter("1,200"), counter("N/A"), counter("7")
+    (1200, None, 7)
+    """
+    if text is None:
+        return None
+    value = text.strip()
+    if not _NUMBER.fullmatch(value):
+        return None
+    return int(value.replace(",", ""))
+
+
+def speed_mbps(text: str) -> int | None:
+    """intfutil speed text -> Mb/s: ``400G`` -> 400000, ``100M`` -> 100, ``2.5G`` -> 2500.
+
+    >>> speed_mbps("400G"), speed_mbps("1000M"), speed_mbps("N/A")
+    (400000, 1000, None)
+    """
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([GM])", text.strip())
+    if m is None:
+        return None
+    value = float(m.group(1))
+    return round(value * 1000) if m.group(2) == "G" else int(value)
+
+
+def _spans(rule: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _SPAN.finditer(rule)]
+
+
+def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Slice a row by the rule's column spans; the last column takes the rest of the line."""
+    out = []
+    for i, (start, end) in enumerate(spans):
+        stop = len(line) if i == len(spans) - 1 else spans[i + 1][0]
+        out.append(line[start:max(end, stop)].strip())
+    return out
+
+
+def tables(text: str) -> list[Table]:
+    """Every ``header`` + ``-----  ---`` + rows block of ``text`` (rows end at a blank or a rule line)."""
+    lines = text.splitlines()
+    out: list[Table] = []
+    i = 0
+    while i < len(lines):
+        if i > 0 and _RULE.match(lines[i]) and lines[i - 1].strip() and not _RULE.match(lines[i - 1]):
+            spans = _spans(lines[i])
+            headers = tuple(_cells(lines[i - 1], spans))
+            title = lines[i - 2].strip() if i >= 2 else ""
+            rows = []
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and not _RULE.match(lines[j]):
+                rows.append(dict(zip(headers, _cells(lines[j], spans), strict=True)))
+                j += 1
+            out.append(Table(headers, tuple(rows), title))
+            i = j + 1 if j < len(lines) and _RULE.match(lines[j]) else j  # a closing rule is not a new header
+        else:
+            i += 1
+    return out
+
+
+def _table(text: str, first_header: str, command: str) -> Table:
+    for t in tables(text):
+        if t.headers and t.headers[0] == first_header:
+            return t
+    raise ParseError(f"`{command}`: no table with a {first_header!r} column in the output")
+
+
+def key_value_blocks(text: str, command: str) -> dict[str, dict[str, str]]:
+    """Blocks of ``Title: name`` + a headerless two-column table (``ecnconfig -l``, ``show buffer information``).
+
+    Returns ``{"Title: name": {field: value}}`` in output order.
+    """
+    lines = text.splitlines()
+    out: dict[str, dict[str, str]] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if line and not _RULE.match(line) and i + 1 < len(lines) and _RULE.match(lines[i + 1]):
+            spans = _spans(lines[i + 1])
+            fields: dict[str, str] = {}
+            j = i + 2
+            while j < len(lines) and not _RULE.match(lines[j]):
+                if lines[j].strip():
+                    cells = _cells(lines[j], spans)
+                    fields[cells[0]] = cells[1] if len(cells) > 1 else ""
+                j += 1
+            out[line] = fields
+            i = j + 1
+        else:
+            i += 1
+    if not out and text.strip():
+        raise ParseError(f"`{command}`: no 'Name:' blocks in the output")
+    return out
+
+
+# --------------------------------------------------------------------------- interfaces
+
+
+def show_interfaces_status(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces status`` -> {interface: {lanes, speed (Mb/s), mtu, fec, alias, vlan, oper, admin, type,
+    asym_pfc}}; ``oper``/``admin`` are the raw words (``up``/``down``/``N/A``)."""
+    t = _table(text, "Interface", "show interfaces status")
+    out: dict[str, dict[str, Any]] = {}
+    for r in t.rows:
+        out[r["Interface"]] = {
+            "lanes": r.get("Lanes"),
+            "speed": speed_mbps(r.get("Speed", "")),
+            "mtu": counter(r.get("MTU")),
+            "fec": r.get("FEC"),
+            "alias": r.get("Alias"),
+            "vlan": r.get("Vlan"),
+            "oper": r.get("Oper"),
+            "admin": r.get("Admin"),
+            "type": r.get("Type"),
+            "asym_pfc": r.get("Asym PFC"),
+        }
+    return out
+
+
+def _iface_counters(text: str, command: str, columns: dict[str, str]) -> dict[str, dict[str, Any]]:
+    t = _table(text, "IFACE", command)
+    out: dict[str, dict[str, Any]] = {}
+    for r in t.rows:
+        entry: dict[str, Any] = {"state": r.get("STATE")}
+        entry.update({key: counter(r.get(col)) for col, key in columns.items()})
+        out[r["IFACE"]] = entry
+    return out
+
+
+def show_interfaces_counters_errors(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces counters errors`` (``portstat -e``) -> {port: {state, rx_err, rx_drp, ...}}."""
+    return _iface_counters(text, "show interfaces counters errors", {
+        "RX_ERR": "rx_err", "RX_DRP": "rx_drp", "RX_OVR": "rx_ovr",
+        "TX_ERR": "tx_err", "TX_DRP": "tx_drp", "TX_OVR": "tx_ovr"})
+
+
+def show_interfaces_counters_fec_stats(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces counters fec-stats`` (``portstat -f``) -> {port: {state, fec_corr, fec_uncorr,
+    fec_symbol_err}} (the BER/FLR columns are rates, not counters, and are not kept)."""
+    return _iface_counters(text, "show interfaces counters fec-stats", {
+        "FEC_CORR": "fec_corr", "FEC_UNCORR": "fec_uncorr", "FEC_SYMBOL_ERR": "fec_symbol_err"})
+
+
+def show_interfaces_flap(text: str) -> dict[str, dict[str, Any]]:
+    """``show interfaces flap`` -> {port: {flaps (``Never`` = 0), admin, oper, last_down, last_up}}."""
+    t = _table(text, "Interface", "show interfaces flap")
+    out: dict[str, dict[str, Any]] = {}
+    for r in t.rows:
+        raw = r.get("Flap Count", "")
+        out[r["Interface"]] = {
+            "flaps": 0 if raw == "Never" else counter(raw),
+            "admin": r.get("Admin"),
+            "oper": r.get("Oper"),
+            "last_down": r.get("Link Down TimeStamp(UTC)"),
+            "last_up": r.get("Link Up TimeStamp(UTC)"),
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- PFC
+
+
+def show_pfc_priority(text: str) -> dict[str, list[int] | None]:
+    """``show pfc priority`` -> {interface: lossless priorities}; ``N/A`` (no pfc_enable) -> None,
+    an empty cell (pfc_enable "") -> []."""
+    t = _table(text, "Interface", "show pfc priority")
+    out: dict[str, list[int] | None] = {}
+    for r in t.rows:
+        value = r.get("Lossless priorities", "")
+        out[r["Interface"]] = None if value == "N/A" else [int(p) for p in value.split(",") if p.strip()]
+    return out
+
+
+def show_pfc_counters(text: str) -> dict[str, dict[str, dict[int, int | None]]]:
+    """``show pfc counters`` -> {"rx": {port: {prio: frames}}, "tx": {...}}."""
+    out: dict[str, dict[str, dict[int, int | None]]] = {"rx": {}, "tx": {}}
+    for t in tables(text):
+        if not t.headers or t.headers[0] not in ("Port Rx", "Port Tx"):
+            continue
+        direction = "rx" if t.headers[0] == "Port Rx" else "tx"
+        for r in t.rows:
+            out[direction][r[t.headers[0]]] = {p: counter(r.get(f"PFC{p}")) for p in range(8)}
+    if not out["rx"] and not out["tx"] and text.strip():
+        raise ParseError("`show pfc counters`: no 'Port Rx'/'Port Tx' tables in the output")
+    return out
+
+
+def show_pfc_counters_history(text: str) -> dict[str, dict[int, dict[str, Any]]]:
+    """``show pfc counters --history`` -> {port: {prio: {rx_pause_transitions, total_rx_pause_time_us,
+    recent_rx_pause_time_us, recent_rx_pause_timestamp}}} (the table is split by blank lines per port)."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    first = _table(text, "Port", "show pfc counters --history")
+    spans_line = next(line for line in text.splitlines() if _RULE.match(line))
+    spans = _spans(spans_line)
+    headers = first.headers
+    for line in text.splitlines():
+        if not line.strip() or _RULE.match(line) or line.split()[0] == "Port":
+            continue
+        r = dict(zip(headers, _cells(line, spans), strict=True))
+        prio = int(r["Priority"].removeprefix("PFC"))
+        out.setdefault(r["Port"], {})[prio] = {
+            "rx_pause_transitions": counter(r.get("RX Pause Transitions")),
+            "total_rx_pause_time_us": counter(r.get("Total RX Pause Time US")),
+            "recent_rx_pause_time_us": counter(r.get("Recent RX Pause Time US")),
+            "recent_rx_pause_timestamp": r.get("Recent RX Pause Timestamp"),
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- queues
+
+
+_QUEUE_COLUMNS = {"Counter/pkts": "totalpacket", "Counter/bytes": "totalbytes", "Drop/pkts": "droppacket",
+                  "Drop/bytes": "dropbytes"}
+_WRED_COLUMNS = {"WredDrp/pkts": "wred_drop_packets", "WredDrp/bytes": "wred_drop_bytes",
+                 "EcnMarked/pkts": "ecn_marked_packets", "EcnMarked/bytes": "ecn_marked_bytes"}
+
+
+def _queue_id(txq: str) -> tuple[str, int]:
+    m = re.fullmatch(r"([A-Z]+)(\d+)", txq)
+    if m is None:
+        raise ParseError(f"unexpected queue name {txq!r}")
+    return m.group(1), int(m.group(2))
+
+
+def _queue_tables(text: str, command: str, columns: dict[str, str]) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    found = False
+    for t in tables(text):
+        if not t.headers or t.headers[0] != "Port":
+            continue
+        found = True
+        for r in t.rows:
+            kind, index = _queue_id(r["TxQ"])
+            entry: dict[str, Any] = {"type": kind, "index": index}
+            entry.update({key: counter(r.get(col)) for col, key in columns.items()})
+            out.setdefault(r["Port"], {})[r["TxQ"]] = entry
+    if not found and text.strip():
+        raise ParseError(f"`{command}`: no 'Port  TxQ' tables in the output")
+    return out
+
+
+def show_queue_counters(text: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """``show queue counters [PORT]`` -> {port: {"UC3": {type, index, totalpacket, totalbytes, droppacket,
+    dropbytes}}} (one table per port, each under ``For namespace ...:``)."""
+    return _queue_tables(text, "show queue counters", _QUEUE_COLUMNS)
+
+
+def show_queue_counters_json(text: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """``show queue counters [PORT] --json`` -> the same shape as :func:`show_queue_counters` (the per-port
+    ``time``/``cached_time`` keys are dropped)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"`show queue counters --json`: not JSON ({exc.msg})") from None
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for port, queues in doc.items():
+        for name, fields in queues.items():
+            if not isinstance(fields, dict):
+                continue  # "time", "cached_time"
+            kind, index = _queue_id(name)
+            entry: dict[str, Any] = {"type": kind, "index": index}
+            entry.update({key: counter(str(fields.get(key))) for key in _QUEUE_COLUMNS.values()})
+            out.setdefault(port, {})[name] = entry
+    return out
+
+
+def show_queue_wredcounters(text: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """``show queue wredcounters [PORT]`` -> {port: {"UC3": {type, index, wred_drop_packets, wred_drop_bytes,
+    ecn_marked_packets, ecn_marked_bytes}}}."""
+    return _queue_tables(text, "show queue wredcounters", _WRED_COLUMNS)
+
+
+# --------------------------------------------------------------------------- PFC watchdog, ECN, buffers
+
+
+def pfcwd_show_config(text: str) -> dict[str, Any]:
+    """``pfcwd show config`` / ``show pfcwd config`` -> {poll_interval, big_red_switch, ports: {port: {action,
+    detection_time, restoration_time, history}}}; times are ints (``N/A``/``infinite`` -> None)."""
+    poll = re.search(r"^Changed polling interval to (\d+)ms", text, re.M)
+    brs = re.search(r"^BIG_RED_SWITCH status is (\S+)", text, re.M)
+    t = _table(text, "PORT", "pfcwd show config")
+    ports = {
+        r["PORT"]: {
+            "action": r.get("ACTION"),
+            "detection_time": counter(r.get("DETECTION TIME")),
+            "restoration_time": counter(r.get("RESTORATION TIME")),
+            "history": r.get("HISTORY"),
+        }
+        for r in t.rows
+    }
+    return {"poll_interval": int(poll.group(1)) if poll else None, "big_red_switch": brs.group(1) if brs else None,
+            "ports": ports}
+
+
+def _pair(cell: str | None) -> tuple[int | None, int | None]:
+    if not cell or "/" not in cell:
+        return None, None
+    a, b = cell.split("/", 1)
+    return counter(a), counter(b)
+
+
+def pfcwd_show_stats(text: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """``pfcwd show stats`` -> {(port, queue): {status, storm_detected, storm_restored, tx_ok, tx_drop, rx_ok,
+    rx_drop, tx_last_ok, tx_last_drop, rx_last_ok, rx_last_drop}}. Queues whose counters are all zero are
+    not printed by SONiC (without ``--empty``), so an empty table means "no storm ever"."""
+    t = _table(text, "QUEUE", "pfcwd show stats")
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in t.rows:
+        port, _, queue = r["QUEUE"].rpartition(":")
+        entry: dict[str, Any] = {"status": r.get("STATUS")}
+        for col, (ka, kb) in {"STORM DETECTED/RESTORED": ("storm_detected", "storm_restored"),
+                              "TX OK/DROP": ("tx_ok", "tx_drop"), "RX OK/DROP": ("rx_ok", "rx_drop"),
+                              "TX LAST OK/DROP": ("tx_last_ok", "tx_last_drop"),
+                              "RX LAST OK/DROP": ("rx_last_ok", "rx_last_drop")}.items():
+            entry[ka], entry[kb] = _pair(r.get(col))
+        out[(port, int(queue))] = entry
+    return out
+
+
+def ecnconfig_l(text: str) -> dict[str, dict[str, str]]:
+    """``ecnconfig -l`` / ``show ecn`` -> {profile: {WRED_PROFILE field: value}} (values as printed)."""
+    blocks = key_value_blocks(text, "ecnconfig -l")
+    out: dict[str, dict[str, str]] = {}
+    for title, fields in blocks.items():
+        kind, _, name = title.partition(":")
+        if kind.strip() != "Profile":
+            raise ParseError(f"`ecnconfig -l`: unexpected block {title!r}")
+        out[name.strip()] = fields
+    return out
+
+
+def show_buffer_information(text: str) -> dict[str, dict[str, dict[str, str]]]:
+    """``show buffer information`` -> {"pools": {name: fields}, "profiles": {name: fields}}; a profile's pool
+    given in ABNF form (``[BUFFER_POOL:x]`` / ``[BUFFER_POOL|x]``) is reduced to its name."""
+    out: dict[str, dict[str, dict[str, str]]] = {"pools": {}, "profiles": {}}
+    for title, fields in key_value_blocks(text, "show buffer information").items():
+        kind, _, name = title.partition(":")
+        if kind.strip() == "Pool":
+            out["pools"][name.strip()] = fields
+        elif kind.strip() == "Profile":
+            if "pool" in fields:
+                fields = {**fields, "pool": _unref(fields["pool"])}
+            out["profiles"][name.strip()] = fields
+    return out
+
+
+def _unref(value: str) -> str:
+    m = re.fullmatch(r"\[[A-Z_]+[:|]([^\]]+)\]", value.strip())
+    return m.group(1) if m else value.strip()
+
+
+# --------------------------------------------------------------------------- LLDP, BGP, version
+
+
+def show_lldp_table(text: str) -> dict[str, dict[str, str]]:
+    """``show lldp table`` -> {local port: {device, port, capability, port_descr}} (first neighbour per port)."""
+    t = _table(text, "LocalPort", "show lldp table")
+    out: dict[str, dict[str, str]] = {}
+    for r in t.rows:
+        out.setdefault(r["LocalPort"], {"device": r.get("RemoteDevice", ""), "port": r.get("RemotePortID", ""),
+                                        "capability": r.get("Capability", ""),
+                                        "port_descr": r.get("RemotePortDescr", "")})
+    return out
+
+
+def show_ip_bgp_summary(text: str) -> dict[str, Any]:
+    """``show ip bgp summary`` (SONiC's formatter: ``Neighbhor`` header [sic], ``NeighborName`` column; the
+    FRR vtysh layout with ``Neighbor`` is accepted too) -> {router_id, local_as, neighbors: {ip: {version,
+    remote_as, msg_rcvd, msg_sent, up_down, state, prefixes, name}}}; ``state`` is ``Established`` when
+    State/PfxRcd holds a prefix count."""
+    rid = re.search(r"BGP router identifier (\S+), local AS number (\d+)", text)
+    neighbors: dict[str, dict[str, Any]] = {}
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(r"^Neighb\w*\s+V\s+AS\b", line)), None)
+    if start is None:
+        if "Unicast Summary" in text or not text.strip():
+            return {"router_id": rid.group(1) if rid else None, "local_as": int(rid.group(2)) if rid else None,
+                    "neighbors": {}}
+        raise ParseError("`show ip bgp summary`: no neighbour table in the output")
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        if _RULE.match(line):
+            continue
+        words = line.split()
+        if len(words) < 10:
+            continue
+        state_words = [words[9]]
+        rest = words[10:]
+        if rest and rest[0].startswith("("):  # "Idle (Admin)", "Idle (PfxCt)"
+            state_words.append(rest.pop(0))
+        state_text = " ".join(state_words)
+        prefixes = counter(state_text)
+        neighbors[words[0]] = {
+            "version": counter(words[1]), "remote_as": counter(words[2]), "msg_rcvd": counter(words[3]),
+            "msg_sent": counter(words[4]), "up_down": words[8],
+            "state": "Established" if prefixes is not None else state_text,
+            "prefixes": prefixes, "name": " ".join(rest),
+        }
+    return {"router_id": rid.group(1) if rid else None, "local_as": int(rid.group(2)) if rid else None,
+            "neighbors": neighbors}
+
+
+def show_version(text: str) -> dict[str, str]:
+    """``show version`` -> the ``Key: value`` lines before ``Docker images:`` (``SONiC Software Version``,
+    ``Platform``, ``HwSKU``, ``ASIC``, ...)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("Docker images"):
+            break
+        key, sep, value = line.partition(":")
+        if sep and key.strip() and not key.startswith(" "):
+            out[key.strip()] = value.strip()
+    if "SONiC Software Version" not in out and text.strip():
+        raise ParseError("`show version`: no 'SONiC Software Version:' line")
+    return out

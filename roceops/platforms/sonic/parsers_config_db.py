@@ -1,0 +1,378 @@
+"""CONFIG_DB (``sonic-cfggen -d --print-data``) -> the DeviceIntent JSON shape (pure).
+
+What SONiC shows of a SwitchIntent, table by table:
+
+=====================  ===============================================================================
+DeviceIntent           CONFIG_DB
+=====================  ===============================================================================
+name, role             ``DEVICE_METADATA|localhost`` ``hostname``, ``type`` (LeafRouter -> leaf, ...)
+loopback               ``LOOPBACK_INTERFACE|Loopback0|<prefix>``
+qos maps               the map a port binds in ``PORT_QOS_MAP`` (``dscp_to_tc_map``, ``tc_to_queue_map``,
+                       ``tc_to_pg_map``, ``pfc_to_queue_map``; the ``global`` entry for DSCP), by plain
+                       name or ABNF reference ``[DSCP_TO_TC_MAP|name]``
+qos.queues             ``QUEUE|<port>|<q>`` -> ``SCHEDULER`` (type/weight) and ``WRED_PROFILE`` (ECN
+                       thresholds = the green ones); ``lossless`` from the queue's ``BUFFER_QUEUE`` profile
+qos.pools / profiles   ``BUFFER_POOL`` / ``BUFFER_PROFILE`` (lists sorted by name)
+qos.pfc_watchdog       ``PFC_WD`` (``GLOBAL.POLL_INTERVAL`` and the port entries)
+ports[p]               ``PORT`` (speed, mtu, admin_status, description), ``INTERFACE|<p>|<prefix>``,
+                       ``PORT_QOS_MAP.pfc_enable``, ``PFC_WD|<p>``, ``CABLE_LENGTH``, and headroom =
+                       ``BUFFER_PG`` entries whose ``BUFFER_PROFILE`` has an ``xoff``
+bgp                    ``DEVICE_METADATA`` ``bgp_asn``/``bgp_router_id`` and ``BGP_NEIGHBOR``
+=====================  ===============================================================================
+
+Keys may name several ports (``Ethernet0,Ethernet4``) and id ranges or lists (``Ethernet0|0-2``,
+``Ethernet0|3,4``). Where ports disagree (a QUEUE changed on one port only) and an intent is given, the
+value that departs from the intent is reported, so audit sees the drift; otherwise the most common one.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from roceops.plan.model import SwitchIntent
+from roceops.platforms.sonic.lab_format import natural_key
+from roceops.platforms.sonic.render import DEVICE_TYPES
+
+ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
+
+_ROLE_OF_TYPE = {v: k for k, v in DEVICE_TYPES.items()}
+_SCHEDULERS = {"STRICT": "strict", "DWRR": "dwrr", "WRR": "dwrr"}
+_MAP_FIELDS = {
+    "dscp_to_tc": ("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
+    "tc_to_queue": ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
+    "tc_to_pg": ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
+    "pfc_priority_to_queue": ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
+}
+
+
+def unref(value: str | None) -> str | None:
+    """A plain object name from a plain name or an ABNF reference.
+
+    >>> unref("[SCHEDULER|scheduler.1]"), unref("AZURE"), unref(None)
+    ('scheduler.1', 'AZURE', None)
+    """
+    if value is None:
+        return None
+    v = value.strip()
+    if v.startswith("[") and v.endswith("]"):
+        inner = v[1:-1]
+        for sep in ("|", ":"):
+            if sep in inner:
+                return inner.split(sep, 1)[1]
+        return inner
+    return v
+
+
+def id_set(spec: str) -> list[int]:
+    """``0-2`` -> [0, 1, 2]; ``3,4`` -> [3, 4]; ``3`` -> [3].
+
+    >>> id_set("0-2"), id_set("3,4"), id_set("5")
+    ([0, 1, 2], [3, 4], [5])
+    """
+    out: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            out.extend(range(int(lo), int(hi) + 1))
+        else:
+            out.append(int(part))
+    return out
+
+
+def priorities(value: str | None) -> list[int]:
+    """``pfc_enable`` -> sorted priorities (absent or empty = [])."""
+    if not value:
+        return []
+    return sorted({int(p) for p in value.split(",") if p.strip().isdigit()})
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def port_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    """Entries keyed by one port or a comma list of ports, exploded per port (later keys win)."""
+    out: dict[str, dict[str, str]] = {}
+    for key, fields in table.items():
+        for port in key.split(","):
+            out.setdefault(port.strip(), {}).update(fields)
+    return out
+
+
+def port_id_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, int], dict[str, str]]:
+    """``<ports>|<ids>`` entries (QUEUE, BUFFER_PG, BUFFER_QUEUE) exploded per (port, id)."""
+    out: dict[tuple[str, int], dict[str, str]] = {}
+    for key, fields in table.items():
+        ports, sep, ids = key.rpartition("|")
+        if not sep:
+            continue
+        try:
+            numbers = id_set(ids)
+        except ValueError:
+            continue
+        for port in ports.split(","):
+            for i in numbers:
+                out[(port.strip(), i)] = dict(fields)
+    return out
+
+
+def _pick(values: Mapping[str, Any], expected: Any = None, has_expected: bool = False) -> Any:
+    """One value for something every port carries: the first (port order) that departs from ``expected``,
+    else the common one; without an expectation the most common (ties: first port)."""
+    if not values:
+        return None
+    if has_expected:
+        for v in values.values():
+            if v != expected:
+                return v
+        return expected
+    counts = Counter(_freeze(v) for v in values.values())
+    best = max(counts.values())
+    return next(v for v in values.values() if counts[_freeze(v)] == best)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _int_map(table: Mapping[str, Mapping[str, str]], name: str | None) -> dict[int, int]:
+    if name is None or name not in table:
+        return {}
+    out: dict[int, int] = {}
+    for k, v in table[name].items():
+        ki, vi = _int(k), _int(v)
+        if ki is not None and vi is not None:
+            out[ki] = vi
+    return dict(sorted(out.items()))
+
+
+class _Reader:
+    def __init__(self, db: ConfigDb, intent: SwitchIntent | None, ports: Iterable[str] | None) -> None:
+        self.db = db
+        self.intent = intent
+        self.t: Callable[[str], Mapping[str, Mapping[str, str]]] = lambda name: db.get(name) or {}
+        self.qos_map = port_keyed(self.t("PORT_QOS_MAP"))
+        self.queue = port_id_keyed(self.t("QUEUE"))
+        self.buffer_pg = port_id_keyed(self.t("BUFFER_PG"))
+        self.buffer_queue = port_id_keyed(self.t("BUFFER_QUEUE"))
+        known = set(self.t("PORT")) or ({p for p in self.qos_map if p != "global"}
+                                         | {p for p, _ in self.queue} | {p for p, _ in self.buffer_pg})
+        wanted = list(ports) if ports is not None else (list(intent.ports) if intent is not None else sorted(known))
+        self.ports = sorted((p for p in wanted if p in known), key=natural_key)
+
+    # ---------------------------------------------------------------- qos
+
+    def _expect(self, getter: Callable[[SwitchIntent], Any]) -> tuple[Any, bool]:
+        if self.intent is None:
+            return None, False
+        return getter(self.intent), True
+
+    def maps(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        glob = self.qos_map.get("global", {})
+        for field, (binding, table) in _MAP_FIELDS.items():
+            bound = {p: unref(self.qos_map.get(p, {}).get(binding)) for p in self.ports}
+            if field == "dscp_to_tc":
+                bound = {p: name or unref(glob.get(binding)) for p, name in bound.items()}
+            values = {p: _int_map(self.t(table), name) for p, name in bound.items()}
+            if not values and field == "dscp_to_tc" and glob.get(binding):
+                values = {"global": _int_map(self.t(table), unref(glob.get(binding)))}
+            exp, has = self._expect(lambda i, f=field: {int(k): int(v) for k, v in getattr(i.qos, f).items()})
+            picked = _pick(values, exp, has)
+            out[field] = picked if picked is not None else {}
+        any_dscp = bool(glob.get("dscp_to_tc_map")) or any(self.qos_map.get(p, {}).get("dscp_to_tc_map")
+                                                            for p in self.ports)
+        out["trust"] = "dscp" if any_dscp else None
+        return out
+
+    def _scheduler(self, name: str | None) -> tuple[str | None, int | None]:
+        sched = self.t("SCHEDULER").get(unref(name) or "", {})
+        kind = _SCHEDULERS.get(str(sched.get("type", "")).upper())
+        weight = _int(sched.get("weight")) if kind == "dwrr" else None
+        return kind, weight
+
+    def _ecn(self, name: str | None) -> dict[str, int] | None:
+        wred = self.t("WRED_PROFILE").get(unref(name) or "")
+        if not wred or wred.get("ecn", "ecn_none") == "ecn_none":
+            return None
+        lo, hi, prob = (_int(wred.get(f"green_{f}")) for f in ("min_threshold", "max_threshold", "drop_probability"))
+        if lo is None or hi is None:
+            return None
+        return {"min_bytes": lo, "max_bytes": hi, "probability": prob if prob is not None else 0}
+
+    def _lossless(self, port: str, qid: int) -> bool:
+        entry = self.buffer_queue.get((port, qid))
+        if entry is not None:
+            profile = unref(entry.get("profile")) or ""
+            if "lossless" in profile:
+                return True
+            if "lossy" in profile:
+                return False
+            pool = unref(self.t("BUFFER_PROFILE").get(profile, {}).get("pool")) or ""
+            return "lossless" in pool
+        pfc_map = _int_map(self.t("MAP_PFC_PRIORITY_TO_QUEUE"),
+                           unref(self.qos_map.get(port, {}).get("pfc_to_queue_map")))
+        return qid in {pfc_map.get(p, p) for p in priorities(self.qos_map.get(port, {}).get("pfc_enable"))}
+
+    def queues(self) -> dict[int, dict[str, Any]]:
+        ids = sorted({q for (p, q) in self.queue if p in self.ports})
+        pfc_ports = [p for p in self.ports if self.intent is None or (
+            p in self.intent.ports and self.intent.ports[p].pfc_priorities)] or self.ports
+        out: dict[int, dict[str, Any]] = {}
+        for qid in ids:
+            per_port: dict[str, dict[str, Any]] = {}
+            for p in self.ports:
+                entry = self.queue.get((p, qid), {})
+                kind, weight = self._scheduler(entry.get("scheduler"))
+                per_port[p] = {"scheduler": kind, "weight": weight, "ecn": self._ecn(entry.get("wred_profile"))}
+            want = self.intent.qos.queues.get(qid) if self.intent is not None else None
+            obs: dict[str, Any] = {}
+            for field in ("scheduler", "weight", "ecn"):
+                exp = want.model_dump(mode="json")[field] if want is not None else None
+                obs[field] = _pick({p: v[field] for p, v in per_port.items()}, exp, want is not None)
+            lossless = {p: self._lossless(p, qid) for p in pfc_ports}
+            obs["lossless"] = _pick(lossless, want.lossless if want is not None else None, want is not None)
+            out[qid] = obs
+        return out
+
+    def buffers(self) -> dict[str, Any]:
+        pools = []
+        for name in sorted(self.t("BUFFER_POOL")):
+            f = self.t("BUFFER_POOL")[name]
+            pools.append({"name": name, "type": f.get("type"), "mode": f.get("mode"), "size": _int(f.get("size")),
+                          "xoff": _int(f.get("xoff"))})
+        profiles = []
+        for name in sorted(self.t("BUFFER_PROFILE")):
+            f = self.t("BUFFER_PROFILE")[name]
+            profiles.append({"name": name, "pool": unref(f.get("pool")), "size": _int(f.get("size")),
+                             "xon": _int(f.get("xon")), "xoff": _int(f.get("xoff")),
+                             "dynamic_th": _int(f.get("dynamic_th")), "static_th": _int(f.get("static_th"))})
+        return {"pools": pools, "profiles": profiles}
+
+    def watchdog(self) -> dict[str, Any]:
+        wd = self.t("PFC_WD")
+        ports = {p: wd[p] for p in self.ports if p in wd}
+        out: dict[str, Any] = {"enabled": bool(ports)}
+        poll = _int(wd.get("GLOBAL", {}).get("POLL_INTERVAL"))
+        if poll is not None:
+            out["poll_ms"] = poll
+        if ports:
+            want = self.intent.qos.pfc_watchdog if self.intent is not None else None
+            for field, key, conv in (("detect_ms", "detection_time", _int), ("restore_ms", "restoration_time", _int),
+                                     ("action", "action", lambda v: v)):
+                values = {p: conv(f.get(key)) for p, f in ports.items()}
+                out[field] = _pick(values, getattr(want, field) if want else None, want is not None)
+        return out
+
+    # ---------------------------------------------------------------- ports, bgp
+
+    def addresses(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key in self.t("INTERFACE"):
+            port, sep, prefix = key.partition("|")
+            if sep and "." in prefix and port not in out:
+                out[port] = prefix
+        return out
+
+    def port(self, name: str, addresses: Mapping[str, str]) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": name}
+        port = self.t("PORT").get(name)
+        if port is not None:
+            speed = _int(port.get("speed"))
+            if speed is not None:
+                out["speed"] = speed
+            out["mtu"] = _int(port.get("mtu")) or 9100  # orchagent's default when the field is absent
+            out["admin_up"] = port.get("admin_status", "down") == "up"
+            out["description"] = port.get("description", "")
+            out["address"] = addresses.get(name)
+        for cable in self.t("CABLE_LENGTH").values():
+            if name in cable:
+                out["cable_length"] = _int(cable[name].rstrip("m"))
+                break
+        out["pfc_priorities"] = priorities(self.qos_map.get(name, {}).get("pfc_enable"))
+        out["pfc_watchdog"] = name in self.t("PFC_WD")
+        headroom: dict[int, dict[str, Any]] = {}
+        for (p, pg), entry in sorted(self.buffer_pg.items()):
+            prof_name = unref(entry.get("profile"))
+            prof = self.t("BUFFER_PROFILE").get(prof_name or "")
+            if p == name and prof and prof.get("xoff") is not None:
+                headroom[pg] = {"profile": prof_name, "xon": _int(prof.get("xon")), "xoff": _int(prof.get("xoff")),
+                                "size": _int(prof.get("size"))}
+        out["headroom"] = headroom
+        return out
+
+    def bgp(self, addresses: Mapping[str, str]) -> dict[str, Any] | None:
+        meta = self.t("DEVICE_METADATA").get("localhost", {})
+        table = self.t("BGP_NEIGHBOR")
+        if not table and "bgp_asn" not in meta:
+            return None
+        local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
+        neighbors = []
+        for key, f in table.items():
+            ip = key.rsplit("|", 1)[-1]
+            neighbors.append({"ip": ip, "remote_asn": _int(f.get("asn")),
+                              "port": local_port.get(f.get("local_addr", ""), ""), "description": f.get("name", "")})
+        neighbors.sort(key=lambda n: _ip_key(n["ip"]))
+        out: dict[str, Any] = {"neighbors": neighbors}
+        if "bgp_asn" in meta:
+            out["asn"] = _int(meta["bgp_asn"])
+        if "bgp_router_id" in meta:
+            out["router_id"] = meta["bgp_router_id"]
+        return out
+
+
+def _ip_key(ip: str) -> tuple[int, int, str]:
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return (9, 0, ip)
+    return addr.version, int(addr), ip
+
+
+def parse_config_db(db: ConfigDb, intent: SwitchIntent | None = None,
+                    ports: Iterable[str] | None = None) -> dict[str, Any]:
+    """The DeviceIntent-shaped view of a CONFIG_DB document (partial: only what CONFIG_DB holds).
+
+    ``ports`` (default: the intent's ports, else every port found) limits the ``ports`` map; ports the
+    device does not have are left out (audit reports them missing).
+    """
+    r = _Reader(db, intent, ports)
+    out: dict[str, Any] = {}
+    meta = r.t("DEVICE_METADATA").get("localhost")
+    if meta is not None:
+        if "hostname" in meta:
+            out["name"] = meta["hostname"]
+        if meta.get("type") in _ROLE_OF_TYPE:
+            out["role"] = _ROLE_OF_TYPE[meta["type"]]
+    loopbacks = [k.split("|", 1)[1] for k in r.t("LOOPBACK_INTERFACE") if k.startswith("Loopback0|")]
+    if loopbacks:
+        out["loopback"] = sorted(loopbacks, key=lambda p: "." not in p)[0]
+    qos: dict[str, Any] = r.maps()
+    qos["lossless_priorities"] = sorted({p for name in r.ports for p in priorities(r.qos_map.get(name, {}).get(
+        "pfc_enable"))})
+    qos["queues"] = r.queues()
+    if meta is not None:
+        qos["buffer_model"] = meta.get("buffer_model", "traditional")
+    if "BUFFER_POOL" in db or "BUFFER_PROFILE" in db:
+        qos.update(r.buffers())
+    qos["pfc_watchdog"] = r.watchdog()
+    out["qos"] = qos
+    addresses = r.addresses()
+    out["ports"] = {name: r.port(name, addresses) for name in r.ports}
+    bgp = r.bgp(addresses)
+    if bgp is not None:
+        out["bgp"] = bgp
+    return out

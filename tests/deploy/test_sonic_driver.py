@@ -1,0 +1,212 @@
+"""deploy_device / restore_device with the SONiC driver against the lab over Netmiko (loopback only).
+
+The unconfigured lab-mini leaf ``leaf-su1-r1`` and three copies of it (same hardware and cabling, other lab
+names) run in one lab, one per scenario, so no scenario depends on another's leftovers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from netmiko import ConnectHandler
+
+from roceops.audit.compare import compare
+from roceops.deploy.device import deploy_device, restore_device
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import LabThread
+from roceops.model.intent import FabricIntent
+from roceops.plan import plan
+from roceops.plan.model import SwitchIntent
+from roceops.platforms.sonic import DRIVER, PLATFORM
+from roceops.platforms.sonic.driver import patch_file_text
+from roceops.render.engine import RenderedDevice, render_device
+from roceops.topology.expand import expand
+
+pytestmark = pytest.mark.lab
+
+REPO = Path(__file__).resolve().parents[2]
+LEAF = "leaf-su1-r1"
+DEVICES = (LEAF, "sonic-b", "sonic-c", "sonic-d")  # the leaf itself and three copies of it
+
+
+def _free_endpoint_base() -> tuple[str, int]:
+    for _ in range(50):
+        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 250)}.1", random.randint(20000, 30000)
+        with socket.socket() as probe:
+            try:
+                probe.bind((base, port))
+            except OSError:
+                continue
+        return base, port
+    raise RuntimeError("no free loopback endpoint found")
+
+
+@pytest.fixture(scope="module")
+def intent() -> SwitchIntent:
+    fab = expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
+    found = plan(fab, LEAF)
+    assert isinstance(found, SwitchIntent)
+    return found
+
+
+@pytest.fixture(scope="module")
+def rendered(intent: SwitchIntent) -> RenderedDevice:
+    return render_device(intent)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
+    fab = expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
+    spec = lab_specs(fab, [LEAF])[0]
+    base, port = _free_endpoint_base()
+    specs = [spec.model_copy(update={"name": name}) for name in DEVICES]
+    thread = LabThread(specs, tmp_path_factory.mktemp("sonic-deploy"), port=port, base_address=base).start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+class Connector:
+    """deploy.device's Connector over plain Netmiko (the Nornir one does the same with the host's connection)."""
+
+    def __init__(self, lab: LabThread, name: str) -> None:
+        self.endpoint = lab.overlay[name]
+        self.conn: Any = None
+        self.reconnects = 0
+
+    def _open(self) -> Any:
+        o = self.endpoint
+        return ConnectHandler(device_type=PLATFORM.netmiko.device_type, host=o["host"], port=o["port"],
+                              username=o["username"], use_keys=True, key_file=o["key_file"], allow_agent=False,
+                              **PLATFORM.netmiko.extras)
+
+    def connect(self) -> Any:
+        if self.conn is None:
+            self.conn = self._open()
+        return self.conn
+
+    def reconnect(self) -> Any:
+        self.reconnects += 1
+        self.close()
+        self.conn = self._open()
+        return self.conn
+
+    def close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.disconnect()
+            self.conn = None
+
+
+@pytest.fixture
+def connector(lab: LabThread, request: pytest.FixtureRequest) -> Iterator[Connector]:
+    c = Connector(lab, request.param)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def fresh_read(lab: LabThread, name: str) -> tuple[str, list[str]]:
+    """(running CONFIG_DB text, checkpoints) through a new session."""
+    c = Connector(lab, name)
+    try:
+        conn = c.connect()
+        return DRIVER.read_config(conn).text, json.loads(conn.send_command("sudo config list-checkpoints"))
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("connector", [LEAF], indirect=True)
+def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connector, intent: SwitchIntent,
+                                               rendered: RenderedDevice) -> None:
+    before, _ = fresh_read(lab, LEAF)
+    dry = deploy_device(DRIVER, connector, rendered, intent, commit=False, txn="roceops-dry")
+    assert dry.status == "would_change" and dry.summary["add"] > 0 and '"op": "add"' in dry.diff
+    assert fresh_read(lab, LEAF) == (before, [])  # a dry run changes nothing
+
+    done = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run1")
+    assert done.status == "changed", done.error
+    assert done.backup is not None and done.backup.text == before
+    conn = connector.connect()
+    outputs = DRIVER.collect(conn, intent)
+    assert compare(DRIVER.expected(intent), DRIVER.observe(outputs, intent)) == []
+    saved = conn.send_command("sonic-cfggen -j /etc/sonic/config_db.json --print-data")
+    running, checkpoints = fresh_read(lab, LEAF)
+    assert json.loads(saved) == json.loads(running) and checkpoints == []
+    assert "No such file" in conn.send_command("cat /tmp/roceops-run1.json")
+
+    oper = DRIVER.operational(outputs, intent)
+    assert set(oper.ports) == set(intent.ports) and all(p.oper_up for p in oper.ports.values())
+    assert {"pfc_rx_3", "pfc_tx_3", "ecn_marked", "pfcwd_storms", "crc_errors", "fec_uncorrected",
+            "carrier_changes"} <= set(oper.ports["Ethernet0"].counters)
+    assert {n.ip for n in intent.bgp.neighbors} == set(oper.bgp)
+    assert {s.state for s in oper.bgp.values()} == {"Established"}
+    assert oper.lldp["Ethernet32"].device == "spine01" and oper.os_version
+
+    again = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run2")
+    assert again.status == "unchanged" and again.diff == ""
+
+    undo = restore_device(DRIVER, connector, LEAF, "sonic", done.backup, commit=True, txn="roceops-run1-undo")
+    assert undo.status == "changed", undo.error
+    assert fresh_read(lab, LEAF) == (before, [])
+
+
+@pytest.mark.parametrize("connector", ["sonic-b"], indirect=True)
+def test_rejected_config_rolls_back_byte_identical(lab: LabThread, connector: Connector, intent: SwitchIntent,
+                                                   rendered: RenderedDevice) -> None:
+    lab.inject("sonic-b", "reject_config")
+    try:
+        out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-rej")
+    finally:
+        lab.clear("sonic-b")
+    assert out.status == "rolled_back" and out.error is not None
+    assert "Sorry, user admin is not allowed to execute '/usr/local/bin/config checkpoint roceops-rej'" in out.error
+    assert out.backup is not None
+    assert fresh_read(lab, "sonic-b") == (out.backup.text, [])
+
+
+@pytest.mark.parametrize("connector", ["sonic-c"], indirect=True)
+def test_session_dropped_mid_push_is_rolled_back_on_reconnect(lab: LabThread, connector: Connector,
+                                                              intent: SwitchIntent, rendered: RenderedDevice) -> None:
+    conn = connector.connect()
+    backup = DRIVER.read_config(conn)
+    lines = len(patch_file_text(DRIVER.plan_change(backup, rendered, intent)).splitlines())
+    # answered: read_config, checkpoint, `cat > ... <<EOF`, the patch, EOF, apply-patch, rm -f; the first
+    # verification command then meets a reset connection, with the patch already applied
+    lab.inject("sonic-c", "drop", after=lines + 6)
+    out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-drop")
+    assert out.status == "rolled_back", out.error
+    assert out.error is not None and "closed while waiting for `sonic-cfggen -d --print-data`" in out.error
+    assert connector.reconnects == 1
+    assert out.backup is not None and out.backup.text == backup.text
+    assert fresh_read(lab, "sonic-c") == (backup.text, [])
+
+
+@pytest.mark.parametrize("connector", ["sonic-d"], indirect=True)
+def test_confirm_that_does_not_take_is_rolled_back(lab: LabThread, connector: Connector, intent: SwitchIntent,
+                                                   rendered: RenderedDevice) -> None:
+    lab.inject("sonic-d", "confirm_lost")
+    try:
+        out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-lost")
+    finally:
+        lab.clear("sonic-d")
+    assert out.status == "rolled_back"
+    assert out.error is not None and out.error.startswith("ConfirmNotTaken:")
+    assert out.backup is not None
+    assert fresh_read(lab, "sonic-d") == (out.backup.text, [])
+    c = Connector(lab, "sonic-d")
+    try:  # the startup config was not left with the change either
+        saved = c.connect().send_command("sonic-cfggen -j /etc/sonic/config_db.json --print-data")
+        assert json.loads(saved) == json.loads(out.backup.text)
+    finally:
+        c.close()
