@@ -14,6 +14,7 @@ Install paths are :data:`INSTALL_TARGETS`; the scripts' executable lines (what a
 deploy sends) are :func:`script_commands`.
 """
 
+from roceops.platforms.linux_mlx5.driver import DRIVER
 from roceops.platforms.linux_mlx5.render import (
     INSTALL_TARGETS,
     PREAMBLE,
@@ -28,6 +29,7 @@ from roceops.platforms.linux_mlx5.render import (
 PLATFORM = LinuxMlx5Platform()
 
 __all__ = [
+    "DRIVER",
     "INSTALL_TARGETS",
     "PLATFORM",
     "PREAMBLE",

@@ -1,0 +1,462 @@
+"""Driver for ConnectX (mlx5) GPU hosts on Linux: capture runtime values, run the setup script's changes,
+put captured values back.
+
+A host has no transaction of its own: ``read_config`` captures every value the setup script and
+netplan set (the ``host_state_json`` backup, see :mod:`driver_model`), ``apply`` runs only the
+script lines that change something, ``confirm`` has nothing to make permanent (the runtime state is
+live at once; the deploy's verify step has already read every value back), and ``abort`` computes
+the commands that set the captured values again and runs them.
+
+Round trips are batched: several commands go on one line separated by ``;`` (reads) or ``&&``
+(writes, so the first failure stops the rest), each followed by an ``echo`` of a per-batch random
+marker (carrying ``$?`` for reads); a leading marker says where the answer starts, so the echoed
+(possibly terminal-wrapped) command line is never mistaken for output. ``collect`` is one round
+trip for any number of NICs, ``read_config`` two (RDMA NIC discovery, then per-NIC reads), a push
+one per ``chunk_commands`` lines. Lines are written and read with Netmiko's channel primitives, so
+a session the host closes fails at once instead of after the read timeout. A write fails on a
+non-zero exit status or on error text in its output (``cma_roce_tos`` exits 0 after a refused write).
+
+Privilege: ``privilege="auto"`` (default) runs as is when the prompt ends in ``#`` and otherwise
+prefixes ``sudo -n`` (``sudo -n sh -c '...'`` for sysfs redirections, which the calling shell
+would otherwise open unprivileged); ``"sudo"`` always prefixes, ``"none"`` never does. Only
+``cma_roce_mode``/``cma_roce_tos`` need root among the reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+import shlex
+import time
+import weakref
+from typing import Any, Literal
+
+from roceops.plan.model import HostIntent
+from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
+from roceops.platforms.linux_mlx5 import driver_model as dm
+from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
+from roceops.platforms.linux_mlx5.parsers import (
+    ParseError,
+    parse_cma_roce_mode,
+    parse_cma_roce_tos,
+    parse_ethtool_driver,
+    parse_ethtool_fec,
+    parse_ethtool_stats,
+    parse_ip_json,
+    parse_mlnx_qos,
+    parse_rdma_links,
+    parse_sysctl,
+    parse_sysfs_grep,
+)
+from roceops.platforms.linux_mlx5.render import script_commands
+from roceops.render.engine import RenderedDevice
+
+Privilege = Literal["auto", "sudo", "none"]
+SCRIPT = "roce-setup.sh"
+NETPLAN = "netplan.yaml"
+ERROR_TEXT = re.compile(
+    r"Permission denied|Operation not permitted|command not found|RTNETLINK answers|^Error:|write error|"
+    r"No such (?:file|device)|must be root|password is required|Failed to|command failed|Invalid |Bad value|"
+    r"Cannot find device|cannot |not supported on your system$", re.MULTILINE)
+_BENIGN = ("Rate limit is not supported on your system!",)
+
+
+def _errors(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()
+            if ERROR_TEXT.search(line) and line.strip() not in _BENIGN]
+
+
+class LinuxMlx5Driver:
+    """See the module docstring. ``chunk_commands``/``chunk_chars`` bound one write round trip."""
+
+    snapshot_format = "host_state_json"
+
+    def __init__(self, privilege: Privilege = "auto", chunk_commands: int = 48, chunk_chars: int = 8000,
+                 read_timeout: float = 120.0) -> None:
+        self.privilege = privilege
+        self.chunk_commands = chunk_commands
+        self.chunk_chars = chunk_chars
+        self.read_timeout = read_timeout
+        self._root: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+    # ==================================================================================== pure
+
+    def expected(self, intent: Intent) -> HostIntent:
+        """The intent as the host shows it: sysctl values read back with single blanks between fields."""
+        intent = _host(intent)
+        sysctls = {k: " ".join(str(v).split()) for k, v in intent.sysctls.items()}
+        return intent.model_copy(update={"sysctls": sysctls})
+
+    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+        if SCRIPT not in rendered.files:
+            raise DriverError(f"{rendered.name}: the rendered files have no {SCRIPT}")
+        try:
+            state = dm.load(current.text)
+            commands = script_commands(rendered.files[SCRIPT])
+            netplan = rendered.files.get(NETPLAN)
+            if netplan is not None:
+                commands = dm.netplan_commands(netplan) + commands
+            target, payload = simulate(state, commands)
+            if netplan is not None:
+                cleanup = cleanup_commands(target, netplan)
+                target, more = simulate(target, cleanup)
+                payload += more
+        except (dm.PlanError, ValueError) as exc:
+            raise DriverError(f"{rendered.name}: {exc}") from None
+        diff, summary = diff_table(state, target)
+        summary["commands"] = len(payload)
+        return Change(diff=diff, payload=payload, summary=summary)
+
+    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+        try:
+            cur, want = dm.load(current.text), dm.load(backup.text)
+            payload = restore_commands(cur, want)
+        except (dm.PlanError, ValueError) as exc:
+            raise DriverError(f"cannot plan the restore: {exc}") from None
+        target = {**cur, "nics": {**cur["nics"], **want["nics"]}, "routes": want["routes"], "rules": want["rules"],
+                  "sysctls": {**cur["sysctls"], **want["sysctls"]}}
+        diff, summary = diff_table(cur, target)
+        summary["commands"] = len(payload)
+        return Change(diff=diff, payload=payload, summary=summary)
+
+    def collect_commands(self, intent: Intent) -> list[str]:
+        intent = _host(intent)
+        nics = sorted(intent.nics.values(), key=lambda n: n.netdev)
+        sysfs = []
+        for n in nics:
+            base = f"/sys/class/net/{n.netdev}"
+            sysfs += [f"{base}/ecn/", f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
+                      f"/sys/class/infiniband/{n.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]
+        cmds = [dm.CMD_ADDR, dm.CMD_ROUTES, dm.CMD_UNAME]
+        if intent.sysctls:
+            cmds.append(dm.cmd_sysctl(intent.sysctls))
+        if sysfs:
+            cmds.append(dm.cmd_sysfs(sysfs))
+        for n in nics:
+            cmds += [dm.cmd_mlnx_qos(n.netdev), f"ethtool -S {n.netdev}", f"ethtool -i {n.netdev}",
+                     f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev)]
+        return cmds
+
+    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
+        """HostIntent-shaped facts: per NIC link, address, routes, QoS, DCQCN, CNP, RDMA-CM; sysctls."""
+        intent = _host(intent)
+        links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
+        routes = parse_ip_json(outputs.get(dm.CMD_ROUTES, "[]"))
+        sysfs = self._sysfs(outputs, intent)
+        nics: dict[str, Any] = {}
+        for name, want in intent.nics.items():
+            link = links.get(name)
+            if link is None:
+                continue
+            o: dict[str, Any] = {"mtu": link.get("mtu")}
+            addrs = [f"{a['local']}/{a['prefixlen']}" for a in link.get("addr_info", []) if a.get("family") == "inet"]
+            o["address"] = want.address if want.address in addrs else (addrs[0] if addrs else None)
+            o["routes"] = _observed_routes(routes, name, [r.model_dump() for r in want.routes])
+            qos_text = outputs.get(dm.cmd_mlnx_qos(name))
+            if qos_text is not None:
+                o.update(_qos_observed(parse_mlnx_qos(qos_text)))
+            ecn = dm._ecn(sysfs, name)
+            np_, rp = ecn["roce_np"], ecn["roce_rp"]
+            if None not in np_["enable"] + rp["enable"]:
+                o["dcqcn"] = {
+                    "np_enabled": [p for p, v in enumerate(np_["enable"]) if v],
+                    "rp_enabled": [p for p, v in enumerate(rp["enable"]) if v],
+                    "np": {k: np_[k] for k in want.dcqcn.np if k in np_},
+                    "rp": {k: rp[k] for k in want.dcqcn.rp if k in rp},
+                }
+            if "cnp_dscp" in np_:
+                o["cnp_dscp"] = np_["cnp_dscp"]
+            if "cnp_802p_prio" in np_:
+                o["cnp_priority"] = np_["cnp_802p_prio"]
+            mode = parse_cma_roce_mode(outputs.get(dm.cmd_roce_mode(want.rdma_dev), ""))
+            tos = parse_cma_roce_tos(outputs.get(dm.cmd_roce_tos(want.rdma_dev), ""))
+            if mode is not None:
+                o["roce_mode"] = mode
+            if tos is not None:
+                o["roce_tos"] = tos
+            nics[name] = o
+        observed: dict[str, Any] = {"nics": nics}
+        if intent.sysctls:
+            values = parse_sysctl(outputs.get(dm.cmd_sysctl(intent.sysctls), ""))
+            observed["sysctls"] = {k: v for k, v in values.items() if k in intent.sysctls}
+        return observed
+
+    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+        intent = _host(intent)
+        links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
+        sysfs = self._sysfs(outputs, intent)
+        ports: dict[str, PortOper] = {}
+        firmware: set[str] = set()
+        drivers: set[str] = set()
+        for name, nic in sorted(intent.nics.items()):
+            link = links.get(name)
+            base = f"/sys/class/net/{name}"
+            counters: dict[str, int] = {}
+            stats_text = outputs.get(f"ethtool -S {name}")
+            if stats_text:
+                try:
+                    stats = parse_ethtool_stats(stats_text)
+                except ParseError:
+                    stats = {}
+                for p in range(8):
+                    for d in ("rx", "tx"):
+                        if f"{d}_prio{p}_pause" in stats:
+                            counters[f"pfc_{d}_{p}"] = stats[f"{d}_prio{p}_pause"]
+                for neutral, names in (("crc_errors", ("rx_crc_errors_phy",)),
+                                       ("pfcwd_storms", ("tx_pause_storm_error_events",)),
+                                       ("symbol_errors", ("rx_symbol_err_phy", "rx_pcs_symbol_err_phy")),
+                                       ("rx_packets", ("rx_packets_phy", "rx_packets")),
+                                       ("tx_packets", ("tx_packets_phy", "tx_packets"))):
+                    found = next((stats[n] for n in names if n in stats), None)
+                    if found is not None:
+                        counters[neutral] = found
+            fec_text = outputs.get(f"ethtool -I --show-fec {name}")
+            if fec_text:
+                try:
+                    fec = parse_ethtool_fec(fec_text)
+                except ParseError:
+                    fec = {}
+                if "uncorrectable_blocks" in fec:
+                    counters["fec_uncorrected"] = fec["uncorrectable_blocks"]
+            hw = f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
+            for neutral, hw_name in (("cnp_sent", "np_cnp_sent"), ("cnp_handled", "rp_cnp_handled"),
+                                     ("ecn_marked", "np_ecn_marked_roce_packets")):
+                if f"{hw}/{hw_name}" in sysfs and sysfs[f"{hw}/{hw_name}"].isdigit():
+                    counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+            if sysfs.get(f"{base}/carrier_changes", "").isdigit():
+                counters["carrier_changes"] = int(sysfs[f"{base}/carrier_changes"])
+            state = sysfs.get(f"{base}/operstate") or (str(link.get("operstate", "")).lower() if link else None)
+            speed = sysfs.get(f"{base}/speed", "")
+            if link is None and not state:
+                continue
+            ports[name] = PortOper(name=name, oper_up=None if not state else state == "up",
+                                   speed=int(speed) if speed.isdigit() and int(speed) > 0 else None,
+                                   mtu=link.get("mtu") if link else None, counters=counters)
+            drv_text = outputs.get(f"ethtool -i {name}")
+            if drv_text:
+                try:
+                    drv = parse_ethtool_driver(drv_text)
+                except ParseError:
+                    continue
+                if drv["firmware"]:
+                    firmware.add(drv["firmware"])
+                drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
+        uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
+        return OperState(device=intent.name, ports=ports, firmware=",".join(sorted(firmware)) or None,
+                         driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
+
+    @staticmethod
+    def _sysfs(outputs: dict[str, str], intent: Intent) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for cmd, text in outputs.items():
+            if cmd.startswith("grep -r -H -s . "):
+                out.update(parse_sysfs_grep(text))
+        return out
+
+    # ==================================================================================== device I/O
+
+    def read_config(self, conn: Any) -> Snapshot:
+        outputs = self._read(conn, dm.discovery_commands())
+        try:
+            links = parse_rdma_links(outputs[dm.CMD_RDMA])
+        except ParseError as exc:
+            raise DriverError(f"cannot list the host's RDMA NICs (rdma -j link show): {exc}") from None
+        outputs.update(self._read(conn, dm.nic_read_commands(links)))
+        try:
+            state = dm.host_state(outputs)
+        except (ParseError, dm.PlanError, KeyError) as exc:
+            raise DriverError(f"cannot capture the host state: {exc}") from None
+        return Snapshot(format="host_state_json", text=dm.dump(state))
+
+    def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
+        self._run(conn, list(change.payload))
+
+    def confirm(self, conn: Any, txn: str) -> None:
+        """Nothing to confirm: host settings are live as soon as they are written (verify read them back)."""
+        return None
+
+    def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
+        change = self.plan_restore(self.read_config(conn), backup)
+        self._run(conn, list(change.payload))
+
+    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
+        return self._read(conn, self.collect_commands(intent))
+
+    # ---- plumbing
+
+    def _is_root(self, conn: Any) -> bool:
+        if self.privilege != "auto":
+            return self.privilege == "none"
+        try:
+            return self._root[conn]
+        except (KeyError, TypeError):
+            pass
+        root = str(conn.find_prompt()).rstrip().endswith("#")
+        with contextlib.suppress(TypeError):  # not weak-referenceable: ask again next time
+            self._root[conn] = root
+        return root
+
+    def _wrap(self, conn: Any, cmd: str, reading: bool) -> str:
+        if self._is_root(conn) or (reading and not cmd.startswith(dm.ROOT_READS)):
+            return cmd
+        if " > " in cmd or " >> " in cmd:
+            return f"sudo -n sh -c {shlex.quote(cmd)}"
+        return f"sudo -n {cmd}"
+
+    def _send(self, conn: Any, line: str, done: re.Pattern[str], count: int = 1) -> str:
+        """Write ``line`` and read until ``done`` matched ``count`` lines and the prompt is back.
+
+        Reads with netmiko's channel primitives rather than ``send_command`` so a session the host
+        closed (reset, reboot) fails at once instead of after the read timeout, and so long
+        command lines that a terminal wraps do not confuse command-echo detection.
+        """
+        try:
+            conn.read_channel()  # drop anything left from before
+            conn.write_channel(line + conn.RETURN)
+            buf = ""
+            deadline = time.monotonic() + self.read_timeout
+            while True:
+                chunk = str(conn.read_channel())
+                if chunk:
+                    buf += chunk
+                    hits = list(done.finditer(buf))
+                    if len(hits) >= count and _PROMPT_END.search(buf[hits[-1].end():]):
+                        return buf
+                    continue
+                if _closed(conn):
+                    raise DriverError("the host closed the SSH session")
+                if time.monotonic() > deadline:
+                    raise DriverError(f"no complete answer within {self.read_timeout:g} s")
+                time.sleep(0.005)
+        except DriverError:
+            raise
+        except Exception as exc:
+            raise DriverError(f"session failed while sending commands: {type(exc).__name__}: {exc}") from exc
+
+    def _read(self, conn: Any, commands: list[str]) -> dict[str, str]:
+        """Run read-only ``commands`` in one round trip; command -> its output."""
+        if not commands:
+            return {}
+        token = secrets.token_hex(4)
+        marker = re.compile(rf"^:RO{token}:(\d+)\s*$")
+        line = "; ".join(f"{self._wrap(conn, c, reading=True)}; echo ':RO{token}:'$?" for c in commands)
+        raw = self._send(conn, f"{_begin(token)}; {line}", re.compile(rf"^:RO{token}:\d+[ \t]*$", re.MULTILINE),
+                         len(commands))
+        segments: list[str] = []
+        current: list[str] = []
+        for text_line in _after_begin(raw, token).splitlines():
+            if marker.match(text_line.strip()):
+                segments.append("\n".join(current))
+                current = []
+            else:
+                current.append(text_line)
+        if len(segments) != len(commands):
+            raise DriverError(f"incomplete output: {len(segments)} of {len(commands)} commands answered")
+        return dict(zip(commands, segments, strict=True))
+
+    def _chunks(self, commands: list[str]) -> list[list[str]]:
+        chunks: list[list[str]] = []
+        size = 0
+        for c in commands:
+            if not chunks or len(chunks[-1]) >= self.chunk_commands or size + len(c) > self.chunk_chars:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(c)
+            size += len(c) + 40
+        return chunks
+
+    def _run(self, conn: Any, commands: list[str]) -> None:
+        """Run write ``commands`` in order; raise DriverError at the first failure (the rest are not run)."""
+        for chunk in self._chunks(commands):
+            token = secrets.token_hex(4)
+            ok_marker, end_marker = re.compile(rf"^:RO{token}:ok\s*$"), re.compile(rf"^:RO{token}:end:(\d+)\s*$")
+            line = " && ".join(f"{self._wrap(conn, c, reading=False)} && echo ':RO{token}:''ok'" for c in chunk)
+            raw = self._send(conn, f"{_begin(token)}; {line}; echo ':RO{token}:end:'$?",
+                             re.compile(rf"^:RO{token}:end:\d+[ \t]*$", re.MULTILINE))
+            outputs: list[list[str]] = [[]]
+            status: int | None = None
+            for text_line in _after_begin(raw, token).splitlines():
+                stripped = text_line.strip()
+                if ok_marker.match(stripped):
+                    outputs.append([])
+                elif m := end_marker.match(stripped):
+                    status = int(m.group(1))
+                else:
+                    outputs[-1].append(text_line)
+            if status is None:
+                raise DriverError("the host did not finish the command batch (no end marker in the output)")
+            done = len(outputs) - 1
+            for i, cmd in enumerate(chunk[:done]):
+                problems = _errors("\n".join(outputs[i]))
+                if problems:
+                    raise DriverError(f"{_short(cmd)}: {problems[0]}")
+            if done < len(chunk):
+                text = "\n".join(outputs[done]).strip()
+                first = (_errors(text) or text.splitlines() or ["no output"])[0]
+                raise DriverError(f"{_short(chunk[done])} failed (exit {status}): {first.strip()}")
+
+
+_PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
+
+
+def _closed(conn: Any) -> bool:
+    channel = getattr(conn, "remote_conn", None)
+    if channel is None or getattr(channel, "closed", False):
+        return True
+    transport = channel.get_transport() if hasattr(channel, "get_transport") else None
+    return transport is not None and not transport.is_active()
+
+
+def _host(intent: Intent) -> HostIntent:
+    if not isinstance(intent, HostIntent):
+        raise DriverError(f"linux_mlx5 drives hosts; {intent.name} is a {intent.kind}")
+    return intent
+
+
+def _begin(token: str) -> str:
+    """First command of a batch: its output line marks where the host's answer starts (the echoed
+    command line before it, however a terminal wrapped it, never contains that exact line)."""
+    return f"echo ':RO{token}:''begin'"
+
+
+def _after_begin(raw: str, token: str) -> str:
+    lines = raw.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == f":RO{token}:begin"), None)
+    if start is None:
+        raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
+    return "\n".join(lines[start + 1:])
+
+
+def _short(cmd: str, limit: int = 100) -> str:
+    return cmd if len(cmd) <= limit else cmd[:limit - 3] + "..."
+
+
+def _qos_observed(qos: dict[str, Any]) -> dict[str, Any]:
+    tcs = qos["tcs"]
+    out: dict[str, Any] = {
+        "trust": qos["trust"], "pfc_priorities": qos["pfc"], "prio_tc": dict(sorted(qos["prio_tc"].items())),
+        "tc_bandwidth": {tc: (t["bw"] or 0) if t["tsa"] == "ets" else 0 for tc, t in sorted(tcs.items())},
+        "strict_tcs": sorted(tc for tc, t in tcs.items() if t["tsa"] == "strict"),
+    }
+    if qos["trust"] == "dscp" and qos["dscp2prio"] is not None:
+        out["dscp_to_priority"] = dict(sorted(qos["dscp2prio"].items()))
+    return out
+
+
+def _observed_routes(routes: list[dict[str, Any]], dev: str, intent_routes: list[dict[str, Any]]
+                     ) -> list[dict[str, Any]]:
+    """Gateway routes through ``dev`` as Route dicts, intent's order first, then any extra ones."""
+    seen = []
+    for e in routes:
+        if e.get("dev") != dev or "gateway" not in e or "type" in e or e.get("table") == "local":
+            continue
+        table = e.get("table", "main")
+        seen.append({"to": "0.0.0.0/0" if e["dst"] == "default" else e["dst"], "via": e["gateway"],
+                     "table": None if table == "main" else int(table) if str(table).isdigit() else table})
+    ordered = [r for r in intent_routes if r in seen]
+    extra = sorted((r for r in seen if r not in intent_routes), key=lambda r: (str(r["table"]), r["to"]))
+    return ordered + extra
+
+
+DRIVER = LinuxMlx5Driver()

@@ -1,0 +1,303 @@
+"""Pure parsers for the outputs a ConnectX Linux host gives: mlnx_qos, ethtool, iproute2 dcb/ip/rdma JSON
+and text, sysfs ``grep -H`` dumps, sysctl, mlnx-tools ``cma_roce_*``.
+
+Every parser takes the raw text (tabs or blanks, with or without headers/indentation) and
+returns plain Python data; :class:`ParseError` says what was not understood. Tested on the real
+captures in ``../shared/fixtures/linux_mlx5/``.
+
+>>> parse_ethtool_stats("NIC statistics:\\n     rx_crc_errors_phy: 3\\n")
+{'rx_crc_errors_phy': 3}
+>>> parse_cma_roce_tos("106\\n")
+106
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = [
+    "ParseError",
+    "parse_cma_roce_mode",
+    "parse_cma_roce_tos",
+    "parse_dcb_json",
+    "parse_dcb_text",
+    "parse_ethtool_driver",
+    "parse_ethtool_fec",
+    "parse_ethtool_pause",
+    "parse_ethtool_settings",
+    "parse_ethtool_stats",
+    "parse_ip_json",
+    "parse_mlnx_qos",
+    "parse_rdma_links",
+    "parse_sysctl",
+    "parse_sysfs_grep",
+]
+
+ROCE_MODES = ("IB/RoCE v1", "RoCE v2")
+TSA = ("strict", "ets", "vendor", "cbs", "unknown")
+
+
+class ParseError(ValueError):
+    """The text is not the output this parser expects."""
+
+
+# ------------------------------------------------------------------------------------ mlnx_qos
+
+_TC = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*(unlimited|[\d.]+\s*Gbps),\s*tsa:\s*(\w+)(?:,\s*bw:\s*(\d+)%)?\s*$")
+_UP = re.compile(r"^priority:\s*(\d+)\s*$")
+_D2P = re.compile(r"^prio:(\d)\s+dscp:((?:\d{2},)*\d{0,2}),?$")
+
+
+def parse_mlnx_qos(text: str) -> dict[str, Any]:
+    """``mlnx_qos -i <if> [-a]`` status block (older and newer mlnx-tools layouts).
+
+    Returns ``dcbx`` ("os"/"fw"), ``trust``, ``dscp2prio`` ({dscp: prio} of the listed APP entries,
+    None unless trust is dscp), ``cable_len``, ``pfc`` (priorities with PFC on), ``pfc_buffer``
+    (priority -> receive buffer, None when the row is absent), ``prio_tc`` ({prio: tc}),
+    ``tcs`` ({tc: {"tsa", "bw", "ratelimit_gbps"}}; ``bw`` only for ETS TCs), ``warnings``.
+    """
+    out: dict[str, Any] = {"dcbx": None, "trust": None, "dscp2prio": None, "cable_len": None, "pfc": None,
+                           "pfc_buffer": None, "prio_tc": {}, "tcs": {}, "warnings": []}
+    section = ""
+    tc: int | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("DCBX mode:"):
+            out["dcbx"] = "os" if "OS" in line else "fw"
+        elif line.startswith("Priority trust state:"):
+            out["trust"] = line.split(":", 1)[1].strip()
+        elif line.startswith("dscp2prio mapping:"):
+            section, out["dscp2prio"] = "dscp", {}
+        elif line.startswith("default priority:") or line.startswith("Receive buffer size"):
+            section = ""
+        elif line.startswith("Cable len:"):
+            out["cable_len"] = int(line.split(":", 1)[1])
+            section = ""
+        elif line.startswith("PFC configuration:"):
+            section = "pfc"
+        elif section == "dscp" and (m := _D2P.match(line)):
+            for d in filter(None, m.group(2).split(",")):
+                out["dscp2prio"][int(d)] = int(m.group(1))
+        elif section == "pfc" and line.split()[0] in ("priority", "enabled", "buffer"):
+            words = line.split()
+            if words[0] == "enabled":
+                bits = [int(w) for w in words[1:]]
+                if len(bits) != 8 or any(b not in (0, 1) for b in bits):
+                    raise ParseError(f"mlnx_qos: bad PFC enabled row: {line!r}")
+                out["pfc"] = [p for p, b in enumerate(bits) if b]
+            elif words[0] == "buffer":
+                out["pfc_buffer"] = {p: int(b) for p, b in enumerate(words[1:])}
+        elif m := _TC.match(line):
+            tc = int(m.group(1))
+            rate = None if m.group(2) == "unlimited" else float(m.group(2).split()[0])
+            tsa = m.group(3) if m.group(3) in TSA else "unknown"
+            out["tcs"][tc] = {"tsa": tsa, "bw": int(m.group(4)) if m.group(4) else None, "ratelimit_gbps": rate}
+            section = "tc"
+        elif section == "tc" and tc is not None and (m := _UP.match(line)):
+            out["prio_tc"][int(m.group(1))] = tc
+        elif "WARNING" in line or "not supported" in line:
+            out["warnings"].append(line)
+        else:
+            raise ParseError(f"mlnx_qos: unexpected line {line!r}")
+    if out["trust"] is None or out["pfc"] is None:
+        raise ParseError("mlnx_qos: no 'Priority trust state' / PFC 'enabled' row in the output")
+    if out["trust"] != "dscp":
+        out["dscp2prio"] = None
+    return out
+
+
+# ------------------------------------------------------------------------------------ ethtool
+
+_STAT = re.compile(r"^\s*([A-Za-z0-9_.\-\[\]]+):\s*(-?\d+)\s*$")
+
+
+def parse_ethtool_stats(text: str) -> dict[str, int]:
+    """``ethtool -S <if>``: counter -> value (with or without the ``NIC statistics:`` header/indent)."""
+    out: dict[str, int] = {}
+    for raw in text.splitlines():
+        if not raw.strip() or raw.strip() == "NIC statistics:":
+            continue
+        m = _STAT.match(raw)
+        if not m:
+            raise ParseError(f"ethtool -S: unexpected line {raw.strip()!r}")
+        out[m.group(1)] = int(m.group(2))
+    if not out:
+        raise ParseError("ethtool -S: no counters in the output")
+    return out
+
+
+def _colon_pairs(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        key, sep, value = raw.partition(":")
+        if sep and key.strip():
+            out[key.strip()] = value.strip()
+    return out
+
+
+def parse_ethtool_driver(text: str) -> dict[str, str | None]:
+    """``ethtool -i <if>``: driver, version, firmware (``28.42.1000``; the PSID suffix is dropped), bus_info."""
+    pairs = _colon_pairs(text)
+    if "driver" not in pairs:
+        raise ParseError("ethtool -i: no 'driver:' line")
+    fw = pairs.get("firmware-version", "").split()
+    return {"driver": pairs["driver"], "version": pairs.get("version") or None, "firmware": fw[0] if fw else None,
+            "psid": fw[1].strip("()") if len(fw) > 1 else None, "bus_info": pairs.get("bus-info") or None}
+
+
+def parse_ethtool_pause(text: str) -> dict[str, bool]:
+    """``ethtool -a <if>``: {"autoneg", "rx", "tx"} as booleans."""
+    pairs = _colon_pairs(text)
+    try:
+        return {"autoneg": pairs["Autonegotiate"] == "on", "rx": pairs["RX"] == "on", "tx": pairs["TX"] == "on"}
+    except KeyError as exc:
+        raise ParseError(f"ethtool -a: missing {exc}") from None
+
+
+def parse_ethtool_fec(text: str) -> dict[str, Any]:
+    """``ethtool [-I] --show-fec <if>``: active encoding and, with ``-I``, corrected/uncorrectable block counts."""
+    pairs = _colon_pairs(text)
+    if "Active FEC encoding" not in pairs:
+        raise ParseError("ethtool --show-fec: no 'Active FEC encoding:' line")
+    out: dict[str, Any] = {"active": pairs["Active FEC encoding"]}
+    for key in ("corrected_blocks", "uncorrectable_blocks"):
+        value = pairs.get(key, "").split()
+        if value and value[0].isdigit():
+            out[key] = int(value[0])
+    return out
+
+
+def parse_ethtool_settings(text: str) -> dict[str, Any]:
+    """``ethtool <if>``: speed (Mb/s or None when unknown) and link (Link detected)."""
+    pairs = _colon_pairs(text)
+    if "Link detected" not in pairs:
+        raise ParseError("ethtool: no 'Link detected:' line")
+    m = re.match(r"(\d+)Mb/s", pairs.get("Speed", ""))
+    return {"speed": int(m.group(1)) if m else None, "link": pairs["Link detected"] == "yes"}
+
+
+# ------------------------------------------------------------------------------------ iproute2
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"{what}: not JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def parse_ip_json(text: str) -> list[dict[str, Any]]:
+    """Any ``ip -j ...`` output (a JSON array of objects)."""
+    data = _json(text.strip() or "[]", "ip -j")
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise ParseError("ip -j: expected a JSON array of objects")
+    return data
+
+
+def parse_rdma_links(text: str) -> dict[str, dict[str, Any]]:
+    """``rdma -j link show``: netdev -> {rdma_dev, port, state, physical_state}."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in parse_ip_json(text):
+        if e.get("netdev"):
+            out[e["netdev"]] = {"rdma_dev": e.get("ifname"), "port": e.get("port"), "state": e.get("state"),
+                                "physical_state": e.get("physical_state")}
+    return out
+
+
+def parse_dcb_json(text: str) -> dict[str, Any]:
+    """``dcb -j <object> show dev <if>``: the single JSON object iproute2 prints."""
+    data = _json(text, "dcb -j")
+    if not isinstance(data, dict):
+        raise ParseError("dcb -j: expected one JSON object")
+    return data
+
+
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMG]?)b$")
+
+
+def _dcb_value(v: str) -> Any:
+    if v in ("on", "off"):
+        return v == "on"
+    if v.isdigit():
+        return int(v)
+    m = _SIZE.match(v)
+    if m:
+        return int(float(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)])
+    return v
+
+
+def parse_dcb_text(text: str) -> dict[str, Any]:
+    """``dcb <object> show dev <if>`` text into the JSON shape (``prio-pfc 0:off`` -> ``prio_pfc: [False...]``).
+
+    ``K:V`` rows with keys 0..7 become lists indexed by key; APP tables (``dscp-prio 0:0 24:2 24:3``)
+    become lists of ``[key, value]`` pairs (DSCP names such as ``CS3`` are kept as strings).
+    Rows of ``key value`` pairs (``pfc-cap 8 macsec-bypass off delay 4096``) become scalars.
+    """
+    out: dict[str, Any] = {}
+    for raw in text.splitlines():
+        words = raw.split()
+        if not words:
+            continue
+        if len(words) > 1 and all(":" in w for w in words[1:]):
+            key = words[0].replace("-", "_")
+            pairs = [w.split(":", 1) for w in words[1:]]
+            keys = [k for k, _ in pairs]
+            if key.endswith("_prio") and key not in ("prio_pfc",):
+                out[key] = [[int(k) if k.isdigit() else k, _dcb_value(v)] for k, v in pairs]
+            elif keys == [str(i) for i in range(len(keys))]:
+                out[key] = [_dcb_value(v) for _, v in pairs]
+            else:
+                out[key] = {int(k) if k.isdigit() else k: _dcb_value(v) for k, v in pairs}
+        elif len(words) % 2 == 0:
+            for k, v in zip(words[::2], words[1::2], strict=True):
+                out[k.replace("-", "_")] = _dcb_value(v)
+        else:
+            raise ParseError(f"dcb: unexpected line {raw.strip()!r}")
+    return out
+
+
+# ------------------------------------------------------------------------------------ sysfs, sysctl, RDMA-CM
+
+
+def parse_sysfs_grep(text: str) -> dict[str, str]:
+    """``grep -r -H . <dirs/files>``: path -> value (``grep:`` error lines are skipped)."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        if not line.startswith("/"):
+            continue
+        path, sep, value = line.partition(":")
+        if sep:
+            out[path] = value.strip()
+    return out
+
+
+def parse_sysctl(text: str) -> dict[str, str]:
+    """``sysctl k1 k2`` / ``sysctl -a``: key -> value (multi-value fields joined by one blank)."""
+    out: dict[str, str] = {}
+    for raw in text.splitlines():
+        key, sep, value = raw.partition(" = ")
+        if sep and not key.startswith("sysctl:"):
+            out[key.strip()] = " ".join(value.split())
+    return out
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def parse_cma_roce_mode(text: str) -> str | None:
+    """``cma_roce_mode -d <dev> -p 1``: "RoCE v2" / "IB/RoCE v1", None if it printed something else."""
+    value = _last_line(text)
+    return value if value in ROCE_MODES else None
+
+
+def parse_cma_roce_tos(text: str) -> int | None:
+    """``cma_roce_tos -d <dev> -p 1``: the default ToS, None if it printed no number."""
+    value = _last_line(text)
+    return int(value) if value.isdigit() else None
