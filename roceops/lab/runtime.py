@@ -456,6 +456,9 @@ class LabThread:
         self._ready.set()
 
     def start(self) -> LabThread:
+        # clients that close while output is in flight (netmiko's disconnect) make asyncio log a warning
+        # per socket; harmless and very noisy, as in the detached lab process
+        logging.getLogger("asyncio").setLevel(logging.ERROR)
         self._thread.start()
         if not self._ready.wait(self.timeout):
             raise LabError(f"in-process lab did not become ready within {self.timeout:g} s")

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import click
 import jinja2
 
 from roceops.playbook.model import READ_ONLY, Playbook, Step
@@ -53,11 +52,14 @@ def _render(value: Any, variables: dict[str, Any], step: Step) -> Any:
         raise PlayError(f"step {step.name!r}: {exc}") from None
 
 
-def accepted_options(cli: click.Command, command: str) -> set[str]:
-    """Option names (python style) the subcommand accepts, to pass the play's common options only where they fit."""
-    node: click.Command | None = cli
+def accepted_options(cli: Any, command: str) -> set[str]:
+    """Option names (python style) the subcommand accepts, to pass the play's common options only where they fit.
+
+    ``cli`` is the click-style command tree typer builds (typer vendors its own click, so this duck-types).
+    """
+    node: Any = cli
     for part in command.split("."):
-        node = node.commands.get(part) if isinstance(node, click.Group) else None  # type: ignore[union-attr]
+        node = (getattr(node, "commands", None) or {}).get(part)
         if node is None:
             raise PlayError(f"unknown command {command!r}")
     return {p.name for p in node.params if p.name}
@@ -82,7 +84,7 @@ def step_argv(step: Step, variables: dict[str, Any], common: dict[str, Any], dry
     return [a for a in argv if a]
 
 
-def run_playbook(book: Playbook, cli: click.Command, variables: dict[str, Any], common: dict[str, Any],
+def run_playbook(book: Playbook, cli: Any, variables: dict[str, Any], common: dict[str, Any],
                  dry_run: bool, say: Callable[[str], None]) -> PlayResult:
     merged = {**book.vars, **variables}
     result = PlayResult(playbook=book.name)
@@ -99,15 +101,18 @@ def run_playbook(book: Playbook, cli: click.Command, variables: dict[str, Any], 
     return result
 
 
-def invoke(cli: click.Command, argv: list[str]) -> int:
+def invoke(cli: Any, argv: list[str]) -> int:
     """Run one CLI command in-process and return its exit code."""
     try:
         returned = cli.main(args=argv, prog_name="roceops", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return 3
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else 3
+    except Exception as exc:  # click's Exit / UsageError (typer vendors click: matched by shape, not class)
+        code = getattr(exc, "exit_code", None)
+        if code is None:
+            raise
+        if type(exc).__name__ != "Exit" and hasattr(exc, "show"):
+            exc.show()
+            return 3
+        return int(code)
     return returned if isinstance(returned, int) else 0
