@@ -47,6 +47,7 @@ from roceops.platforms.eos.render import LOOPBACK, config_lines
 from roceops.render.engine import RenderedDevice
 
 INDENT = "   "
+_PROMPT_LINE = re.compile(r"(?m)^[\w.\-]+\([\w./\-]+\)# ?")  # a config-mode prompt at a line start
 PROMPT_END = re.compile(r"(?:^|\n)([\w.\-]+(?:\([\w./\-]+\))?[>#]) ?$")
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
            p.CMD_VERSION)
@@ -234,11 +235,43 @@ class EosDriver:
             raise DriverError(f"show running-config failed: {err or 'output incomplete'}")
         return Snapshot(format="eos_cli", text=out.strip() + "\n")
 
+    batch: ClassVar[int] = 40  # config lines per write: one round trip per batch instead of per line
+
+    def _send_batch(self, conn: Any, lines: list[str]) -> str:
+        """Send several lines in one write and read until one prompt per line came back.
+
+        Used only inside a configuration session, where nothing is live until commit: if a line fails,
+        the lines after it in the same batch also ran, but the whole session is aborted anyway.
+        """
+        conn.write_channel("".join(conn.normalize_cmd(line) for line in lines))
+        buf = ""
+        deadline = time.monotonic() + self.read_timeout
+        while True:
+            chunk = conn.read_channel()
+            if chunk:
+                buf += chunk
+                text = buf.replace("\r\n", "\n").replace("\r", "")
+                if len(_PROMPT_LINE.findall(text)) >= len(lines) and PROMPT_END.search(text):
+                    return text
+            elif not _alive(conn):
+                # a refused line can leave config mode, and a later "exit" in the same batch then ends the
+                # shell: report the refusal the device printed, not just the closed session
+                text = buf.replace("\r\n", "\n").replace("\r", "")
+                if err := _first_error(text):
+                    raise DriverError(f"EOS refused a line in {lines[0][:60]!r}...: {err}")
+                raise DriverError("connection to the device lost during the configuration session")
+            if time.monotonic() > deadline:
+                raise DriverError(f"no prompt within {self.read_timeout:g} s after a batch of {len(lines)} lines")
+            time.sleep(0.002)
+
     def _session_lines(self, conn: Any, session: str, lines: list[str]) -> None:
-        """Enter configuration session ``session`` and send ``lines``, stopping at the first EOS error."""
-        for line in [f"configure session {session}", *lines]:
-            if err := _first_error(self._send(conn, line)):
-                raise DriverError(f"EOS refused {line[:80]!r}: {err}")
+        """Enter configuration session ``session`` and send ``lines``, stopping at the first batch with an error."""
+        if err := _first_error(self._send(conn, f"configure session {session}")):
+            raise DriverError(f"EOS refused the configuration session: {err}")
+        for i in range(0, len(lines), self.batch):
+            chunk = lines[i:i + self.batch]
+            if err := _first_error(self._send_batch(conn, chunk)):
+                raise DriverError(f"EOS refused a line in {chunk[0][:60]!r}...: {err}")
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         self._privileged(conn)
