@@ -1,4 +1,4 @@
-"""Bench: deploy --commit to ~500 lab devices (fresh, unconfigured); prints wall time and per-device time.
+"""Bench: deploy --commit to 520 lab devices (9 SUs, fresh and unconfigured); prints wall and per-device time.
 
 Run: python bench/deploy_scale.py [SUS] [--workers N]
 """
@@ -25,7 +25,7 @@ from roceops.topology.expand import expand
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("sus", nargs="?", type=int, default=12)
+    ap.add_argument("sus", nargs="?", type=int, default=9)
     ap.add_argument("--nodes", type=int, default=32)
     ap.add_argument("--workers", type=int, default=64)
     args = ap.parse_args()

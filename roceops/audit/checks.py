@@ -24,6 +24,7 @@ class Observation:
     observed: dict[str, Any] | None = None
     oper: OperState | None = None
     error: Finding | None = None
+    outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
 

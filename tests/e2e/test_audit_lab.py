@@ -65,6 +65,20 @@ def test_each_drift_found_exactly(deployed_lab, device: str, fault: str, params:
     assert audit(deployed_lab, [device]).findings == []
 
 
+def test_parallel_parse_gives_the_same_findings(deployed_lab, monkeypatch) -> None:
+    import roceops.audit.engine as engine
+
+    deployed_lab.thread.inject("gpu003", "nic_reset", port="eth1")
+    try:
+        serial = audit(deployed_lab)
+        monkeypatch.setattr(engine, "PARALLEL_PARSE_THRESHOLD", 1)
+        forked = audit(deployed_lab)
+    finally:
+        remediate(deployed_lab, ["gpu003"])
+    assert [(f.device, f.path) for f in forked.findings] == [(f.device, f.path) for f in serial.findings]
+    assert forked.findings and all(f.device == "gpu003" for f in forked.findings)
+
+
 def test_unreachable_device_is_its_own_finding(deployed_lab) -> None:
     deployed_lab.thread.inject("spine02", "refuse")
     try:
