@@ -6,10 +6,7 @@ become findings of their own (``device.unreachable``/``device.timeout``/``device
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from nornir.core.task import Result, Task
 from roceops.audit.checks import Observation, all_findings
 from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
 from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
+from roceops.parallel import fork_map
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
 from roceops.redact import redact
@@ -105,13 +103,7 @@ def parse_observation(obs: Observation, with_oper: bool) -> tuple[dict | None, o
     return observed, oper, None, time.monotonic() - t0
 
 
-_FORKED: list[Observation] = []
 PARALLEL_PARSE_THRESHOLD = 64  # below this, forking costs more than parsing
-
-
-def _parse_slice(args: tuple[int, int, bool]) -> list[tuple[dict | None, object, Finding | None, float]]:
-    lo, hi, with_oper = args
-    return [parse_observation(o, with_oper) for o in _FORKED[lo:hi]]
 
 
 def parse_all(observations: list[Observation], with_oper: bool) -> None:
@@ -120,19 +112,8 @@ def parse_all(observations: list[Observation], with_oper: bool) -> None:
     Parsing inside the I/O threads held the GIL while other sessions waited (the audit ran at 4.7x a
     bare Netmiko loop); after collection the cores are free for it.
     """
-    global _FORKED
-    cores = os.cpu_count() or 1
-    if cores < 2 or len(observations) < PARALLEL_PARSE_THRESHOLD or "fork" not in mp.get_all_start_methods():
-        results = [parse_observation(o, with_oper) for o in observations]
-    else:
-        _FORKED = observations
-        try:
-            size = max(8, len(observations) // (cores * 4))
-            slices = [(i, min(i + size, len(observations)), with_oper) for i in range(0, len(observations), size)]
-            with ProcessPoolExecutor(max_workers=cores, mp_context=mp.get_context("fork")) as pool:
-                results = [r for part in pool.map(_parse_slice, slices) for r in part]
-        finally:
-            _FORKED = []
+    results = fork_map(lambda o: parse_observation(o, with_oper), observations,
+                       min_items=PARALLEL_PARSE_THRESHOLD)
     for obs, (observed, oper, error, seconds) in zip(observations, results, strict=True):
         obs.observed, obs.oper, obs.error = observed, oper, error  # type: ignore[assignment]
         obs.phases["parse"] = seconds

@@ -19,6 +19,7 @@ from nornir.core.inventory import Host as NornirHost
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.nornir_glue.inventory import build_inventory
+from roceops.parallel import fork_map
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
@@ -26,6 +27,8 @@ from roceops.redact import redact
 from roceops.topology.fabric import Fabric, Host
 
 CONNECT_TIMEOUT_S = 5.0
+PARSE_RESERVE_S = 2.0  # collection stops this long before the deadline, leaving time to parse and answer
+PARALLEL_PARSE_THRESHOLD = 64
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,17 @@ class HealthReport:
         return 1 if "drain" in statuses else 0
 
 
-def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, sample: Sample, window_s: float,
+@dataclass
+class _Raw:
+    """Raw outputs of the two samples; parsed after collection, off the I/O threads."""
+
+    first: dict[str, str] | None = None
+    second: dict[str, str] | None = None
+    window_s: float = 0.0
+    error: str | None = None
+
+
+def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, raw: _Raw, window_s: float,
                    deadline: float, gate: threading.Semaphore) -> None:
     driver = get_driver(intent.platform)
     phase = "connect"
@@ -69,9 +82,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, sample: 
             conn = host.get_connection("netmiko", Config())
             phase = "first sample"
             t0 = time.monotonic()
-            outputs = driver.collect(conn, intent)
-            sample.observed = driver.observe(outputs, intent)
-            sample.first = driver.operational(outputs, intent)
+            raw.first = driver.collect(conn, intent)
         wait = t0 + window_s - time.monotonic()
         if time.monotonic() + max(wait, 0) >= deadline - 0.5:
             raise TimeoutError("the deadline falls inside the sampling window")
@@ -80,16 +91,33 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, sample: 
         with gate:
             phase = "second sample"
             t1 = time.monotonic()
-            sample.second = driver.operational(driver.collect(conn, intent), intent)
-            sample.window_s = t1 - t0
+            second = driver.collect(conn, intent)
+            raw.window_s, raw.second = t1 - t0, second
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
+        raw.error = redact(f"{host.name} {phase} failed: {text}")[:300]
     finally:
         try:
             host.close_connection("netmiko")
         except Exception:
             host.connections.pop("netmiko", None)
+
+
+def _parse(item: tuple[str, SwitchIntent | HostIntent, _Raw]) -> Sample:
+    """Parse one device's samples into a Sample (pure; runs in a forked worker for large jobs)."""
+    name, intent, raw = item
+    driver = get_driver(intent.platform)
+    sample = Sample(error=raw.error, window_s=raw.window_s)
+    try:
+        if raw.first is not None:
+            sample.observed = driver.observe(raw.first, intent)
+            sample.first = driver.operational(raw.first, intent)
+        if raw.second is not None:
+            sample.second = driver.operational(raw.second, intent)
+    except Exception as exc:
+        sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
+        sample.observed = sample.first = sample.second = None
+    return sample
 
 
 def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
@@ -107,20 +135,25 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     leaves = sorted({nic.leaf for h in nodes for nic in h.nics})
     devices = [h.name for h in nodes] + leaves
     intents = {n: plan(fabric, n) for n in devices}
-    samples = {n: Sample() for n in devices}
+    raws = {n: _Raw() for n in devices}
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
     gate = threading.Semaphore(opts.max_parallel)
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
-                                args=(inventory.hosts[n], intents[n], samples[n], opts.window_s, deadline, gate))
+                                args=(inventory.hosts[n], intents[n], raws[n], opts.window_s,
+                                      deadline - PARSE_RESERVE_S, gate))
                for n in devices]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(max(0.0, deadline - time.monotonic()))
+        t.join(max(0.0, deadline - PARSE_RESERVE_S - time.monotonic()))
+    snapshot: list[tuple[str, SwitchIntent | HostIntent, _Raw]] = []
     for n, t in zip(devices, threads, strict=True):
-        if t.is_alive() and samples[n].error is None:
-            samples[n].error = f"{n} did not answer before the {opts.deadline_s:g}s deadline"
-            samples[n].second = samples[n].second if samples[n].window_s else None
+        raw = raws[n]
+        if t.is_alive():  # still talking: take what has arrived, mark the rest unknown
+            raw = _Raw(first=raw.first, second=raw.second if raw.window_s else None, window_s=raw.window_s,
+                       error=raw.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
+        snapshot.append((n, intents[n], raw))
+    samples = dict(zip(devices, fork_map(_parse, snapshot, min_items=PARALLEL_PARSE_THRESHOLD), strict=True))
     results = evaluate(fabric, nodes, intents, samples, opts.thresholds)
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
                         seconds=time.monotonic() - start, devices=len(devices))

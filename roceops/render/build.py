@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import gc
 import json
-import multiprocessing as mp
-import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from roceops.parallel import fork_map
 from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.render.engine import RenderedDevice, environment, render_device
@@ -28,18 +26,12 @@ class BuildResult:
 
 
 PARALLEL_THRESHOLD = 256  # below this, starting worker processes costs more than it saves
-_FORKED_FABRIC: Fabric | None = None
 
 
 def warm_templates(platform: str) -> None:
     env = environment(platform)
     for out in get_platform(platform).outputs:
         env.get_template(out.template)
-
-
-def _render_names(names: list[str]) -> list[RenderedDevice]:
-    assert _FORKED_FABRIC is not None
-    return [render_device(plan(_FORKED_FABRIC, n)) for n in names]
 
 
 def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
@@ -54,20 +46,11 @@ def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
     # (otherwise every gen-2 collection walks it; this alone was ~40% of host render time at 64 SUs).
     gc.collect()
     gc.freeze()
-    cores = workers if workers is not None else (os.cpu_count() or 1)
-    if cores < 2 or len(names) < PARALLEL_THRESHOLD or "fork" not in mp.get_all_start_methods():
-        return [render_device(plan(fabric, n)) for n in names]
-    global _FORKED_FABRIC
-    _FORKED_FABRIC = fabric
-    for platform in {d.platform for d in fabric.devices()}:
-        warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
-    try:
-        size = max(16, len(names) // (cores * 8))
-        chunks = [names[i:i + size] for i in range(0, len(names), size)]
-        with ProcessPoolExecutor(max_workers=cores, mp_context=mp.get_context("fork")) as pool:
-            return [r for part in pool.map(_render_names, chunks) for r in part]
-    finally:
-        _FORKED_FABRIC = None
+    if len(names) >= PARALLEL_THRESHOLD:
+        for platform in {d.platform for d in fabric.devices()}:
+            warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
+    return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD,
+                    workers=workers)
 
 
 def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> dict[str, object]:
