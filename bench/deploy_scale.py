@@ -27,7 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("sus", nargs="?", type=int, default=9)
     ap.add_argument("--nodes", type=int, default=32)
-    ap.add_argument("--workers", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=32)
     args = ap.parse_args()
     fabric = expand(lab_fabric(args.sus, nodes_per_su=args.nodes))
     names = [d.name for d in fabric.devices()]
@@ -39,7 +39,8 @@ def main() -> None:
             run_id = journal.start_run("deploy", fabric.intent.name, "bench", {})
             t0 = time.perf_counter()
             report = deploy(fabric, names, DeployOptions(commit=True, workers=args.workers, lab_dir=state,
-                                                         quiet=True, timeout_s=120), journal, run_id)
+                                                         quiet=True, timeout_s=120, max_fail=len(names)),
+                            journal, run_id)
             wall = time.perf_counter() - t0
             per = [o.seconds for o in report.outcomes.values()]
             counts: dict[str, int] = {}
@@ -48,6 +49,13 @@ def main() -> None:
             print(f"{len(names)} devices: deploy --commit in {wall:.1f} s ({len(names) / wall:.1f} devices/s); "
                   f"per device median {statistics.median(per):.2f} s, p95 {sorted(per)[int(len(per) * .95)]:.2f} s; "
                   f"{counts}; lab RSS {rss_of(started.pid):.0f} MiB")
+            errors: dict[str, int] = {}
+            for o in report.outcomes.values():
+                if o.error:
+                    key = f"{o.platform}: {o.error[:90]}"
+                    errors[key] = errors.get(key, 0) + 1
+            for key, n in sorted(errors.items(), key=lambda kv: -kv[1])[:8]:
+                print(f"  {n} x {key}")
         finally:
             journal.close()
             stop_lab(state)

@@ -59,7 +59,7 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
         print_json(info)
         return
     table = Table("device", "platform", "address", "faults",
-                  title=f"lab pid {info.get('pid')} up {info.get('uptime', 0):.0f}s")
+                  title=f"lab pid {info.get('pid')} up {info.get('uptime_s', 0):.0f}s")
     for d in info.get("devices", []):
         faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"
         table.add_row(d.get("name", "?"), d.get("platform", "?"), f"{d.get('host')}:{d.get('port')}", faults)

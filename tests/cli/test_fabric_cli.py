@@ -101,3 +101,24 @@ def test_version_and_help_with_examples() -> None:
         assert result.exit_code == 0 and "Example" in result.output, command
     for sub in ("up", "status", "down", "inject", "clear"):
         assert "Example" in run("lab", sub, "--help").output
+
+
+def test_lab_cli_up_twice_inject_status_down(tmp_path: Path, monkeypatch) -> None:
+    """The detached lab through the CLI: clear one-line errors for the usual mistakes."""
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(tmp_path / "lab"))
+    try:
+        up = run("lab", "up", "-f", MINI, "--port", "2291", "--limit", "spine01,gpu001")
+        assert up.exit_code == 0, up.output
+        again = run("lab", "up", "-f", MINI, "--port", "2291")
+        assert again.exit_code == 3 and "already running" in again.output
+        assert run("lab", "inject", "gpu001", "nic_reset", "--port", "eth0").exit_code == 0
+        status = json.loads(run("lab", "status", "--format", "json").output)
+        faults = {d["name"]: d["faults"] for d in status["devices"]}
+        assert "nic_reset" in faults["gpu001"] and not faults["spine01"]
+        bad = run("lab", "inject", "gpu001", "no_such_fault")
+        assert bad.exit_code == 3 and "unknown fault" in bad.output
+    finally:
+        down = run("lab", "down")
+    assert down.exit_code == 0
+    again = run("lab", "down")
+    assert again.exit_code == 3 and "no lab is running" in again.output
