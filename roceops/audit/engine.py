@@ -6,6 +6,7 @@ become findings of their own (``device.unreachable``/``device.timeout``/``device
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,8 @@ def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResu
         driver = get_driver(intent.platform)
         expected = getattr(driver, "expected", lambda i: i)(intent)
         observations[n] = Observation(device=n, platform=intent.platform, intent=intent, expected=expected)
+    gc.collect()
+    gc.freeze()  # the planned intents are long-lived: keep the cyclic GC from walking them during I/O
     planned = time.monotonic()
     nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
 

@@ -7,6 +7,7 @@ arrived at the deadline is reported as unknown, naming the device that did not a
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections import Counter
@@ -136,6 +137,8 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     devices = [h.name for h in nodes] + leaves
     intents = {n: plan(fabric, n) for n in devices}
     raws = {n: _Raw() for n in devices}
+    gc.collect()
+    gc.freeze()  # long-lived intents: keep the cyclic GC off them while threads collect
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
     gate = threading.Semaphore(opts.max_parallel)
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
