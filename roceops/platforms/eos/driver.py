@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from hier_config import HConfig, WorkflowRemediation
@@ -201,20 +202,38 @@ class EosDriver:
         timeout), so this loop also watches the SSH transport and fails at once when it is gone.
         """
         conn.write_channel(conn.normalize_cmd(command))
+
+        def done(text: str) -> str | None:
+            if (m := PROMPT_END.search(text)) and "\n" in text[: m.start() + 1]:
+                first, _, rest = text[: m.start()].partition("\n")
+                return rest if first.strip() == command.strip() else text[: m.start()]
+            return None
+
+        return self._read_until(conn, done, f"after {command!r}",
+                                lost=f"while running {command.split()[0]!r}")
+
+    def _read_until(self, conn: Any, done: Callable[[str], str | None], what: str, lost: str) -> str:
+        """Read until ``done(text)`` returns the result; fail at once if the SSH transport is gone.
+
+        Netmiko's own read loops cannot tell a reset connection from a slow device (they wait for the
+        full timeout). On a dead session, an error line the device already printed is reported first.
+        """
         buf = ""
         deadline = time.monotonic() + self.read_timeout
         while True:
             chunk = conn.read_channel()
+            text = buf.replace("\r\n", "\n").replace("\r", "")
             if chunk:
                 buf += chunk
                 text = buf.replace("\r\n", "\n").replace("\r", "")
-                if (m := PROMPT_END.search(text)) and "\n" in text[: m.start() + 1]:
-                    first, _, rest = text[: m.start()].partition("\n")
-                    return rest if first.strip() == command.strip() else text[: m.start()]
+                if (result := done(text)) is not None:
+                    return result
             elif not _alive(conn):
-                raise DriverError(f"connection to the device lost while running {command.split()[0]!r}")
+                if err := _first_error(text):
+                    raise DriverError(f"EOS refused a line {lost}: {err}")
+                raise DriverError(f"connection to the device lost {lost}")
             if time.monotonic() > deadline:
-                raise DriverError(f"no prompt within {self.read_timeout:g} s after {command!r}")
+                raise DriverError(f"no prompt within {self.read_timeout:g} s {what}")
             time.sleep(0.002)
 
     def _privileged(self, conn: Any) -> None:
@@ -244,25 +263,14 @@ class EosDriver:
         the lines after it in the same batch also ran, but the whole session is aborted anyway.
         """
         conn.write_channel("".join(conn.normalize_cmd(line) for line in lines))
-        buf = ""
-        deadline = time.monotonic() + self.read_timeout
-        while True:
-            chunk = conn.read_channel()
-            if chunk:
-                buf += chunk
-                text = buf.replace("\r\n", "\n").replace("\r", "")
-                if len(_PROMPT_LINE.findall(text)) >= len(lines) and PROMPT_END.search(text):
-                    return text
-            elif not _alive(conn):
-                # a refused line can leave config mode, and a later "exit" in the same batch then ends the
-                # shell: report the refusal the device printed, not just the closed session
-                text = buf.replace("\r\n", "\n").replace("\r", "")
-                if err := _first_error(text):
-                    raise DriverError(f"EOS refused a line in {lines[0][:60]!r}...: {err}")
-                raise DriverError("connection to the device lost during the configuration session")
-            if time.monotonic() > deadline:
-                raise DriverError(f"no prompt within {self.read_timeout:g} s after a batch of {len(lines)} lines")
-            time.sleep(0.002)
+
+        def done(text: str) -> str | None:
+            return text if len(_PROMPT_LINE.findall(text)) >= len(lines) and PROMPT_END.search(text) else None
+
+        # a refused line can leave config mode and a later "exit" in the same batch end the shell: the
+        # read loop then reports the refusal the device printed, not just the closed session
+        return self._read_until(conn, done, f"after a batch of {len(lines)} lines",
+                                lost=f"in the batch starting {lines[0][:60]!r}")
 
     def _session_lines(self, conn: Any, session: str, lines: list[str]) -> None:
         """Enter configuration session ``session`` and send ``lines``, stopping at the first batch with an error."""
