@@ -1,4 +1,4 @@
-"""Pre-job health: resolve nodes -> their NICs and leaf ports -> sample every device twice -> checks -> verdicts.
+"""Pre-job health: nodes -> their NICs and leaf ports -> read each device, then its counters again -> verdicts.
 
 The answer comes by the deadline whatever the devices do: each device is worked on by a
 daemon thread with per-command timeouts inside the remaining time, and whatever has not
@@ -67,8 +67,9 @@ class _Raw:
     error: str | None = None
 
 
-def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, raw: _Raw, window_s: float,
-                   deadline: float, gate: threading.Semaphore) -> None:
+def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None, raw: _Raw,
+                   window_s: float, deadline: float, gate: threading.Semaphore) -> None:
+    """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again."""
     driver = get_driver(intent.platform)
     phase = "connect"
     try:
@@ -83,7 +84,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, raw: _Ra
             conn = host.get_connection("netmiko", Config())
             phase = "first sample"
             t0 = time.monotonic()
-            raw.first = driver.collect(conn, intent)
+            raw.first = driver.collect(conn, intent, ports)
         wait = t0 + window_s - time.monotonic()
         if time.monotonic() + max(wait, 0) >= deadline - 0.5:
             raise TimeoutError("the deadline falls inside the sampling window")
@@ -92,7 +93,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, raw: _Ra
         with gate:
             phase = "second sample"
             t1 = time.monotonic()
-            second = driver.collect(conn, intent)
+            second = driver.collect_counters(conn, intent, ports)
             raw.window_s, raw.second = t1 - t0, second
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -133,8 +134,13 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     start = time.monotonic()
     deadline = start + opts.deadline_s
     nodes = resolve_nodes(fabric, node_names)
-    leaves = sorted({nic.leaf for h in nodes for nic in h.nics})
+    leaf_ports: dict[str, set[str]] = {}
+    for h in nodes:
+        for nic in h.nics:
+            leaf_ports.setdefault(nic.leaf, set()).add(nic.leaf_port)
+    leaves = sorted(leaf_ports)
     devices = [h.name for h in nodes] + leaves
+    ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     intents = {n: plan(fabric, n) for n in devices}
     raws = {n: _Raw() for n in devices}
     gc.collect()
@@ -142,7 +148,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
     gate = threading.Semaphore(opts.max_parallel)
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
-                                args=(inventory.hosts[n], intents[n], raws[n], opts.window_s,
+                                args=(inventory.hosts[n], intents[n], ports[n], raws[n], opts.window_s,
                                       deadline - PARSE_RESERVE_S, gate))
                for n in devices]
     for t in threads:

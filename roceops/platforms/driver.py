@@ -20,6 +20,7 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -97,8 +98,20 @@ class Driver(Protocol):
         """Undo an unconfirmed change so the device is exactly at ``backup``."""
         ...
 
-    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
-        """Run the read-only commands ``observe``/``operational`` need; command -> raw output."""
+    def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        """Run the read-only commands ``observe``/``operational`` need; command -> raw output.
+
+        ``ports`` narrows the per-port reads of platforms that read port by port (None: every port);
+        device-wide commands are always run.
+        """
+        ...
+
+    def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        """Only the reads ``operational`` needs for link state and counters (a health check's second sample).
+
+        ``operational`` on these outputs gives the ports' state and counters; configuration, LLDP, BGP and
+        versions are left out.
+        """
         ...
 
 

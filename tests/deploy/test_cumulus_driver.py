@@ -148,6 +148,17 @@ def test_fresh_leaf_deploys_audits_clean_and_redeploys_unchanged(connector: Conn
     oper = DRIVER.operational(DRIVER.collect(connector.connect(), intent()), intent())
     assert {ip: s.state for ip, s in oper.bgp.items()} == {n.ip: "Established" for n in intent().bgp.neighbors}
     assert oper.lldp["swp5"].device == "spine01"
+    # a health check's second sample: counters of the named ports only, no configuration or BGP reads
+    some = sorted(intent().ports)[:2]
+    raw = DRIVER.collect_counters(connector.connect(), intent(), some)
+    assert len(raw) == 2 + 4 * len(some) and not any("config" in c or "bgp" in c for c in raw)
+    counters = DRIVER.operational(raw, intent())
+    assert not counters.bgp and counters.os_version is None
+    for name in intent().ports:
+        want = set(oper.ports[name].counters) if name in some else {"carrier_changes", "rx_packets", "tx_packets",
+                                                                     "fec_uncorrected", "symbol_errors"}
+        assert set(counters.ports[name].counters) == want, name
+        assert counters.ports[name].oper_up == oper.ports[name].oper_up
     again = deploy(connector)
     assert (again.status, again.diff) == ("unchanged", "")
     states = connector.connect().send_command("nv config apply --confirm-status")

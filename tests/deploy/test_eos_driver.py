@@ -145,6 +145,10 @@ def test_deploy_fresh_spine_audits_clean_and_redeploy_is_unchanged(connector: An
     assert compare(DRIVER.expected(intent("spine01")), DRIVER.observe(outputs, intent("spine01"))) == []
     oper = DRIVER.operational(outputs, intent("spine01"))
     assert set(oper.ports) == set(intent("spine01").ports) and all(p.oper_up for p in oper.ports.values())
+    counters = DRIVER.operational(DRIVER.collect_counters(conn, intent("spine01")), intent("spine01"))
+    keys = {n: set(p.counters) for n, p in counters.ports.items()}
+    assert keys == {n: set(p.counters) for n, p in oper.ports.items()}
+    assert not counters.bgp and not counters.lldp and counters.os_version is None
     assert {ip: s.state for ip, s in oper.bgp.items()} == {n.ip: "Established" for n in intent("spine01").bgp.neighbors}
     assert {port: (n.device, n.port) for port, n in oper.lldp.items()} == {
         name: (p.peer_device, p.peer_port) for name, p in intent("spine01").ports.items()}

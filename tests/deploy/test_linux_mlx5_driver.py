@@ -131,6 +131,13 @@ def test_fresh_host_deploy_audits_clean_and_redeploy_is_unchanged(connector: Lab
     neutral = {"pfc_rx_3", "pfc_tx_3", "crc_errors", "symbol_errors", "fec_uncorrected", "carrier_changes",
                "cnp_sent", "cnp_handled", "ecn_marked", "pfcwd_storms", "rx_packets", "tx_packets"}
     assert all(neutral <= set(p.counters) for p in oper.ports.values())
+    # a health check's second sample: link state and counters only, for the NICs asked for
+    nic = sorted(intent.nics)[0]
+    raw = DRIVER.collect_counters(connector.connect(), intent, [nic])
+    assert len(raw) == 3 and not any("mlnx_qos" in c or "ip -j" in c for c in raw)
+    second = DRIVER.operational(raw, intent)
+    assert set(second.ports) == {nic} and second.firmware is None
+    assert neutral <= set(second.ports[nic].counters) and second.ports[nic].oper_up and second.ports[nic].speed
 
 
 @pytest.mark.parametrize("connector", ["gpu002"], indirect=True)

@@ -147,6 +147,10 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
 
     oper = DRIVER.operational(outputs, intent)
     assert set(oper.ports) == set(intent.ports) and all(p.oper_up for p in oper.ports.values())
+    counters = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent)  # a health check's second sample
+    keys = {n: set(p.counters) for n, p in counters.ports.items()}
+    assert keys == {n: set(p.counters) for n, p in oper.ports.items()}
+    assert not counters.bgp and not counters.lldp
     assert {"pfc_rx_3", "pfc_tx_3", "ecn_marked", "pfcwd_storms", "crc_errors", "fec_uncorrected",
             "carrier_changes"} <= set(oper.ports["Ethernet0"].counters)
     assert {n.ip for n in intent.bgp.neighbors} == set(oper.bgp)

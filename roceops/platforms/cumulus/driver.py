@@ -33,7 +33,7 @@ import ipaddress
 import re
 import shlex
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +75,10 @@ GLOBAL_SHOWS = (
     "nv show system -o json",
 )
 BGP_JSON = GLOBAL_SHOWS[7]
+SYSTEM_JSON = GLOBAL_SHOWS[8]
 PORT_SHOWS = ("counters qos", "counters errors", "qos pfc-watchdog", "qos roce status", "qos roce counters")
+COUNTER_SHOWS = ("nv show interface -o json", "nv show interface --view ber")
+PORT_COUNTER_SHOWS = ("counters qos", "counters errors", "qos pfc-watchdog", "qos roce counters")
 MARK = "ROCEOPS-OUT"
 BATCH = 24  # commands per shell line when reading
 CHAIN = 40  # nv set/unset per shell line when writing
@@ -361,14 +364,23 @@ def operational(outputs: dict[str, str], intent: Intent) -> OperState:
     bgp = {ip: BgpSession(state="Established" if nb.get("state") == "established" else str(nb.get("state", "")
                                                                                         ).capitalize(),
                           remote_asn=nb.get("remote-as") if isinstance(nb.get("remote-as"), int) else None)
-           for ip, nb in p.parse_bgp_neighbors_json(_out(outputs, BGP_JSON)).items()}
-    system = p.parse_system_json(_out(outputs, "nv show system -o json"))
+           for ip, nb in (p.parse_bgp_neighbors_json(outputs[BGP_JSON]) if BGP_JSON in outputs else {}).items()}
+    system = p.parse_system_json(outputs[SYSTEM_JSON]) if SYSTEM_JSON in outputs else {}
     return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"))
 
 
-def collect_commands(intent: Intent) -> list[str]:
-    ports = list(intent.ports) if isinstance(intent, SwitchIntent) else []
-    return [*GLOBAL_SHOWS, *(port_cmd(n, what) for n in ports for what in PORT_SHOWS)]
+def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
+    names = list(intent.ports) if isinstance(intent, SwitchIntent) else []
+    return names if ports is None else [n for n in names if n in ports]
+
+
+def collect_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:
+    return [*GLOBAL_SHOWS, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_SHOWS)]
+
+
+def counter_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:
+    """Link state and counters only (a health check's second sample)."""
+    return [*COUNTER_SHOWS, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_COUNTER_SHOWS)]
 
 
 # --------------------------------------------------------------------------- device I/O
@@ -445,8 +457,11 @@ class CumulusDriver:
             raise DriverError(f"cannot read the configuration: {problem}")
         return Snapshot(format="nvue_commands", text=text)
 
-    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
-        return run_batch(conn, collect_commands(intent))
+    def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return run_batch(conn, collect_commands(intent, ports))
+
+    def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return run_batch(conn, counter_commands(intent, ports))
 
     def _key(self, conn: Any, txn: str) -> tuple[str, int, str]:
         return str(getattr(conn, "host", "")), int(getattr(conn, "port", 0) or 0), txn

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
 from hier_config import HConfig, WorkflowRemediation
@@ -52,6 +52,7 @@ _PROMPT_LINE = re.compile(r"(?m)^[\w.\-]+\([\w./\-]+\)# ?")  # a config-mode pro
 PROMPT_END = re.compile(r"(?:^|\n)([\w.\-]+(?:\([\w./\-]+\))?[>#]) ?$")
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
            p.CMD_VERSION)
+COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
 MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
                     "priority-flow-control ", "router bgp ")
 
@@ -336,9 +337,13 @@ class EosDriver:
         if self.read_config(conn).text.strip() != backup.text.strip():
             raise DriverError("running-config still differs from the backup after a full restore")
 
-    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
-        self._privileged(conn)
+    def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        self._privileged(conn)  # every read is device-wide: ``ports`` narrows nothing
         return {cmd: self._send(conn, cmd) for cmd in COLLECT}
+
+    def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        self._privileged(conn)
+        return {cmd: self._send(conn, cmd) for cmd in COUNTERS}
 
 
 def _alive(conn: Any) -> bool:

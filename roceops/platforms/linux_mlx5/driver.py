@@ -30,9 +30,10 @@ import secrets
 import shlex
 import time
 import weakref
+from collections.abc import Collection
 from typing import Any, Literal
 
-from roceops.plan.model import HostIntent
+from roceops.plan.model import HostIntent, NicIntent
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
@@ -120,22 +121,31 @@ class LinuxMlx5Driver:
         summary["commands"] = len(payload)
         return Change(diff=diff, payload=payload, summary=summary)
 
-    def collect_commands(self, intent: Intent) -> list[str]:
-        intent = _host(intent)
-        nics = sorted(intent.nics.values(), key=lambda n: n.netdev)
+    def collect_commands(self, intent: Intent, ports: Collection[str] | None = None) -> list[str]:
+        """Everything ``observe`` and ``operational`` read, for the NICs in ``ports`` (None: all)."""
+        host = _host(intent)
+        nics = _nics(host, ports)
         sysfs = []
         for n in nics:
-            base = f"/sys/class/net/{n.netdev}"
-            sysfs += [f"{base}/ecn/", f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
-                      f"/sys/class/infiniband/{n.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]
+            sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
         cmds = [dm.CMD_ADDR, dm.CMD_ROUTES, dm.CMD_UNAME]
-        if intent.sysctls:
-            cmds.append(dm.cmd_sysctl(intent.sysctls))
+        if host.sysctls:
+            cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
             cmds.append(dm.cmd_sysfs(sysfs))
         for n in nics:
             cmds += [dm.cmd_mlnx_qos(n.netdev), f"ethtool -S {n.netdev}", f"ethtool -i {n.netdev}",
                      f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev)]
+        return cmds
+
+    def counter_commands(self, intent: Intent, ports: Collection[str] | None = None) -> list[str]:
+        """Link state and counters of the NICs in ``ports`` (None: all): a health check's second sample."""
+        nics = _nics(_host(intent), ports)
+        if not nics:
+            return []
+        cmds = [dm.cmd_sysfs([path for n in nics for path in _link_sysfs(n)])]
+        for n in nics:
+            cmds += [f"ethtool -S {n.netdev}", f"ethtool -I --show-fec {n.netdev}"]
         return cmds
 
     def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
@@ -280,8 +290,11 @@ class LinuxMlx5Driver:
         change = self.plan_restore(self.read_config(conn), backup)
         self._run(conn, list(change.payload))
 
-    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
-        return self._read(conn, self.collect_commands(intent))
+    def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return self._read(conn, self.collect_commands(intent, ports))
+
+    def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return self._read(conn, self.counter_commands(intent, ports))
 
     # ---- plumbing
 
@@ -412,6 +425,17 @@ def _host(intent: Intent) -> HostIntent:
     if not isinstance(intent, HostIntent):
         raise DriverError(f"linux_mlx5 drives hosts; {intent.name} is a {intent.kind}")
     return intent
+
+
+def _nics(host: HostIntent, ports: Collection[str] | None) -> list[NicIntent]:
+    return [n for n in sorted(host.nics.values(), key=lambda n: n.netdev) if ports is None or n.netdev in ports]
+
+
+def _link_sysfs(nic: NicIntent) -> list[str]:
+    """sysfs files with a NIC's link state, flap count and RoCE hardware counters."""
+    base = f"/sys/class/net/{nic.netdev}"
+    return [f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
+            f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]
 
 
 def _begin(token: str) -> str:

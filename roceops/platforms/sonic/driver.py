@@ -31,6 +31,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
 
 import jsonpatch
@@ -71,6 +72,9 @@ FLAPS = "show interfaces flap"
 VERSION = "show version"
 COLLECT: tuple[str, ...] = (PRINT_DATA, INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, LLDP_TABLE,
                             BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION)
+# link state and counters only: what a health check samples a second time
+COUNTERS: tuple[str, ...] = (INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, ERROR_COUNTERS,
+                             FEC_COUNTERS, FLAPS)
 
 MANAGED_TABLES = frozenset({
     "DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP",
@@ -450,10 +454,17 @@ class SonicDriver:
             _sudo(conn, f"config delete-checkpoint {txn}")
         _send(conn, f"rm -f /tmp/{txn}.json")
 
-    def collect(self, conn: Any, intent: Intent) -> dict[str, str]:
+    def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return self._run(conn, intent, COLLECT)  # every read is device-wide: ``ports`` narrows nothing
+
+    def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
+        return self._run(conn, intent, COUNTERS)
+
+    @staticmethod
+    def _run(conn: Any, intent: Intent, commands: tuple[str, ...]) -> dict[str, str]:
         if isinstance(intent, HostIntent):
             raise DriverError(f"the SONiC driver manages switches, not host {intent.name}")
-        return {command: _send(conn, command) for command in COLLECT}
+        return {command: _send(conn, command) for command in commands}
 
 
 DRIVER = SonicDriver()
