@@ -65,6 +65,29 @@ class RateCounter:
 
 
 COUNTER_KEYS: tuple[str, ...] = (*BASE_RATES, *(f"pfc_{d}_{p}" for d in ("rx", "tx") for p in range(8)))
+_SORTED_KEYS = tuple(sorted(COUNTER_KEYS))
+
+# Where an untouched counter starts, as an index into PortPhysics._bases(): zero, seed % 100,000,
+# seed % 1,000, seed % 700, one. With the rate, that is all a counter nobody changed needs.
+_ZERO, _SEED, _SEED_RX, _SEED_TX, _ONE = range(5)
+_TEMPLATES: dict[tuple[int, ...], dict[str, tuple[float, int]]] = {}
+
+
+def _template(lossless: tuple[int, ...]) -> dict[str, tuple[float, int]]:
+    """key -> (rate, start index) of every counter, in sorted key order, for ports with these lossless priorities."""
+    found = _TEMPLATES.get(lossless)
+    if found is None:
+        found = {}
+        for key in _SORTED_KEYS:
+            if key.startswith("pfc_"):
+                rate = PFC_RATE if int(key[-1]) in lossless else 0.0
+                found[key] = (rate, (_SEED_RX if key[4] == "r" else _SEED_TX) if rate else _ZERO)
+            elif key == "carrier_changes":
+                found[key] = (BASE_RATES[key], _ONE)  # the link came up once
+            else:
+                found[key] = (BASE_RATES[key], _SEED if BASE_RATES[key] else _ZERO)
+        _TEMPLATES[lossless] = found
+    return found
 
 
 class _Counters:
@@ -108,16 +131,14 @@ class PortPhysics:
     def counters(self) -> _Counters:
         return _Counters(self)
 
+    def _bases(self) -> tuple[float, float, float, float, float]:
+        seed = self.seed
+        return 0.0, float(seed % 100_000), float(seed % 1000), float(seed % 700), 1.0
+
     def default(self, key: str) -> tuple[float, float]:
         """(base, rate) of a counter nobody has changed yet."""
-        if key.startswith("pfc_"):
-            prio = int(key[-1])
-            rate = PFC_RATE if prio in self.lossless else 0.0
-            return float((self.seed % (1000 if key[4] == "r" else 700)) if rate else 0), rate
-        rate = BASE_RATES[key]
-        if key == "carrier_changes":
-            return 1.0, rate  # the link came up once
-        return float(self.seed % 100_000 if rate else 0), rate
+        rate, start = _template(self.lossless)[key]
+        return self._bases()[start], rate
 
     def counter(self, key: str) -> RateCounter:
         if self.touched is None:
@@ -142,7 +163,12 @@ class PortPhysics:
         return True
 
     def read(self, now: float) -> dict[str, int]:
-        return {k: self.value(k, now) for k in sorted(COUNTER_KEYS)}
+        """Every counter's value at ``now``, in sorted key order (the hot path of every show command)."""
+        dt = max(0.0, now - self.since)
+        bases = self._bases()
+        touched = self.touched or {}
+        return {k: touched[k].value(now) if k in touched else int(bases[start] + rate * dt)
+                for k, (rate, start) in _template(self.lossless).items()}
 
 
 class Physical:

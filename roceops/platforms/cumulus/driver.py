@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.channel import read_timeout, send_line
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus.render import (
     is_set_leaf,
@@ -81,6 +82,7 @@ COUNTER_SHOWS = ("nv show interface -o json", "nv show interface --view ber")
 PORT_COUNTER_SHOWS = ("counters qos", "counters errors", "qos pfc-watchdog", "qos roce counters")
 MARK = "ROCEOPS-OUT"
 BATCH = 24  # commands per shell line when reading
+READ_TIMEOUT = 120.0  # an `nv config apply` of a full configuration can take a while
 CHAIN = 40  # nv set/unset per shell line when writing
 ERROR = re.compile(r"^(Error:|Invalid config|Invalid Command|-bash:)", re.MULTILINE)
 APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
@@ -387,7 +389,7 @@ def counter_commands(intent: Intent, ports: Collection[str] | None = None) -> li
 
 
 def _send(conn: Any, line: str) -> str:
-    return str(conn.send_command(line, cmd_verify=False, strip_prompt=True, strip_command=True))
+    return send_line(conn, line, read_timeout(conn, READ_TIMEOUT))
 
 
 def run_batch(conn: Any, commands: list[str]) -> dict[str, str]:

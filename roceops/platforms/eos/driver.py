@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from hier_config import HConfig, WorkflowRemediation
 
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.channel import alive, wait_output
 from roceops.platforms.driver import (
     BgpSession,
     Change,
@@ -222,20 +223,19 @@ class EosDriver:
         buf = ""
         deadline = time.monotonic() + self.read_timeout
         while True:
-            chunk = conn.read_channel()
+            chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
             text = buf.replace("\r\n", "\n").replace("\r", "")
             if chunk:
                 buf += chunk
                 text = buf.replace("\r\n", "\n").replace("\r", "")
                 if (result := done(text)) is not None:
                     return result
-            elif not _alive(conn):
+            elif not alive(conn):
                 if err := _first_error(text):
                     raise DriverError(f"EOS refused a line {lost}: {err}")
                 raise DriverError(f"connection to the device lost {lost}")
             if time.monotonic() > deadline:
                 raise DriverError(f"no prompt within {self.read_timeout:g} s {what}")
-            time.sleep(0.002)
 
     def _privileged(self, conn: Any) -> None:
         """Privileged exec (``#``), leaving any config mode (an open session stays pending)."""
@@ -346,12 +346,6 @@ class EosDriver:
         return {cmd: self._send(conn, cmd) for cmd in COUNTERS}
 
 
-def _alive(conn: Any) -> bool:
-    channel = getattr(conn, "remote_conn", None)
-    transport = channel.get_transport() if channel is not None and hasattr(channel, "get_transport") else None
-    if transport is None:
-        return channel is not None
-    return bool(transport.is_active()) and not channel.closed
 
 
 DRIVER = EosDriver()

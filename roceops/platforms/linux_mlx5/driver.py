@@ -34,6 +34,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
+from roceops.platforms.channel import alive, wait_output
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
@@ -330,18 +331,17 @@ class LinuxMlx5Driver:
             buf = ""
             deadline = time.monotonic() + self.read_timeout
             while True:
-                chunk = str(conn.read_channel())
+                chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
                 if chunk:
                     buf += chunk
                     hits = list(done.finditer(buf))
                     if len(hits) >= count and _PROMPT_END.search(buf[hits[-1].end():]):
                         return buf
                     continue
-                if _closed(conn):
+                if not alive(conn):
                     raise DriverError("the host closed the SSH session")
                 if time.monotonic() > deadline:
                     raise DriverError(f"no complete answer within {self.read_timeout:g} s")
-                time.sleep(0.005)
         except DriverError:
             raise
         except Exception as exc:
@@ -413,12 +413,6 @@ class LinuxMlx5Driver:
 _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
 
 
-def _closed(conn: Any) -> bool:
-    channel = getattr(conn, "remote_conn", None)
-    if channel is None or getattr(channel, "closed", False):
-        return True
-    transport = channel.get_transport() if hasattr(channel, "get_transport") else None
-    return transport is not None and not transport.is_active()
 
 
 def _host(intent: Intent) -> HostIntent:

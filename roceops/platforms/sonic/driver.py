@@ -29,7 +29,6 @@ import copy
 import json
 import re
 import threading
-import time
 from collections import Counter
 from collections.abc import Collection
 from typing import Any
@@ -37,6 +36,7 @@ from typing import Any
 import jsonpatch
 
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
 from roceops.platforms.driver import (
     BgpSession,
     Change,
@@ -215,72 +215,28 @@ def _check_txn(txn: str) -> None:
         raise DriverError(f"transaction name {txn!r} is not usable as a SONiC checkpoint/file name")
 
 
-def _prompt_pattern(conn: Any) -> str:
-    return rf"{re.escape(conn.base_prompt)}[^\n]*[$#]\s*$"
-
-
-def _alive(conn: Any) -> bool:
-    """The SSH channel is open (without netmiko's ``is_alive``, which writes a NUL byte into the shell)."""
-    chan = getattr(conn, "remote_conn", None)
-    if chan is None:
-        return False
-    transport = chan.get_transport() if hasattr(chan, "get_transport") else None
-    return not getattr(chan, "closed", False) and not getattr(chan, "eof_received", False) and (
-        transport is None or transport.is_active())
-
-
-def _read_until(conn: Any, pattern: str, what: str, timeout: float = READ_TIMEOUT) -> str:
-    """Read until ``pattern`` matches the end of the output. Unlike netmiko's read loops this notices a
-    session that died (reset, closed) at once instead of waiting for the read timeout."""
-    regex = re.compile(pattern)
-    out = ""
-    deadline = time.monotonic() + timeout
-    while True:
-        chunk = conn.read_channel()
-        if chunk:
-            out += chunk
-            if regex.search(out[-512:]):
-                return out
-            continue
-        if not _alive(conn):
-            raise DriverError(f"the SSH session closed while waiting for `{what}`")
-        if time.monotonic() > deadline:
-            raise DriverError(f"no prompt {timeout:.0f} s after `{what}`; last output: {out.strip()[-200:]!r}")
-        time.sleep(0.005)
-
-
-def _body(raw: str, command: str) -> str:
-    """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or after
-    a stale prompt) and without the trailing prompt line."""
-    lines = raw.split("\n")
-    wanted = command.replace(" ", "")
-    seen = ""
-    for i, line in enumerate(lines[:-1]):
-        seen += line.replace(" ", "")
-        if wanted in seen:
-            return "\n".join(lines[i + 1:-1]).rstrip()
-    return "\n".join(lines[1:-1]).rstrip()
+def _read_until(conn: Any, pattern: str, what: str) -> str:
+    return read_until(conn, pattern, what, read_timeout(conn, READ_TIMEOUT))
 
 
 def _send(conn: Any, command: str) -> str:
-    conn.write_channel(command + "\n")
-    return _body(_read_until(conn, _prompt_pattern(conn), command), command)
+    return send_line(conn, command, read_timeout(conn, READ_TIMEOUT))
 
 
 def _sudo(conn: Any, command: str) -> str:
     """``sudo <command>``, answering a sudo password prompt with the connection's secret if one appears."""
     password = r"\[sudo\] password for [^\n]*:\s*$"
     conn.write_channel(f"sudo {command}\n")
-    raw = _read_until(conn, rf"(?:{_prompt_pattern(conn)}|{password})", f"sudo {command}")
+    raw = _read_until(conn, rf"(?:{prompt_pattern(conn)}|{password})", f"sudo {command}")
     if re.search(password, raw):
         if not getattr(conn, "secret", ""):
             conn.write_channel("\x03")
-            _read_until(conn, _prompt_pattern(conn), "Ctrl-C")
+            _read_until(conn, prompt_pattern(conn), "Ctrl-C")
             raise DriverError(f"`sudo {command.split()[0]}` asks for a password and no secret is configured")
         conn.write_channel(conn.secret + "\n")
-        return _body(f"sudo {command}\n" + _read_until(conn, _prompt_pattern(conn), f"sudo {command}").lstrip("\n"),
+        return strip_echo(f"sudo {command}\n" + _read_until(conn, prompt_pattern(conn), f"sudo {command}").lstrip("\n"),
                      f"sudo {command}")
-    return _body(raw, f"sudo {command}")
+    return strip_echo(raw, f"sudo {command}")
 
 
 def _failure(command: str, output: str) -> DriverError:
@@ -295,7 +251,7 @@ def write_file(conn: Any, path: str, text: str) -> None:
     if HEREDOC_END in lines:
         raise DriverError(f"cannot write {path}: the text contains the here-document delimiter")
     conn.write_channel("\n".join([f"cat > {path} <<'{HEREDOC_END}'", *lines, HEREDOC_END]) + "\n")
-    out = _read_until(conn, _prompt_pattern(conn), f"cat > {path}")
+    out = _read_until(conn, prompt_pattern(conn), f"cat > {path}")
     if re.search(r"^-bash: .*$", out, re.M):
         raise _failure(f"cat > {path}", out)
 

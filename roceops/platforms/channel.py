@@ -1,0 +1,103 @@
+"""Talking to a device's shell over a Netmiko session: send a line, wait for the prompt, without spinning.
+
+Netmiko's read loops (and ours, before this module) poll: read the channel, sleep a few milliseconds,
+read again. Each poll runs Netmiko's line-feed normalisation and takes the GIL, so a hundred sessions
+waiting on slow devices cost a core between them and slow everything else down — the devices' answers
+included, when the lab shares the machine. :func:`wait_output` instead blocks on the Paramiko channel's
+receive buffer until bytes arrive, then reads them through Netmiko's ``read_channel`` so normalisation
+and session logging stay Netmiko's.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from paramiko.buffered_pipe import PipeTimeout
+
+from roceops.platforms.driver import DriverError
+
+FALLBACK_POLL_S = 0.01  # connections without a Paramiko channel (telnet, serial, test doubles)
+
+
+def wait_output(conn: Any, timeout: float) -> str:
+    """The next output of ``conn``, waiting up to ``timeout`` seconds for it; ``""`` if none came.
+
+    Returns at once with whatever is already buffered. A closed channel also ends the wait (and then
+    reads ``""``), so callers check that the session is alive when they get nothing.
+    """
+    text = str(conn.read_channel())
+    if text:
+        return text
+    buffer = getattr(getattr(conn, "remote_conn", None), "in_buffer", None)
+    if buffer is None or not hasattr(buffer, "read"):
+        time.sleep(min(max(timeout, 0.0), FALLBACK_POLL_S))
+        return str(conn.read_channel())
+    try:
+        buffer.read(0, max(timeout, 0.001))  # waits for data (or the channel closing) and consumes none of it
+    except PipeTimeout:
+        return ""
+    return str(conn.read_channel())
+
+
+def alive(conn: Any) -> bool:
+    """The SSH channel is open (without Netmiko's ``is_alive``, which writes a NUL byte into the shell)."""
+    chan = getattr(conn, "remote_conn", None)
+    if chan is None:
+        return False
+    transport = chan.get_transport() if hasattr(chan, "get_transport") else None
+    return not getattr(chan, "closed", False) and not getattr(chan, "eof_received", False) and (
+        transport is None or transport.is_active())
+
+
+def read_timeout(conn: Any, default: float) -> float:
+    """The connection's ``read_timeout_override`` (set by audit and health from their deadlines), else ``default``."""
+    override = getattr(conn, "read_timeout_override", None)
+    return float(override) if isinstance(override, int | float) and override > 0 else default
+
+
+def prompt_pattern(conn: Any) -> str:
+    """A shell prompt at the end of the output: the base prompt Netmiko found, then ``$`` or ``#``."""
+    return rf"{re.escape(conn.base_prompt)}[^\n]*[$#]\s*$"
+
+
+def read_until(conn: Any, pattern: str, what: str, timeout: float) -> str:
+    """Read until ``pattern`` matches the end of the output.
+
+    Unlike Netmiko's read loops this notices a session that died (reset, closed) at once instead of
+    waiting for the read timeout, and it sleeps while the device is quiet instead of polling.
+    """
+    regex = re.compile(pattern)
+    out = ""
+    deadline = time.monotonic() + timeout
+    while True:
+        chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
+        if chunk:
+            out += chunk
+            if regex.search(out[-512:]):
+                return out
+            continue
+        if not alive(conn):
+            raise DriverError(f"the SSH session closed while waiting for `{what}`")
+        if time.monotonic() > deadline:
+            raise DriverError(f"no prompt {timeout:.0f} s after `{what}`; last output: {out.strip()[-200:]!r}")
+
+
+def strip_echo(raw: str, command: str) -> str:
+    """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or
+    after a stale prompt) and without the trailing prompt line."""
+    lines = raw.split("\n")
+    wanted = command.replace(" ", "")
+    seen = ""
+    for i, line in enumerate(lines[:-1]):
+        seen += line.replace(" ", "")
+        if wanted in seen:
+            return "\n".join(lines[i + 1:-1]).rstrip()
+    return "\n".join(lines[1:-1]).rstrip()
+
+
+def send_line(conn: Any, command: str, timeout: float) -> str:
+    """Run one shell line and return its output, without the echo and the prompt."""
+    conn.write_channel(command + "\n")
+    return strip_echo(read_until(conn, prompt_pattern(conn), command, timeout), command)
