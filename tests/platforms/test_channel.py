@@ -1,0 +1,105 @@
+"""The shared channel reader waits on Paramiko's receive buffer instead of polling, and still notices the end."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from paramiko.buffered_pipe import BufferedPipe
+
+from roceops.platforms.channel import read_timeout, read_until, send_line, wait_output
+from roceops.platforms.driver import DriverError
+
+
+class _Chan:
+    def __init__(self) -> None:
+        self.in_buffer = BufferedPipe()
+        self.closed = False
+        self.eof_received = False
+
+
+class _Conn:
+    """What the reader touches of a Netmiko connection: read_channel over a Paramiko-like channel."""
+
+    base_prompt = "admin@leaf01"
+    read_timeout_override: float | None = None
+
+    def __init__(self) -> None:
+        self.remote_conn = _Chan()
+        self.reads = 0
+        self.written: list[str] = []
+
+    def read_channel(self) -> str:
+        self.reads += 1
+        buf = self.remote_conn.in_buffer
+        return buf.read(65536, 0.001).decode() if buf.read_ready() else ""
+
+    def write_channel(self, text: str) -> None:
+        self.written.append(text)
+
+    def feed_later(self, delay: float, data: str) -> threading.Thread:
+        t = threading.Thread(target=lambda: (time.sleep(delay), self.remote_conn.in_buffer.feed(data.encode())))
+        t.start()
+        return t
+
+
+def test_wakes_when_data_arrives_without_polling() -> None:
+    conn = _Conn()
+    t = conn.feed_later(0.2, "hello\n")
+    start = time.monotonic()
+    assert wait_output(conn, 5.0) == "hello\n"
+    assert 0.15 < time.monotonic() - start < 2.0
+    assert conn.reads == 2  # once before waiting, once after the wake-up: no polling in between
+    t.join()
+
+
+def test_times_out_with_nothing() -> None:
+    conn = _Conn()
+    start = time.monotonic()
+    assert wait_output(conn, 0.2) == ""
+    assert time.monotonic() - start >= 0.19 and conn.reads == 1
+
+
+def test_closed_channel_ends_the_wait_and_the_read() -> None:
+    conn = _Conn()
+    chan = conn.remote_conn
+    threading.Timer(0.1, lambda: (setattr(chan, "closed", True), chan.in_buffer.close())).start()
+    start = time.monotonic()
+    with pytest.raises(DriverError, match="closed while waiting for `show x`"):
+        read_until(conn, r"\$\s*$", "show x", 10.0)
+    assert time.monotonic() - start < 2.0
+
+
+def test_send_line_strips_echo_and_prompt() -> None:
+    conn = _Conn()
+    conn.feed_later(0.05, "show x\nline 1\nline 2\n")
+    conn.feed_later(0.15, "admin@leaf01:~$ ")
+    assert send_line(conn, "show x", 5.0) == "line 1\nline 2"
+    assert conn.written == ["show x\n"]
+
+
+def test_read_until_names_the_command_on_timeout() -> None:
+    conn = _Conn()
+    conn.remote_conn.in_buffer.feed(b"partial")
+    with pytest.raises(DriverError, match=r"no prompt 0 s after `show y`; last output: 'partial'"):
+        read_until(conn, r"\$\s*$", "show y", 0.3)
+
+
+def test_connections_without_a_paramiko_channel_fall_back_to_short_sleeps() -> None:
+    class Plain:
+        remote_conn = None
+
+        def read_channel(self) -> str:
+            return ""
+
+    start = time.monotonic()
+    assert wait_output(Plain(), 5.0) == ""
+    assert time.monotonic() - start < 0.5
+
+
+def test_read_timeout_prefers_the_connection_override() -> None:
+    conn = _Conn()
+    assert read_timeout(conn, 120.0) == 120.0
+    conn.read_timeout_override = 7.5
+    assert read_timeout(conn, 120.0) == 7.5
