@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import lab_fabric, rss_of
+from common import cpu_seconds, lab_fabric, rss_of
 from netmiko import ConnectHandler
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -68,17 +68,26 @@ def main() -> None:
         print(f"{len(names)} devices, lab up in {started.seconds:.1f} s ({rss_of(started.pid):.0f} MiB)")
         try:
             # the bare loop runs first, so the lab's first-contact costs are not charged to roceops
+            cpu0, lab0 = cpu_seconds(), cpu_seconds(started.pid)
             bare_s, failed = (1.0, 0) if args.skip_bare else bare_loop(fabric, names, state, args.workers)
-            print(f"bare netmiko loop, same commands: {bare_s:.1f} s ({len(names) / bare_s:.0f} devices/s), "
-                  f"{failed} devices failed")
+            cpu1, lab1 = cpu_seconds(), cpu_seconds(started.pid)
+            if not args.skip_bare:
+                print(f"bare netmiko loop, same commands: {bare_s:.1f} s ({len(names) / bare_s:.0f} devices/s), "
+                      f"{failed} devices failed; CPU s: client {cpu1 - cpu0:.1f}, lab {lab1 - lab0:.1f}")
             t0 = time.perf_counter()
             result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,
                                                            timeout_s=60))
             audit_s = time.perf_counter() - t0
+            cpu2, lab2 = cpu_seconds(), cpu_seconds(started.pid)
             print(f"roceops audit: {audit_s:.1f} s, {len(names) / audit_s:.0f} devices/s, "
-                  f"{len(result.findings)} findings, exit {result.exit_code}")
+                  f"{len(result.findings)} findings, exit {result.exit_code}; CPU s: client {cpu2 - cpu1:.1f} "
+                  f"(+ forked parse workers), lab {lab2 - lab1:.1f}")
+            for f in result.findings[:5]:
+                print(f"  finding: {f.check} {f.device}: {f.message[:100]}")
             print("  where the time goes: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.phases.items()))
-            print(f"ratio audit / bare loop: {audit_s / bare_s:.2f}x; lab RSS {rss_of(started.pid):.0f} MiB")
+            if not args.skip_bare:
+                print(f"ratio audit / bare loop: {audit_s / bare_s:.2f}x")
+            print(f"lab RSS {rss_of(started.pid):.0f} MiB")
         finally:
             stop_lab(state)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 import tracemalloc
@@ -54,6 +55,13 @@ def lab_fabric(sus: int, nodes_per_su: int = 32, rails: int = 8) -> FabricIntent
         "qos": {"pfc_watchdog": {"detect_ms": 200, "restore_ms": 400, "poll_ms": 100}},
         "overrides": {"groups": {f"su{n}": {"platform": "cumulus"} for n in range(2, sus + 1, 2)}},
     })
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU seconds used so far by ``pid`` (default: this process, all its threads; Linux /proc)."""
+    with open(f"/proc/{pid or 'self'}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_of(pid: int) -> float:

@@ -135,7 +135,10 @@ def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResu
     nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
 
     def task(t: Task) -> Result:
-        return Result(host=t.host, result=collect_device(t, observations[t.host.name]))
+        try:
+            return Result(host=t.host, result=collect_device(t, observations[t.host.name]))
+        finally:
+            TaskConnector(t).close()
 
     try:
         with Progress("audit", len(names), lambda n, o: f"{n}: {'error' if o.error else 'ok'}",

@@ -80,12 +80,20 @@ def _outcome_of(name: str, platform: str, multi: Any) -> DeviceOutcome:
     return DeviceOutcome(device=name, platform=platform, status="failed", error=f"internal error: {exc!r}"[:400])
 
 
+def _closing(task: Task, work: Callable[[Task], DeviceOutcome]) -> Result:
+    """One device's work, then its session closed (not left idle until the whole wave is done)."""
+    try:
+        return _result(task, work(task))
+    finally:
+        TaskConnector(task).close()
+
+
 def run_wave(fabric: Fabric, names: list[str], opts: DeployOptions, label: str,
              work: Callable[[Task], DeviceOutcome]) -> dict[str, DeviceOutcome]:
     nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
     try:
         with Progress(label, len(names), _line, quiet=opts.quiet) as progress:
-            results = nr.with_processors([progress]).run(task=lambda t: _result(t, work(t)), on_failed=True)
+            results = nr.with_processors([progress]).run(task=lambda t: _closing(t, work), on_failed=True)
     finally:
         nr.close_connections(on_good=True, on_failed=True)
     return {n: _outcome_of(n, fabric.device(n).platform, results[n]) for n in names}
