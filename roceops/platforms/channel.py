@@ -62,13 +62,21 @@ def prompt_pattern(conn: Any) -> str:
     return rf"{re.escape(conn.base_prompt)}[^\n]*[$#]\s*$"
 
 
-def read_until(conn: Any, pattern: str, what: str, timeout: float) -> str:
-    """Read until ``pattern`` matches the end of the output.
+_BLANKS = re.compile(r"\s+")
+
+
+def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | None = None) -> str:
+    """Read until ``pattern`` matches the end of the output (and, with ``echo``, comes after that echo).
 
     Unlike Netmiko's read loops this notices a session that died (reset, closed) at once instead of
-    waiting for the read timeout, and it sleeps while the device is quiet instead of polling.
+    waiting for the read timeout, and it sleeps while the device is quiet instead of polling. ``echo``
+    guards against a stale prompt (one the shell printed before the command was read, e.g. after a
+    login under load): the read only ends at a prompt once the command's echo has been seen, however
+    the terminal wrapped it.
     """
     regex = re.compile(pattern)
+    wanted = _BLANKS.sub("", echo) if echo else ""
+    echoed = not wanted
     out = ""
     deadline = time.monotonic() + timeout
     while True:
@@ -76,7 +84,9 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float) -> str:
         if chunk:
             out += chunk
             if regex.search(out[-512:]):
-                return out
+                echoed = echoed or wanted in _BLANKS.sub("", out)
+                if echoed:
+                    return out
             continue
         if not alive(conn):
             raise DriverError(f"the SSH session closed while waiting for `{what}`")
@@ -100,4 +110,4 @@ def strip_echo(raw: str, command: str) -> str:
 def send_line(conn: Any, command: str, timeout: float) -> str:
     """Run one shell line and return its output, without the echo and the prompt."""
     conn.write_channel(command + "\n")
-    return strip_echo(read_until(conn, prompt_pattern(conn), command, timeout), command)
+    return strip_echo(read_until(conn, prompt_pattern(conn), command, timeout, echo=command), command)

@@ -103,3 +103,11 @@ def test_read_timeout_prefers_the_connection_override() -> None:
     assert read_timeout(conn, 120.0) == 120.0
     conn.read_timeout_override = 7.5
     assert read_timeout(conn, 120.0) == 7.5
+
+
+def test_a_stale_prompt_before_the_echo_does_not_end_the_read() -> None:
+    conn = _Conn()
+    conn.remote_conn.in_buffer.feed(b"admin@leaf01:~$ ")  # left over from the login
+    conn.feed_later(0.1, "echo a ; nv show\n  interface\nout 1\n")
+    conn.feed_later(0.2, "admin@leaf01:~$ ")
+    assert send_line(conn, "echo a ; nv show interface", 5.0) == "out 1"
