@@ -84,7 +84,7 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | N
         if chunk:
             out += chunk
             if regex.search(out[-512:]):
-                echoed = echoed or wanted in _BLANKS.sub("", out)
+                echoed = echoed or wanted in _BLANKS.sub("", out[:2 * len(wanted) + 1024])  # the echo comes first
                 if echoed:
                     return out
             continue

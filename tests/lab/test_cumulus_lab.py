@@ -292,3 +292,31 @@ def test_bad_fault_parameters_are_clear_errors(lab: LabThread) -> None:
         lab.inject("leaf", "ecn_changed", threshold=3)
     with pytest.raises(LabError, match="unknown fault 'nic_reset'"):
         lab.inject("leaf", "nic_reset")
+
+
+@pytest.mark.parametrize("line", [
+    "echo ROCEOPS-OUT-0'' ; nv show interface swp1 counters qos ; echo ROCEOPS-OUT-end''",
+    "nv set a b && nv set 'x y' z || echo fail",
+    "a;b&&c",
+    "echo 'it''s' x",
+    "nv set interface swp1 description 'to host 1'",
+    "echo \"double $HOME\" ; ls | wc -l",
+    "a ;; b",
+])
+def test_the_fast_line_splitter_agrees_with_shlex(line: str) -> None:
+    import shlex
+
+    from roceops.platforms.cumulus.lab import _split_line
+
+    lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lex.whitespace_split = True
+    want: list[tuple[str, list[str]]] = []
+    sep, argv = "", []
+    for tok in lex:
+        if tok in (";", "&&", "||"):
+            want.append((sep, argv))
+            sep, argv = tok, []
+        else:
+            argv.append(tok)
+    want.append((sep, argv))
+    assert _split_line(line) == [(s, a) for s, a in want if a]

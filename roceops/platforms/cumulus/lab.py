@@ -245,10 +245,31 @@ def _now() -> str:
 _PLAIN = re.compile(r"[^'\"\\;&|`$<>()]*")
 
 
+# words of plain characters and '...' quotes, separated by blanks, `;`, `&&` or `||`: how roceops' batched
+# reads look (`echo MARK-0'' ; nv show ...`). Anything else goes through shlex, which is exact but slow.
+_SIMPLE = re.compile(r"(?:[^'\"\\;&|`$<>()\s]+|'[^']*'|;|&&|\|\||\s+)*")
+_SIMPLE_TOKEN = re.compile(r"(;|&&|\|\|)|((?:[^'\"\\;&|`$<>()\s]+|'[^']*')+)")
+
+
+def _split_simple(line: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    sep, argv = "", []
+    for m in _SIMPLE_TOKEN.finditer(line):
+        if m.group(1):
+            out.append((sep, argv))
+            sep, argv = m.group(1), []
+        else:
+            argv.append(m.group(2).replace("'", ""))
+    out.append((sep, argv))
+    return [(s, a) for s, a in out if a]
+
+
 def _split_line(line: str) -> list[tuple[str, list[str]]]:
     """``a && b; c`` -> [("", [a...]), ("&&", [b...]), (";", [c...])]."""
     if _PLAIN.fullmatch(line):  # nothing for a shell to interpret: plain words
         return [("", line.split())]
+    if _SIMPLE.fullmatch(line) and ";;" not in line:
+        return _split_simple(line)
     lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
     out: list[tuple[str, list[str]]] = []
