@@ -111,3 +111,40 @@ def test_a_stale_prompt_before_the_echo_does_not_end_the_read() -> None:
     conn.feed_later(0.1, "echo a ; nv show\n  interface\nout 1\n")
     conn.feed_later(0.2, "admin@leaf01:~$ ")
     assert send_line(conn, "echo a ; nv show interface", 5.0) == "out 1"
+
+
+class _Raw:
+    """Netmiko's SSHChannel side: raw decoded text, chunk by chunk."""
+
+    def __init__(self, chunks: list[str]) -> None:
+        self.chunks = chunks
+
+    def read_channel(self) -> str:
+        return self.chunks.pop(0) if self.chunks else ""
+
+
+class _NetmikoLike(_Conn):
+    from netmiko.base_connection import BaseConnection as _B
+
+    RETURN = RESPONSE_RETURN = "\n"
+    ansi_escape_codes = True
+    session_log = None
+    _read_buffer = ""
+    normalize_linefeeds = _B.normalize_linefeeds
+    strip_ansi_escape_codes = _B.strip_ansi_escape_codes
+
+    def __init__(self, chunks: list[str]) -> None:
+        super().__init__()
+        self.channel = _Raw(chunks)
+
+    def read_channel(self) -> str:  # pragma: no cover - read_available must not fall back here
+        raise AssertionError("fell back to Netmiko's read_channel")
+
+
+def test_read_available_matches_netmiko_and_strips_escapes_only_when_present() -> None:
+    from roceops.platforms.channel import read_available
+
+    conn = _NetmikoLike(["line 1\r\nline\x1b[2K 2\r", "\nend\r\n", "plain\r\n"])
+    assert read_available(conn) == "line 1\nline 2\nend\n"  # the CR-ending chunk waited for its LF
+    assert read_available(conn) == "plain\n"
+    assert read_available(conn) == ""
