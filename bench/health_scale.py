@@ -44,6 +44,7 @@ def main() -> None:
             print(f"{len(nodes)} nodes, {sum(len(h.nics) for h in fabric.hosts)} NICs, {len(leaves)} leaves: "
                   f"health in {wall:.1f} s with a {args.window:g} s window; verdicts {counts}; "
                   f"{len(report.results)} results; lab RSS {rss_of(started.pid):.0f} MiB")
+            print("  where the time goes: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.phases.items()))
         finally:
             stop_lab(state)
 

@@ -20,7 +20,6 @@ from nornir.core.inventory import Host as NornirHost
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.nornir_glue.inventory import build_inventory
-from roceops.parallel import fork_map
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
@@ -28,8 +27,7 @@ from roceops.redact import redact
 from roceops.topology.fabric import Fabric, Host
 
 CONNECT_TIMEOUT_S = 5.0
-PARSE_RESERVE_S = 2.0  # collection stops this long before the deadline, leaving time to parse and answer
-PARALLEL_PARSE_THRESHOLD = 64
+ANSWER_RESERVE_S = 1.0  # collection stops this long before the deadline, leaving time to check and answer
 
 
 @dataclass(frozen=True)
@@ -48,6 +46,7 @@ class HealthReport:
     verdicts: list[Verdict]
     seconds: float
     devices: int
+    phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, sample+parse, checks
 
     @property
     def exit_code(self) -> int:
@@ -57,19 +56,33 @@ class HealthReport:
         return 1 if "drain" in statuses else 0
 
 
-@dataclass
-class _Raw:
-    """Raw outputs of the two samples; parsed after collection, off the I/O threads."""
+def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, outputs: dict[str, str],
+                first: bool) -> None:
+    """Parse one sample's outputs into ``sample`` (on the device's thread: the first while its window runs)."""
+    driver = get_driver(intent.platform)
+    try:
+        if first:
+            sample.observed = driver.observe(outputs, intent)
+            sample.first = driver.operational(outputs, intent)
+        else:
+            sample.second = driver.operational(outputs, intent)
+    except Exception as exc:
+        sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
+        sample.observed = sample.first = sample.second = None
+        raise _Unparsable from None
 
-    first: dict[str, str] | None = None
-    second: dict[str, str] | None = None
-    window_s: float = 0.0
-    error: str | None = None
+
+class _Unparsable(Exception):
+    """Internal: the device's output could not be parsed (already recorded on the sample)."""
 
 
-def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None, raw: _Raw,
-                   window_s: float, deadline: float, gate: threading.Semaphore) -> None:
-    """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again."""
+def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
+                   sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore) -> None:
+    """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again.
+
+    The first sample is parsed while the window runs, the second as soon as it arrives, so nothing is
+    left to parse when the last device answers.
+    """
     driver = get_driver(intent.platform)
     phase = "connect"
     try:
@@ -84,7 +97,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             conn = host.get_connection("netmiko", Config())
             phase = "first sample"
             t0 = time.monotonic()
-            raw.first = driver.collect(conn, intent, ports)
+            first = driver.collect(conn, intent, ports)
+        _parse_into(sample, host.name, intent, first, first=True)
         wait = t0 + window_s - time.monotonic()
         if time.monotonic() + max(wait, 0) >= deadline - 0.5:
             raise TimeoutError("the deadline falls inside the sampling window")
@@ -94,32 +108,18 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             phase = "second sample"
             t1 = time.monotonic()
             second = driver.collect_counters(conn, intent, ports)
-            raw.window_s, raw.second = t1 - t0, second
+        _parse_into(sample, host.name, intent, second, first=False)
+        sample.window_s = t1 - t0  # set last: a sample with a window has both halves
+    except _Unparsable:
+        pass
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raw.error = redact(f"{host.name} {phase} failed: {text}")[:300]
+        sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
     finally:
         try:
             host.close_connection("netmiko")
         except Exception:
             host.connections.pop("netmiko", None)
-
-
-def _parse(item: tuple[str, SwitchIntent | HostIntent, _Raw]) -> Sample:
-    """Parse one device's samples into a Sample (pure; runs in a forked worker for large jobs)."""
-    name, intent, raw = item
-    driver = get_driver(intent.platform)
-    sample = Sample(error=raw.error, window_s=raw.window_s)
-    try:
-        if raw.first is not None:
-            sample.observed = driver.observe(raw.first, intent)
-            sample.first = driver.operational(raw.first, intent)
-        if raw.second is not None:
-            sample.second = driver.operational(raw.second, intent)
-    except Exception as exc:
-        sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
-        sample.observed = sample.first = sample.second = None
-    return sample
 
 
 def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
@@ -142,30 +142,35 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     devices = [h.name for h in nodes] + leaves
     ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     intents = {n: plan(fabric, n) for n in devices}
-    raws = {n: _Raw() for n in devices}
+    live = {n: Sample() for n in devices}
     gc.collect()
     gc.freeze()  # long-lived intents: keep the cyclic GC off them while threads collect
+    planned = time.monotonic()
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
     gate = threading.Semaphore(opts.max_parallel)
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
-                                args=(inventory.hosts[n], intents[n], ports[n], raws[n], opts.window_s,
-                                      deadline - PARSE_RESERVE_S, gate))
+                                args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
+                                      deadline - ANSWER_RESERVE_S, gate))
                for n in devices]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(max(0.0, deadline - PARSE_RESERVE_S - time.monotonic()))
-    snapshot: list[tuple[str, SwitchIntent | HostIntent, _Raw]] = []
+        t.join(max(0.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
+    samples: dict[str, Sample] = {}
     for n, t in zip(devices, threads, strict=True):
-        raw = raws[n]
+        s = live[n]
         if t.is_alive():  # still talking: take what has arrived, mark the rest unknown
-            raw = _Raw(first=raw.first, second=raw.second if raw.window_s else None, window_s=raw.window_s,
-                       error=raw.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
-        snapshot.append((n, intents[n], raw))
-    samples = dict(zip(devices, fork_map(_parse, snapshot, min_items=PARALLEL_PARSE_THRESHOLD), strict=True))
+            s = Sample(observed=s.observed, first=s.first, second=s.second if s.window_s else None,
+                       window_s=s.window_s,
+                       error=s.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
+        samples[n] = s
+    sampled = time.monotonic()
     results = evaluate(fabric, nodes, intents, samples, opts.thresholds)
+    end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
-                        seconds=time.monotonic() - start, devices=len(devices))
+                        seconds=end - start, devices=len(devices),
+                        phases={"plan": planned - start, "sample+parse": sampled - planned,
+                                "checks": end - sampled})
 
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
