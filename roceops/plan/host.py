@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
 from roceops.plan.model import DcqcnIntent, HostIntent, NicIntent, Route
@@ -36,21 +38,33 @@ def plan_sysctls(host: Host) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def plan_nic(intent: FabricIntent, host: Host, nic: Nic) -> NicIntent:
+def nic_policy(intent: FabricIntent, host: Host) -> dict[str, Any]:
+    """The NicIntent fields that follow from the fabric's QoS policy and the host's settings alone,
+    i.e. the same for every NIC of the host (plan_host computes them once)."""
     policy = intent.qos
     bw, strict = qos_maps.ets_bandwidth(policy)
+    return {
+        "mtu": host.settings.mtu, "trust": policy.trust, "pfc_priorities": qos_maps.lossless_priorities(policy),
+        "dscp_to_priority": qos_maps.dscp_to_priority(policy), "prio_tc": {p: p for p in range(8)},
+        "tc_bandwidth": bw, "strict_tcs": strict, "dcqcn": plan_dcqcn(intent, host), "cnp_dscp": policy.cnp.dscp,
+        "cnp_priority": policy.cnp.priority, "roce_tos": qos_maps.roce_tos(policy),
+    }
+
+
+def plan_nic(intent: FabricIntent, host: Host, nic: Nic, policy: dict[str, Any] | None = None) -> NicIntent:
+    """``policy``: :func:`nic_policy` of this intent and host, when the caller already has it."""
     return NicIntent(
         netdev=nic.netdev, rdma_dev=nic.rdma_dev, rail=nic.rail, plane=nic.plane, speed=nic.speed,
-        mtu=host.settings.mtu, address=nic.address, gateway=nic.gateway, table=nic.table, leaf=nic.leaf,
-        leaf_port=nic.leaf_port, trust=policy.trust, pfc_priorities=qos_maps.lossless_priorities(policy),
-        dscp_to_priority=qos_maps.dscp_to_priority(policy), prio_tc={p: p for p in range(8)},
-        tc_bandwidth=bw, strict_tcs=strict, dcqcn=plan_dcqcn(intent, host), cnp_dscp=policy.cnp.dscp,
-        cnp_priority=policy.cnp.priority, roce_tos=qos_maps.roce_tos(policy), routes=plan_routes(nic),
+        address=nic.address, gateway=nic.gateway, table=nic.table, leaf=nic.leaf, leaf_port=nic.leaf_port,
+        routes=plan_routes(nic), **(policy if policy is not None else nic_policy(intent, host)),
     )
 
 
 def plan_host(intent: FabricIntent, host: Host) -> HostIntent:
+    # Once per host: validation gives each NicIntent its own copies of the lists and dicts; the frozen
+    # DcqcnIntent is shared by the host's NICs.
+    policy = nic_policy(intent, host)
     return HostIntent(
         name=host.name, platform=host.platform, model=host.model, mgmt_ip=host.mgmt_ip, roce_mtu=intent.mtu.roce,
-        nics={nic.netdev: plan_nic(intent, host, nic) for nic in host.nics}, sysctls=plan_sysctls(host),
+        nics={nic.netdev: plan_nic(intent, host, nic, policy) for nic in host.nics}, sysctls=plan_sysctls(host),
     )

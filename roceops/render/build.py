@@ -29,9 +29,12 @@ PARALLEL_THRESHOLD = 256  # below this, starting worker processes costs more tha
 
 
 def warm_templates(platform: str) -> None:
+    """Compile the platform's templates, the included sections too (forked workers inherit them compiled)."""
     env = environment(platform)
     for out in get_platform(platform).outputs:
         env.get_template(out.template)
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
 
 
 def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
@@ -49,8 +52,17 @@ def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
     if len(names) >= PARALLEL_THRESHOLD:
         for platform in {d.platform for d in fabric.devices()}:
             warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
-    return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD,
-                    workers=workers)
+    # Planning and rendering leave no reference cycles (tests/render/test_render_properties.py checks), so
+    # cyclic collections during the run - in the workers and while the parent unpickles their results -
+    # would only walk live objects. Reference counting still frees everything as usual.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD,
+                        workers=workers)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> dict[str, object]:

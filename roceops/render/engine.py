@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +27,16 @@ def templates_dir() -> Path:
 
 
 def _tojson_compact(value: Any) -> str:
+    """Compact, ASCII-only JSON literal of ``value`` (strings straight through the C encoder, as json.dumps would)."""
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _tojson(value: Any) -> str:
     """JSON literal of ``value`` without Jinja's HTML escaping (templates render config, not HTML).
 
-    Strings go through the C string encoder: rendering calls this tens of thousands of times per switch.
+    Strings go through the C string encoder directly (templates may call this once per field).
     """
     if isinstance(value, str):
         return encode_basestring(value)

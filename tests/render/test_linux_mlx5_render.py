@@ -359,6 +359,29 @@ def test_render_refuses_a_script_the_deploy_cannot_send() -> None:
     assert checked("echo 1 > /sys/x\n") == "echo 1 > /sys/x\n"
     with pytest.raises(ScriptError):
         checked("echo 1 > /sys/x | tee\n")
+    for line in BAD_LINES.values():
+        with pytest.raises(ScriptError):
+            checked(f"#!/usr/bin/env bash\n{PREAMBLE}\n# ok\necho 1 > /sys/x\n{line}\n")
+
+
+def test_one_pass_script_check_accepts_rendered_scripts_and_nothing_the_line_check_refuses() -> None:
+    """The postprocess's one-regex pass (_SIMPLE_SCRIPT) is only a fast path: whatever it accepts,
+    script_commands() must accept too, and it must accept every rendered script (or it saves nothing)."""
+    fast = mlx5_render._SIMPLE_SCRIPT
+    for host, files in all_rendered():
+        for script in SCRIPTS:
+            assert fast.fullmatch(files[script]), f"{host.name} {script}"
+    tricky = [*BAD_LINES.values(), *GOOD_LINES, *sorted(mlx5_render._NOT_SIMPLE), PREAMBLE, "a> b", "a >b",
+              "a >", "> a", "x=1", "x+=1", "_x=1 cmd", "fi\tx", "do\t", ". x", "./x", "a \tb", "a\x0bb", "a\u2028b",
+              "a\rb", "caf\u00e9", "echo \\", "# c \\", "  ", "\t", "", "echo 1 >  /x", "echo 1 > /x\t"]
+    head = f"#!/usr/bin/env bash\n{PREAMBLE}\n"
+    for a in tricky:
+        for b in ("", " x", "\nset -euo pipefail", "\necho ok"):
+            for end in ("\n", "", " \n"):
+                text = head + a + b + end
+                if fast.fullmatch(text):
+                    script_commands(text)  # must not raise
+                    script_commands(a + b + end)
 
 
 # --------------------------------------------------------------------------------------------

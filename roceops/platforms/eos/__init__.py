@@ -16,7 +16,7 @@ from roceops.platforms.eos.render import config_lines, render_context
 
 def _finish(text: str) -> str:
     """Drop blank lines the includes leave behind and end with exactly one newline."""
-    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()) + "\n"
+    return "\n".join(filter(None, map(str.rstrip, text.splitlines()))) + "\n"  # all-blank lines rstrip to ""
 
 
 @dataclass(frozen=True)

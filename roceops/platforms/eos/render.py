@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
@@ -53,13 +55,21 @@ TRUST: dict[str, str] = {"dscp": "dscp"}
 ECN_UNIT = "kbytes"
 
 
+_DIGITS = re.compile(r"(\d+)")
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")  # canonical dotted quad: no leading zeros
+
+
 def natural_key(name: str) -> tuple[Any, ...]:
     """Sort key that orders embedded numbers numerically.
 
     >>> sorted(["Ethernet10/1", "Ethernet2/1", "Ethernet1/1"], key=natural_key)
     ['Ethernet1/1', 'Ethernet2/1', 'Ethernet10/1']
     """
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(name))
+
+
+_port_key = lru_cache(maxsize=4096)(natural_key)  # every switch has the same port names
 
 
 def seconds(ms: int) -> str:
@@ -102,19 +112,34 @@ def _tx_queue(qid: int, q: QueueIntent) -> dict[str, Any]:
     }
 
 
-def _interface(port: SwitchPort, tx_queues: list[dict[str, Any]], trust: str, watchdog: bool) -> dict[str, Any]:
-    return {
-        "name": port.name,
-        "description": port.description,
-        "shutdown": not port.admin_up,
-        "mtu": port.mtu,
-        "speed": speed_keyword(port.speed),
-        "address": port.address,
-        "trust": trust,
-        "pfc_priorities": sorted(port.pfc_priorities),
-        "pfc_watchdog": watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
-        "tx_queues": tx_queues,
-    }
+@dataclass(frozen=True, slots=True)
+class Interface:
+    """One front-panel interface as the templates print it (a class, not a dict: Jinja reads attributes of
+    objects directly, while every ``intf.x`` on a dict first fails as an attribute lookup)."""
+
+    name: str
+    description: str
+    shutdown: bool
+    mtu: int
+    speed: str
+    address: str | None
+    trust: str
+    pfc_priorities: list[int]
+    pfc_watchdog: bool
+
+
+def _interface(port: SwitchPort, trust: str, watchdog: bool) -> Interface:
+    return Interface(
+        name=port.name,
+        description=port.description,
+        shutdown=not port.admin_up,
+        mtu=port.mtu,
+        speed=speed_keyword(port.speed),
+        address=port.address,
+        trust=trust,
+        pfc_priorities=sorted(port.pfc_priorities),
+        pfc_watchdog=watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
+    )
 
 
 def dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
@@ -134,21 +159,21 @@ def render_context(device: Any) -> dict[str, Any]:
     if not isinstance(device, SwitchIntent):
         raise TypeError(f"EOS renders switches only, got {type(device).__name__}")
     qos = device.qos
-    tx_queues = [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())]
     trust = TRUST[qos.trust]
     wd = qos.pfc_watchdog
     watchdog = None
     if wd.enabled:
         watchdog = {"timeout": seconds(wd.detect_ms), "recovery_time": seconds(wd.restore_ms),
                     "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
-    ports = sorted(device.ports.values(), key=lambda p: natural_key(p.name))
+    ports = sorted(device.ports.values(), key=lambda p: _port_key(p.name))
     bgp = device.bgp
     return {
         "hostname": device.name,
         "dscp_maps": dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,
-        "interfaces": [_interface(p, tx_queues, trust, wd.enabled) for p in ports],
+        "interfaces": [_interface(p, trust, wd.enabled) for p in ports],
+        "tx_queues": [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())],  # the same on every interface
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "bgp": {
             "asn": bgp.asn,
@@ -162,6 +187,10 @@ def render_context(device: Any) -> dict[str, Any]:
 
 
 def _ip_key(ip: str) -> tuple[int, int]:
+    """(version, value): numeric address order. Canonical dotted-quad IPv4 (the plan's form) is read
+    directly; anything else goes through ``ipaddress`` (which also rejects what is not an address)."""
+    if _IPV4.fullmatch(ip):
+        return 4, int.from_bytes(bytes(int(octet) for octet in ip.split(".")), "big")
     addr = ipaddress.ip_address(ip)
     return addr.version, int(addr)
 

@@ -1,8 +1,10 @@
 """NVIDIA ConnectX (mlx5) on Linux: render context, install targets and the line-by-line script checker.
 
 Everything a template needs is computed here so the templates stay free of logic:
-comma lists for ``mlnx_qos``, ``key:value`` maps for iproute2 ``dcb``, sysfs paths for
-DCQCN, the RDMA-CM mode number, shell-quoted sysctl assignments, netplan routes.
+comma lists and ``--dscp2prio`` arguments for ``mlnx_qos``, ``key:value`` maps for iproute2
+``dcb``, sysfs paths for DCQCN, the RDMA-CM mode number, shell-quoted sysctl assignments,
+netplan routes. Formatting that is the same for many NICs (DSCP, PFC and ETS lists, routes,
+sysctls) is cached by value.
 
 The setup scripts are run two ways: as a file (systemd at boot, ``bash roce-setup.sh``)
 and line by line over an interactive SSH shell (deploy, lab simulator). The second way
@@ -17,6 +19,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
@@ -93,6 +96,7 @@ class NicContext:
     trust: Literal["dscp", "pcp"]
     dscp_prio: tuple[tuple[int, int], ...]  # all 64, by DSCP
     # mlnx_qos
+    dscp2prio_args: str  # "--dscp2prio set,<dscp>,<prio>" for all 64 DSCPs, space-separated
     pfc_csv: str
     prio_tc_csv: str
     tsa_csv: str
@@ -105,10 +109,10 @@ class NicContext:
     dcb_dscp_chunks: tuple[str, ...]
     # DCQCN (MLNX_OFED sysfs)
     ecn_dir: str
-    np_enable: tuple[tuple[int, int], ...]  # (priority, 0|1) for 0..7
-    rp_enable: tuple[tuple[int, int], ...]
-    np_params: tuple[tuple[str, int], ...]
-    rp_params: tuple[tuple[str, int], ...]
+    np_enable: tuple[tuple[int, str], ...]  # (0|1, <ecn_dir>/roce_np/enable/<priority>) for priorities 0..7
+    rp_enable: tuple[tuple[int, str], ...]
+    np_params: tuple[tuple[int, str], ...]  # (value, <ecn_dir>/roce_np/<parameter>)
+    rp_params: tuple[tuple[int, str], ...]
     cnp_dscp: int
     cnp_priority: int
     # RDMA-CM
@@ -153,76 +157,150 @@ def _check_params(nic: str, side: str, params: Mapping[str, int]) -> tuple[tuple
     return tuple(params.items())
 
 
-def _ets(nic: NicIntent) -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
-    """prio->tc, tc->tsa, tc->bw for all 8 priorities/TCs, validated the way mlnx_qos and mlx5 do."""
-    name = nic.netdev
-    if sorted(nic.prio_tc) != list(PRIORITIES) or any(tc not in PRIORITIES for tc in nic.prio_tc.values()):
+@dataclass(frozen=True)
+class _EtsText:
+    pfc_csv: str
+    prio_tc_csv: str
+    tsa_csv: str
+    tcbw_csv: str
+    dcb_prio_pfc: str
+    dcb_prio_tc: str
+    dcb_tc_tsa: str
+    dcb_tc_bw: str
+
+
+@lru_cache(maxsize=256)
+def _ets_text(name: str, pfc_priorities: tuple[int, ...], prio_tc: tuple[tuple[int, int], ...],
+              tc_bandwidth: tuple[tuple[int, int], ...], strict_tcs: tuple[int, ...]) -> _EtsText:
+    """PFC and ETS (prio->tc, tc->tsa, tc->bw for all 8 priorities/TCs) for mlnx_qos and dcb, validated the
+    way mlnx_qos and mlx5 do. Cached: the NICs of a fabric share a handful of these."""
+    prio_tc_map, bw_in = dict(prio_tc), dict(tc_bandwidth)
+    if sorted(prio_tc_map) != list(PRIORITIES) or any(tc not in PRIORITIES for tc in prio_tc_map.values()):
         raise ValueError(f"{name}: prio_tc must map every priority 0-7 to a TC 0-7")
-    if any(tc not in PRIORITIES for tc in nic.tc_bandwidth):
+    if any(tc not in PRIORITIES for tc in bw_in):
         raise ValueError(f"{name}: tc_bandwidth keys must be TCs 0-7")
-    _check_prios(f"{name} strict_tcs", nic.strict_tcs)
-    tsa = {tc: "strict" if tc in nic.strict_tcs else "ets" for tc in PRIORITIES}
-    bw = {tc: nic.tc_bandwidth.get(tc, 0) for tc in PRIORITIES}
-    if any(bw[tc] for tc in nic.strict_tcs):
+    _check_prios(f"{name} strict_tcs", list(strict_tcs))
+    tsa = {tc: "strict" if tc in strict_tcs else "ets" for tc in PRIORITIES}
+    bw = {tc: bw_in.get(tc, 0) for tc in PRIORITIES}
+    if any(bw[tc] for tc in strict_tcs):
         raise ValueError(f"{name}: strict TCs must carry 0% bandwidth, got {bw}")
     ets_sum = sum(bw[tc] for tc in PRIORITIES if tsa[tc] == "ets")
     if any(b < 0 for b in bw.values()) or ets_sum != (100 if "ets" in tsa.values() else 0):
         raise ValueError(f"{name}: ETS bandwidth must sum to 100, got {bw}")
-    return dict(nic.prio_tc), tsa, bw
+    pfc = {p: int(p in pfc_priorities) for p in PRIORITIES}
+    return _EtsText(
+        pfc_csv=_csv([pfc[p] for p in PRIORITIES]),
+        prio_tc_csv=_csv([prio_tc_map[p] for p in PRIORITIES]),
+        tsa_csv=_csv([tsa[tc] for tc in PRIORITIES]),
+        tcbw_csv=_csv([bw[tc] for tc in PRIORITIES]),
+        dcb_prio_pfc=" ".join(["all:off", *(f"{p}:on" for p in sorted(pfc_priorities))]),
+        dcb_prio_tc=_dcb_map(prio_tc_map), dcb_tc_tsa=_dcb_map(tsa), dcb_tc_bw=_dcb_map(bw),
+    )
+
+
+@lru_cache(maxsize=256)
+def _dcqcn_writes(netdev: str, np_enabled: tuple[int, ...], rp_enabled: tuple[int, ...],
+                  np_params: tuple[tuple[str, int], ...], rp_params: tuple[tuple[str, int], ...],
+                  ) -> tuple[tuple[tuple[int, str], ...], ...]:
+    """(value, sysfs file) pairs: NP and RP enable per priority, then the NP and RP parameters (checked).
+    Cached: hosts share NIC names and DCQCN settings."""
+    ecn = f"/sys/class/net/{netdev}/ecn"
+    return (tuple((int(p in np_enabled), f"{ecn}/roce_np/enable/{p}") for p in PRIORITIES),
+            tuple((int(p in rp_enabled), f"{ecn}/roce_rp/enable/{p}") for p in PRIORITIES),
+            tuple((value, f"{ecn}/roce_np/{name}") for name, value in np_params),
+            tuple((value, f"{ecn}/roce_rp/{name}") for name, value in rp_params))
+
+
+@lru_cache(maxsize=256)
+def _dscp_text(name: str, dscp_to_priority: tuple[tuple[int, int], ...],
+               ) -> tuple[tuple[tuple[int, int], ...], str, tuple[str, ...]]:
+    """(the table by DSCP, mlnx_qos ``--dscp2prio`` arguments, dcb ``dscp-prio`` chunks) of a full
+    DSCP->priority table. Cached: the NICs of a fabric share one or a few tables."""
+    dscp_prio = tuple(sorted(dscp_to_priority))
+    if [d for d, _ in dscp_prio] != list(DSCPS):
+        raise ValueError(f"{name}: dscp_to_priority must map all 64 DSCPs")
+    _check_prios(f"{name} dscp_to_priority", list({p for _, p in dscp_prio}))
+    pairs = [f"{d}:{p}" for d, p in dscp_prio]
+    return (dscp_prio, " ".join([f"--dscp2prio set,{d},{p}" for d, p in dscp_prio]),
+            tuple(" ".join(pairs[i:i + DCB_DSCP_CHUNK]) for i in range(0, len(pairs), DCB_DSCP_CHUNK)))
+
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_CANONICAL_V4 = re.compile(rf"({_OCTET}(?:\.{_OCTET}){{3}})(?:/(3[0-2]|[12]?[0-9]))?")  # no leading zeros
+
+
+def _interface(address: str) -> tuple[str, str]:
+    """(address/len, address) as ``ipaddress.ip_interface`` validates and prints them.
+
+    Canonical IPv4 text is already in that form and is returned as is (this runs for every NIC of every
+    host); anything else goes through ``ipaddress``.
+    """
+    m = _CANONICAL_V4.fullmatch(address)
+    if m is not None and m.group(2) is not None:
+        return address, m.group(1)
+    iface = ipaddress.ip_interface(address)
+    return str(iface), str(iface.ip)
+
+
+@lru_cache(maxsize=4096)  # rail subnets and gateways repeat on every host of a leaf
+def _network(cidr: str) -> str:
+    """``cidr`` as ``ipaddress.ip_network`` (strict: no host bits) validates and prints it; ``default`` for /0."""
+    m = _CANONICAL_V4.fullmatch(cidr)
+    if m is not None and m.group(2) is not None:
+        value = int.from_bytes(bytes(int(o) for o in m.group(1).split(".")), "big")
+        plen = int(m.group(2))
+        if not value & ((1 << (32 - plen)) - 1):
+            return "default" if plen == 0 else cidr
+    net = ipaddress.ip_network(cidr)
+    return "default" if net.prefixlen == 0 else str(net)
+
+
+@lru_cache(maxsize=4096)
+def _address(ip: str) -> str:
+    m = _CANONICAL_V4.fullmatch(ip)
+    return ip if m is not None and m.group(2) is None else str(ipaddress.ip_address(ip))
 
 
 def _routes(nic: NicIntent) -> tuple[NetplanRoute, ...]:
-    out = []
-    for r in nic.routes:
-        to = ipaddress.ip_network(r.to)
-        via = ipaddress.ip_address(r.via)
-        out.append(NetplanRoute(to="default" if to.prefixlen == 0 else str(to), via=str(via), table=r.table))
-    return tuple(out)
+    return tuple(NetplanRoute(to=_network(r.to), via=_address(r.via), table=r.table) for r in nic.routes)
 
 
 def nic_context(nic: NicIntent) -> NicContext:
     """Validate one NicIntent and pre-format every value the templates print. Raises ValueError."""
     netdev = _check_name("netdev", nic.netdev)
     rdma_dev = _check_name("rdma_dev", nic.rdma_dev)
-    if sorted(nic.dscp_to_priority) != list(DSCPS):
-        raise ValueError(f"{netdev}: dscp_to_priority must map all 64 DSCPs")
-    _check_prios(f"{netdev} dscp_to_priority", list(set(nic.dscp_to_priority.values())))
+    dscp_prio, dscp2prio_args, dcb_dscp_chunks = _dscp_text(netdev, tuple(nic.dscp_to_priority.items()))
     _check_prios(f"{netdev} pfc_priorities", nic.pfc_priorities)
     _check_prios(f"{netdev} dcqcn.np_enabled", nic.dcqcn.np_enabled)
     _check_prios(f"{netdev} dcqcn.rp_enabled", nic.dcqcn.rp_enabled)
     _check_prios(f"{netdev} cnp_priority", [nic.cnp_priority])
     if not 0 <= nic.cnp_dscp <= 63 or not 0 <= nic.roce_tos <= 255:
         raise ValueError(f"{netdev}: cnp_dscp must be 0-63 and roce_tos 0-255")
-    prio_tc, tsa, bw = _ets(nic)
-    iface = ipaddress.ip_interface(nic.address)
-    dscp_prio = tuple(sorted(nic.dscp_to_priority.items()))
-    pfc = {p: int(p in nic.pfc_priorities) for p in PRIORITIES}
-    pairs = [f"{d}:{p}" for d, p in dscp_prio]
+    ets = _ets_text(netdev, tuple(nic.pfc_priorities), tuple(nic.prio_tc.items()), tuple(nic.tc_bandwidth.items()),
+                    tuple(nic.strict_tcs))
+    address, source_ip = _interface(nic.address)
+    np_enable, rp_enable, np_params, rp_params = _dcqcn_writes(
+        netdev, tuple(nic.dcqcn.np_enabled), tuple(nic.dcqcn.rp_enabled),
+        _check_params(netdev, "np", nic.dcqcn.np), _check_params(netdev, "rp", nic.dcqcn.rp))
     return NicContext(
         netdev=netdev, rdma_dev=rdma_dev, rdma_port=RDMA_PORT, rail=nic.rail, leaf=nic.leaf,
-        leaf_port=nic.leaf_port, mtu=nic.mtu, trust=nic.trust, dscp_prio=dscp_prio,
-        pfc_csv=_csv([pfc[p] for p in PRIORITIES]),
-        prio_tc_csv=_csv([prio_tc[p] for p in PRIORITIES]),
-        tsa_csv=_csv([tsa[tc] for tc in PRIORITIES]),
-        tcbw_csv=_csv([bw[tc] for tc in PRIORITIES]),
-        dcb_prio_pfc=" ".join(["all:off", *(f"{p}:on" for p in sorted(nic.pfc_priorities))]),
-        dcb_prio_tc=_dcb_map(prio_tc), dcb_tc_tsa=_dcb_map(tsa), dcb_tc_bw=_dcb_map(bw),
-        dcb_dscp_chunks=tuple(" ".join(pairs[i:i + DCB_DSCP_CHUNK]) for i in range(0, len(pairs), DCB_DSCP_CHUNK)),
+        leaf_port=nic.leaf_port, mtu=nic.mtu, trust=nic.trust, dscp_prio=dscp_prio, dscp2prio_args=dscp2prio_args,
+        pfc_csv=ets.pfc_csv, prio_tc_csv=ets.prio_tc_csv, tsa_csv=ets.tsa_csv, tcbw_csv=ets.tcbw_csv,
+        dcb_prio_pfc=ets.dcb_prio_pfc, dcb_prio_tc=ets.dcb_prio_tc, dcb_tc_tsa=ets.dcb_tc_tsa,
+        dcb_tc_bw=ets.dcb_tc_bw, dcb_dscp_chunks=dcb_dscp_chunks,
         ecn_dir=f"/sys/class/net/{netdev}/ecn",
-        np_enable=tuple((p, int(p in nic.dcqcn.np_enabled)) for p in PRIORITIES),
-        rp_enable=tuple((p, int(p in nic.dcqcn.rp_enabled)) for p in PRIORITIES),
-        np_params=_check_params(netdev, "np", nic.dcqcn.np),
-        rp_params=_check_params(netdev, "rp", nic.dcqcn.rp),
+        np_enable=np_enable, rp_enable=rp_enable, np_params=np_params, rp_params=rp_params,
         cnp_dscp=nic.cnp_dscp, cnp_priority=nic.cnp_priority,
         roce_mode=nic.roce_mode, roce_mode_arg=ROCE_MODE_ARG[nic.roce_mode], roce_tos=nic.roce_tos,
-        address=str(iface), source_ip=str(iface.ip), table=nic.table, routes=_routes(nic),
+        address=address, source_ip=source_ip, table=nic.table, routes=_routes(nic),
     )
 
 
-def _sysctls(sysctls: Mapping[str, str]) -> tuple[tuple[str, str, str], ...]:
+@lru_cache(maxsize=64)  # hosts with the same NIC names have the same sysctls
+def _sysctls(sysctls: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str, str], ...]:
     """(key, value, shell word for ``sysctl -w``) sorted by key."""
     out = []
-    for key, value in sorted(sysctls.items()):
+    for key, value in sorted(sysctls):
         if not _SYSCTL_KEY.fullmatch(key) or not _SYSCTL_VALUE.fullmatch(value):
             raise ValueError(f"sysctl {key}={value!r}: key or value has characters the scripts cannot carry")
         out.append((key, value, shlex.quote(f"{key}={value}")))
@@ -238,7 +316,7 @@ def render_context(host: HostIntent) -> dict[str, Any]:
     return {
         "host": host,
         "nics": [nic_context(n) for n in nics],
-        "sysctls": _sysctls(host.sysctls),
+        "sysctls": _sysctls(tuple(host.sysctls.items())),
         "setup_script": INSTALL_TARGETS["roce-setup.sh"].path,
         "sysctl_conf": INSTALL_TARGETS["sysctl.conf"].path,
         "netplan_file": INSTALL_TARGETS["netplan.yaml"].path,
@@ -266,6 +344,19 @@ _NOT_SIMPLE = frozenset({
     "cd", "pushd", "popd", "export", "set", "unset", "source", ".", "eval", "exec", "alias", "trap",
     "shopt", "declare", "typeset", "local", "readonly", "let", "exit", "return",
 })
+
+
+_KEYWORDS = "|".join(re.escape(w) for w in sorted(_NOT_SIMPLE))
+# A whole script in one pass: blank lines, comments and the preamble, then blank lines, comments and
+# _PLAIN commands (words of safe characters, at most one trailing "> target") whose first word is
+# neither a keyword/state-changing builtin nor an assignment. A text this matches passes
+# script_commands() (a sufficient, not a necessary, condition: blanks other than space and tab, a
+# missing final newline and the like are left to the line-by-line check).
+_SIMPLE_SCRIPT = re.compile(
+    rf"(?:[ \t]*(?:#[^\n]*|{re.escape(PREAMBLE)}[ \t]*)?\n)*+"
+    rf"(?:[ \t]*(?:#[^\n]*|(?!(?:{_KEYWORDS})[ \t\n]|[A-Za-z_][A-Za-z0-9_]*\+?=)"
+    r"[A-Za-z0-9_@%+=:,./-][A-Za-z0-9_@%+=:,./ -]*+(?:(?<= )> +[A-Za-z0-9_@%+=:,./-]+)?[ \t]*)?\n)*+"
+)
 
 
 class ScriptError(ValueError):
@@ -353,8 +444,13 @@ def script_commands(text: str) -> list[str]:
 
 
 def _checked_script(text: str) -> str:
-    """RenderOutput postprocess for the setup scripts: refuse to emit a script the deploy cannot send."""
-    script_commands(text)
+    """RenderOutput postprocess for the setup scripts: refuse to emit a script the deploy cannot send.
+
+    One regular-expression pass accepts the scripts the templates write; anything it does not accept
+    gets the line-by-line :func:`script_commands` check (which raises ScriptError on a real problem).
+    """
+    if _SIMPLE_SCRIPT.fullmatch(text) is None:
+        script_commands(text)
     return text
 
 
