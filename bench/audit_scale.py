@@ -57,7 +57,7 @@ def bare_loop(fabric, names: list[str], state: Path, workers: int) -> tuple[floa
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("sus", nargs="?", type=int, default=18)
-    ap.add_argument("--workers", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=64, help="as roceops audit's default")
     ap.add_argument("--skip-bare", action="store_true", help="only the roceops audit")
     args = ap.parse_args()
     fabric = expand(lab_fabric(args.sus))

@@ -16,8 +16,9 @@ from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.cumulus import parsers as p
-from roceops.platforms.cumulus.driver import collect_commands, diff_commands, expected
+from roceops.platforms.cumulus.driver import CONFIG, collect_commands, diff_commands, expected
 from roceops.platforms.cumulus.lab import CumulusState, run_line
+from roceops.platforms.cumulus.render import nv_set_paths
 from roceops.platforms.driver import Snapshot
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
@@ -159,6 +160,35 @@ def test_bad_output_is_a_parse_error() -> None:
         p.parse_interfaces_json("Error: Invalid Command: show interface x")
     with pytest.raises(p.ParseError, match="scheduler-weight"):
         p.parse_scheduler_weight("WRR-12")
+
+
+def test_memoised_watchdog_readings_are_separate_dicts() -> None:
+    wd = fixture("nv_show_interface_qos_pfc_watchdog")
+    one, two = p.parse_pfc_watchdog(wd), p.parse_pfc_watchdog(wd)
+    assert one == two and one["status"] is not two["status"]  # fresh dicts from the memoised reading
+
+
+@pytest.mark.parametrize("text", [
+    "nv set qos pfc p switch-priority 3,4\nnv set interface swp1,swp2 link mtu 9000\n"
+    "nv set interface swp1 description 'a, b  c'\n  nv set system hostname x  \nnv set qos roce\n"
+    "nv set qos roce mode lossless\n# nv set x y\nnv unset qos\nnv set vrf default router bgp neighbor 10.0.0.1 "
+    "remote-as external\nnv set interface swp2 description \"q\\\"d\"\tx\n",
+    "nv set system hostname 'unterminated\n",
+])
+def test_config_paths_is_nv_set_paths(text: str) -> None:
+    lines = [line for line in text.splitlines() if line.strip().startswith("nv set ")]
+    try:
+        want = nv_set_paths(lines)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)):
+            p.config_paths(text)
+        return
+    assert p.config_paths(text) == want
+
+
+def test_config_paths_of_a_lab_config_is_nv_set_paths() -> None:
+    text = sh(leaf_state(configured=True), CONFIG)
+    assert p.config_paths(text) == nv_set_paths([ln for ln in text.splitlines() if ln.strip().startswith("nv set ")])
 
 
 # --------------------------------------------------------------------------- the lab prints the same layouts

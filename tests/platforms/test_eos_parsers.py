@@ -233,6 +233,34 @@ priority-flow-control pause watchdog action no-drop
     assert cfg["bgp"] == {} and cfg["hostname"] == "sw1" and cfg["loopback"] is None
 
 
+def _tree(node: object) -> list[tuple[str, list]]:
+    return [(c.text, _tree(c)) for c in node.children]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text", [
+    "! Command: show running-config\nhostname a\n!\ninterface Ethernet1/1\n   description  x   y \n"
+    "   no ip address\n   tx-queue 3\n      no priority\n   !\n  ipv6 unreachables disable\n      deep\n"
+    "router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   address-family ipv4\n      network 1.0.0.0/8\n!\nend\n",
+    "hostname a\nbanner motd\nhello\nEOF\nhostname b\n",  # banner: hier_config itself
+    "interface Ethernet1/1\n   mtu 1500\n   mtu 1500\n",  # duplicate line: hier_config's error
+    "router bgp 1\n   address-family ipv4\n      network 1.0.0.0/8\n      exit-address-family\n",
+])
+def test_config_tree_is_the_hier_config_tree(text: str) -> None:
+    try:
+        want: object = _tree(p.hconfig(text))
+    except Exception as exc:  # the same exception must come out of config_tree
+        with pytest.raises(type(exc)):
+            p.config_tree(text)
+        return
+    assert _tree(p.config_tree(text)) == want
+
+
+def test_config_tree_of_a_lab_running_config_is_the_hier_config_tree() -> None:
+    text = lab_state().running_text()
+    assert isinstance(p.config_tree(text), p.ConfigLine)  # the light reader, not the fallback
+    assert _tree(p.config_tree(text)) == _tree(p.hconfig(text))
+
+
 def test_expected_rounds_to_what_eos_holds() -> None:
     base = intent()
     q3 = base.qos.queues[3]

@@ -207,7 +207,7 @@ def _maybe(outputs: dict[str, str], command: str) -> str | None:
 
 
 def _config(outputs: dict[str, str]) -> dict[tuple[str, ...], set[str]]:
-    return nv_set_paths(_lines(_out(outputs, CONFIG)))
+    return p.config_paths(_out(outputs, CONFIG))
 
 
 def _one(cfg: dict[tuple[str, ...], set[str]], *path: str) -> str | None:
@@ -316,11 +316,9 @@ def _port_of(ip: str, subnets: list[tuple[str, str]]) -> str | None:
     except ValueError:
         return ip  # an unnumbered neighbour is named by its interface
     for port, prefix in subnets:
-        try:
-            if addr in ipaddress.ip_interface(prefix).network:
-                return port
-        except ValueError:
-            continue
+        network = p.interface_network(prefix)  # None for a prefix that does not parse
+        if network is not None and addr in network:
+            return port
     return None
 
 

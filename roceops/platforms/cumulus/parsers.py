@@ -24,17 +24,37 @@ labels; a real switch that differs fails loudly in :func:`load_json`, never sile
 ``nv show system -o json``: ``{"hostname": ..., "build": "Cumulus Linux 5.14.0", "uptime": <s>, ...}``.
 
 Sizes come back in bytes (``146.48 KB`` -> 149996, ``25000 B`` -> 25000, ``inf``/``n/a`` -> None).
+
+``nv config show -o commands`` -> path -> values: :func:`config_paths` (the same as the renderer's
+``nv_set_paths``, without shlex for plain lines).
+
+Each parser reads its text once (one :func:`parse_tables` for all of a titled output's tables); the
+watchdog output, which the audit reads three times per port, is memoised per text as immutable values
+(a bounded cache), and :func:`parse_pfc_watchdog` builds fresh dicts from it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
+import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+from operator import itemgetter
 from typing import Any
 
-_DASHES = re.compile(r"^\s*-+( +-+)*\s*$")
-_TITLE_RULE = re.compile(r"^\s*=+\s*$")
+from roceops.platforms.cumulus.render import is_set_leaf
+
+# a dashes row (``----  ---``, group 1) or a title rule (``=====``), a whole line after a newline ([^\S\n]: \s
+# within a line)
+_MARKED_LINE = re.compile(r"\n[^\S\n]*(?:(-+(?: +-+)*)|=+)[^\S\n]*(?=\n)")
+_DASH_RUN = re.compile(r"-+")
+_DIGITS = re.compile(r"\d+")
+_SIZE = re.compile(r"\s*([\d.]+)\s*([A-Za-z]*)\s*")
+_SHELL_SPECIAL = re.compile(r"['\"\\]|[^\S ]")  # needs shlex: quotes, escapes, whitespace other than spaces
 _UNITS = {"B": 1, "BYTES": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 
 
@@ -53,87 +73,118 @@ class Table:
         return [dict(zip(self.header, row, strict=True)) for row in self.rows]
 
 
-def _spans(dash_line: str) -> list[int]:
-    return [m.start() for m in re.finditer(r"-+", dash_line)]
-
-
-def _cut(line: str, starts: list[int]) -> list[str]:
-    cells = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else None
-        cells.append(line[start:end] if end is not None else line[start:])
-    return cells
+@lru_cache(maxsize=256)  # every port's output repeats the same few dashes rows
+def _columns(dash_line: str) -> Callable[[str], tuple[str, ...]]:
+    """Line -> its unstripped cells: column ``i`` runs from the start of the ``i``-th run of dashes to the
+    start of the next one (the last column to the end of the line)."""
+    starts = [m.start() for m in _DASH_RUN.finditer(dash_line)]
+    cols = [slice(a, b) for a, b in zip(starts, [*starts[1:], None], strict=True)]
+    if len(cols) == 1:
+        return lambda line: (line[cols[0]],)
+    return itemgetter(*cols)
 
 
 def parse_tables(text: str) -> list[Table]:
-    """Every table in an NVUE text output, in order (key/value tables have ``title=None``)."""
-    lines = text.replace("\r", "").split("\n")
-    n = len(lines)
+    """Every table in an NVUE text output, in order (key/value tables have ``title=None``).
 
-    def is_title(i: int) -> bool:
-        return i + 1 < n and bool(lines[i].strip()) and bool(_TITLE_RULE.match(lines[i + 1]))
+    A line followed by a ``====`` rule is a title; a dashes row starts a table whose header is the line
+    above it and whose rows run until the next title or the line before the next dashes row.
+    """
+    if "\r" in text:
+        text = text.replace("\r", "")
+    lines = text.split("\n")
+    n = len(lines)
+    dashes: set[int] = set()
+    titles: set[int] = set()
+    for k, is_dashes in _marked_lines(text):
+        if is_dashes:
+            dashes.add(k)
+        elif k > 0 and lines[k - 1].strip():
+            titles.add(k - 1)  # a title is the non-blank line above a ==== rule
+    events = sorted(dashes | titles)  # every other line is either a table row or skipped
 
     tables: list[Table] = []
     title: str | None = None
-    i = 0
-    while i < n:
-        if is_title(i):
+    i = k = 0
+    while True:
+        while k < len(events) and events[k] < i:
+            k += 1
+        if k == len(events):
+            break
+        i = events[k]
+        if i in titles:
             title, i = lines[i].strip(), i + 2
             continue
-        if _DASHES.match(lines[i]) and lines[i].strip():
-            starts = _spans(lines[i])
-            header = [c.strip() for c in _cut(lines[i - 1], starts)] if i > 0 else [""] * len(starts)
-            table = Table(title, header, [])
-            j = i + 1
-            while j < n and not is_title(j) and not (j + 1 < n and _DASHES.match(lines[j + 1]) and lines[j + 1]
-                                                        .strip()):
-                if lines[j].strip():
-                    cells = _cut(lines[j], starts)
-                    first = lines[j][starts[0]:starts[1] if len(starts) > 1 else None]
-                    table.indents.append(len(first) - len(first.lstrip()))
-                    table.rows.append([c.strip() for c in cells])
-                j += 1
-            tables.append(table)
-            title, i = None, j
-            continue
-        i += 1
+        # a dashes row: the rows run up to the next title, or up to the header of the next dashes row
+        end = n
+        for e in events[k + 1:]:
+            if e in dashes and e >= i + 2:
+                end = e - 1
+                break
+            if e in titles:
+                end = e
+                break
+        cut = _columns(lines[i])
+        header = list(map(str.strip, cut(lines[i - 1] if i > 0 else "")))
+        indents: list[int] = []
+        rows: list[list[str]] = []
+        for line in lines[i + 1:end]:
+            if line and not line.isspace():
+                cells = cut(line)
+                first = cells[0]
+                indents.append(len(first) - len(first.lstrip()))
+                rows.append(list(map(str.strip, cells)))
+        tables.append(Table(title, header, rows, indents))
+        title, i = None, end
     return tables
+
+
+def _marked_lines(text: str) -> list[tuple[int, bool]]:
+    """(index in ``text.split("\\n")``, True for a dashes row / False for a ==== rule) of every marked line."""
+    out: list[tuple[int, bool]] = []
+    line = pos = 0
+    padded = f"\n{text}\n"  # every line then starts after a newline: the pattern starts with a literal
+    for m in _MARKED_LINE.finditer(padded):
+        line += padded.count("\n", pos, m.start())
+        pos = m.start()
+        out.append((line, m.group(1) is not None))
+    return out
 
 
 def kv_entries(table: Table) -> list[tuple[str, list[str]]]:
     """Rows of a key/value table as (dotted path from the indentation, value cells)."""
-    stack: list[tuple[int, str]] = []
+    stack: list[tuple[int, str]] = []  # (indentation, dotted path) of the enclosing keys
     out = []
     for indent, row in zip(table.indents, table.rows, strict=True):
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        path = ".".join([k for _, k in stack] + [row[0]])
-        stack.append((indent, row[0]))
+        path = f"{stack[-1][1]}.{row[0]}" if stack else row[0]
+        stack.append((indent, path))
         out.append((path, row[1:]))
     return out
 
 
-def _kv(text: str, what: str) -> dict[str, list[str]]:
-    tables = parse_tables(text)
+def _kv(tables: list[Table], what: str) -> dict[str, list[str]]:
     if not tables or tables[0].title is not None:
         raise ParseError(f"{what}: no key/value table")
     return {path: cells for path, cells in kv_entries(tables[0])}
 
 
-def _titled(text: str, title: str, what: str) -> Table:
-    for t in parse_tables(text):
+def _titled(tables: list[Table], title: str, what: str) -> Table:
+    for t in tables:
         if t.title == title:
             return t
     raise ParseError(f"{what}: no '{title}' table")
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct sizes per switch, most of them "0 Bytes"
 def size_bytes(text: str) -> int | None:
     """``146.48 KB`` -> 149996, ``25000 B`` -> 25000, ``0 Bytes`` -> 0; ``inf``/``n/a``/``-``/empty -> None.
 
     >>> size_bytes("146.48 KB"), size_bytes("25000 B"), size_bytes("1.43 MB"), size_bytes("inf")
     (149996, 25000, 1499464, None)
     """
-    m = re.fullmatch(r"\s*([\d.]+)\s*([A-Za-z]*)\s*", text or "")
+    m = _SIZE.fullmatch(text or "")
     if not m:
         return None
     unit = m.group(2).upper() or "B"
@@ -143,13 +194,14 @@ def size_bytes(text: str) -> int | None:
 
 
 def number(text: str) -> int | None:
+    """Digits -> int, anything else -> None."""
     text = (text or "").strip()
-    return int(text) if re.fullmatch(r"\d+", text) else None
+    return int(text) if text.isdecimal() else None  # isdecimal: exactly the digits of ``\d``
 
 
 def int_list(text: str) -> list[int]:
     """``0,3`` -> [0, 3]; ``-``/empty -> []."""
-    return [int(x) for x in re.findall(r"\d+", text or "")] if (text or "").strip() not in ("", "-") else []
+    return [int(x) for x in _DIGITS.findall(text or "")] if (text or "").strip() not in ("", "-") else []
 
 
 # --------------------------------------------------------------------------- qos (global)
@@ -157,13 +209,14 @@ def int_list(text: str) -> list[int]:
 
 def parse_qos_roce(text: str) -> dict[str, Any]:
     """``nv show qos roce``: preset state, PFC/ECN summary, trust and the mapping/ETS/pool tables."""
-    kv = _kv(text, "nv show qos roce")
+    tables = parse_tables(text)
+    kv = _kv(tables, "nv show qos roce")
 
     def op(key: str) -> str:
         return kv.get(key, ["", ""])[0]
 
-    mapping = _titled(text, "RoCE PCP/DSCP->SP mapping configurations", "nv show qos roce")
-    ets = _titled(text, "RoCE SP->TC mapping and ETS configurations", "nv show qos roce")
+    mapping = _titled(tables, "RoCE PCP/DSCP->SP mapping configurations", "nv show qos roce")
+    ets = _titled(tables, "RoCE SP->TC mapping and ETS configurations", "nv show qos roce")
     dscp_to_sp: dict[int, int] = {}
     pcp_to_sp: dict[int, int] = {}
     for rec in mapping.records():
@@ -176,7 +229,7 @@ def parse_qos_roce(text: str) -> dict[str, Any]:
         sp_to_tc[sp] = tc
         scheduler[tc] = parse_scheduler_weight(rec["scheduler-weight"])
     pools = []
-    for t in parse_tables(text):
+    for t in tables:
         if t.title == "RoCE pool config":
             pools = [{"name": r["name"], "mode": r["mode"], "size": r["size"],
                       "switch-priorities": int_list(r["switch-priorities"]),
@@ -240,7 +293,7 @@ def parse_qos_pfc(text: str) -> dict[str, Any]:
 
 def parse_qos_congestion_control(text: str) -> dict[int, dict[str, Any]]:
     """``nv show qos congestion-control <profile>`` -> traffic class -> ECN/RED/thresholds."""
-    table = _titled(text, "ECN Configurations", "nv show qos congestion-control")
+    table = _titled(parse_tables(text), "ECN Configurations", "nv show qos congestion-control")
     return {int(r["traffic-class"]): {"ecn": r["ECN"] == "enable", "red": r["RED"] == "enable",
                                       "min": size_bytes(r["Min Th"]), "max": size_bytes(r["Max Th"]),
                                       "probability": number(r["Probability"])} for r in table.records()}
@@ -248,7 +301,7 @@ def parse_qos_congestion_control(text: str) -> dict[int, dict[str, Any]]:
 
 def parse_qos_egress_queue_mapping(text: str) -> dict[int, int]:
     """``nv show qos egress-queue-mapping <profile>`` -> switch priority -> traffic class."""
-    table = _titled(text, "SP->TC mapping configuration", "nv show qos egress-queue-mapping")
+    table = _titled(parse_tables(text), "SP->TC mapping configuration", "nv show qos egress-queue-mapping")
     return {int(r["switch-priority"]): int(r["traffic-class"]) for r in table.records()}
 
 
@@ -257,35 +310,42 @@ def parse_qos_egress_queue_mapping(text: str) -> dict[int, int]:
 
 def parse_pfc_watchdog(text: str) -> dict[str, Any]:
     """``nv show interface <swp> qos pfc-watchdog`` -> state and per-TC status/deadlock-count."""
+    state, applied, status = _pfc_watchdog(text)
+    return {"state": state, "applied": applied,
+            "status": {tc: {"status": st, "deadlock-count": count} for tc, st, count in status}}
+
+
+@lru_cache(maxsize=1024)  # the audit reads each port's watchdog three times
+def _pfc_watchdog(text: str) -> tuple[str, str, tuple[tuple[int, str, int | None], ...]]:
     tables = parse_tables(text)
     if not tables:
         raise ParseError("nv show interface qos pfc-watchdog: no table")
     kv = dict(kv_entries(tables[0]))
     state = kv.get("state", [""])
-    status = {}
+    status: tuple[tuple[int, str, int | None], ...] = ()
     for t in tables[1:]:
         if t.title and t.title.startswith("PFC WD Status"):
-            status = {int(r["traffic-class"]): {"status": r["status"], "deadlock-count": number(r["deadlock-count"])}
-                      for r in t.records()}
-    return {"state": state[0], "applied": state[1] if len(state) > 1 else "", "status": status}
+            status = tuple((int(r["traffic-class"]), r["status"], number(r["deadlock-count"])) for r in t.records())
+    return state[0], state[1] if len(state) > 1 else "", status
 
 
 def parse_counters_qos(text: str) -> dict[str, Any]:
     """``nv show interface <swp> counters qos`` -> ingress PGs, egress TCs, PFC per SP, port counters."""
     what = "nv show interface counters qos"
+    tables = parse_tables(text)
     ingress = {int(r["priority-group"]): {"rx-frames": number(r["rx-frames"]),
                                           "rx-buffer-discards": size_bytes(r["rx-buffer-discards"]),
                                           "rx-shared-buffer-discards": size_bytes(r["rx-shared-buffer-discards"])}
-               for r in _titled(text, "Ingress Buffer Statistics", what).records()}
+               for r in _titled(tables, "Ingress Buffer Statistics", what).records()}
     egress = {int(r["traffic-class"]): {"tx-frames": number(r["tx-frames"]), "tx-bytes": size_bytes(r["tx-bytes"]),
                                         "tx-uc-buffer-discards": size_bytes(r["tx-uc-buffer-discards"]),
                                         "wred-discards": number(r["wred-discards"])}
-              for r in _titled(text, "Egress Queue Statistics", what).records()}
+              for r in _titled(tables, "Egress Queue Statistics", what).records()}
     pfc = {int(r["switch-priority"]): {k: number(r[k]) for k in ("rx-pause-frames", "rx-pause-duration",
                                                                  "tx-pause-frames", "tx-pause-duration")}
-           for r in _titled(text, "PFC Statistics", what).records()}
+           for r in _titled(tables, "PFC Statistics", what).records()}
     port = {r["Counter"]: {"rx": number(r["Receive"]), "tx": number(r["Transmit"])}
-            for r in _titled(text, "Qos Port Statistics", what).records()}
+            for r in _titled(tables, "Qos Port Statistics", what).records()}
     return {"ingress": ingress, "egress": egress, "pfc": pfc, "port": port}
 
 
@@ -308,21 +368,22 @@ def parse_roce_counters(text: str) -> dict[str, int | None]:
 def parse_roce_status(text: str) -> dict[str, Any]:
     """``nv show interface <swp> qos roce status`` -> operational settings, mapping, ETS and pool status."""
     what = "nv show interface qos roce status"
-    kv = _kv(text, what)
+    tables = parse_tables(text)
+    kv = _kv(tables, what)
 
     def op(key: str) -> str:
         return kv.get(key, [""])[0]
 
     mapping = {r[""]: {"pcp": int_list(r["pcp"]), "dscp": int_list(r["dscp"]), "switch-prio": number(r["switch-prio"])}
-               for r in _titled(text, "RoCE PCP/DSCP->SP mapping configurations", what).records()}
+               for r in _titled(tables, "RoCE PCP/DSCP->SP mapping configurations", what).records()}
     ets = {r[""]: {"switch-prio": number(r["switch-prio"]), "traffic-class": number(r["traffic-class"]),
                    **parse_scheduler_weight(r["scheduler-weight"])}
-           for r in _titled(text, "RoCE SP->TC mapping and ETS configurations", what).records()}
+           for r in _titled(tables, "RoCE SP->TC mapping and ETS configurations", what).records()}
     pools = [{"name": r["name"], "mode": r["mode"], "pool-id": number(r["pool-id"]),
               "switch-priorities": int_list(r["switch-priorities"]), "traffic-class": int_list(r["traffic-class"]),
               "size": size_bytes(r["size"]), "current-usage": size_bytes(r["current-usage"]),
               "max-usage": size_bytes(r["max-usage"])}
-             for r in _titled(text, "RoCE Pool Status", what).records()]
+             for r in _titled(tables, "RoCE Pool Status", what).records()]
     return {
         "mode": op("mode"),
         "congestion-mode": op("congestion-control.congestion-mode"),
@@ -400,3 +461,70 @@ def parse_bgp_neighbors_json(text: str) -> dict[str, dict[str, Any]]:
 
 def parse_system_json(text: str) -> dict[str, Any]:
     return load_json(text, "nv show system -o json")
+
+
+# --------------------------------------------------------------------------- nv config show -o commands
+
+
+def nv_split(line: str) -> list[str]:
+    """``shlex.split(line)``; plain ``str.split()`` for a line without quotes, backslashes or whitespace other than
+    spaces (most lines), where both give the same tokens.
+
+    >>> nv_split("nv set system hostname leaf1"), nv_split("nv set interface swp1 description 'a b'")
+    (['nv', 'set', 'system', 'hostname', 'leaf1'], ['nv', 'set', 'interface', 'swp1', 'description', 'a b'])
+    """
+    if _SHELL_SPECIAL.search(line):
+        return shlex.split(line)
+    return line.split()  # only spaces separate the tokens here
+
+
+def config_paths(text: str) -> dict[tuple[str, ...], set[str]]:
+    """The ``nv set`` lines of ``nv config show -o commands`` as path -> values.
+
+    Same result as :func:`roceops.platforms.cumulus.render.nv_set_paths` on those lines (comma lists
+    expanded, object-creating prefixes left out), tokenised with :func:`nv_split`.
+    """
+    commands: list[tuple[str, ...]] = []
+    number = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("nv set "):
+            continue
+        number += 1
+        tokens = nv_split(stripped)
+        if tokens[:2] != ["nv", "set"] or len(tokens) < 3:
+            raise ValueError(f"line {number}: not an 'nv set' command: {line!r}")
+        if "," in stripped:
+            commands.extend(_expand_lists(tokens[2:]))
+        else:
+            commands.append(tuple(tokens[2:]))
+    # a strict prefix of some command sorts right before a command that extends it
+    ordered = sorted(set(commands))
+    prefixes = {a for a, b in pairwise(ordered) if len(b) > len(a) and b[:len(a)] == a}
+    paths: dict[tuple[str, ...], set[str]] = {}
+    for cmd in commands:
+        if cmd not in prefixes:
+            paths.setdefault(cmd[:-1], set()).add(cmd[-1])
+    return paths
+
+
+def _expand_lists(tokens: list[str]) -> list[tuple[str, ...]]:
+    """One command per member of a comma list in an identifier position (render's ``_expand``)."""
+    out: list[tuple[str, ...]] = [()]
+    last = len(tokens) - 1
+    for i, tok in enumerate(tokens):
+        choices = tok.split(",") if "," in tok and (i < last or is_set_leaf(tuple(tokens[:-1]))) else [tok]
+        out = [(*prefix, c) for prefix in out for c in choices]
+    return out
+
+
+@lru_cache(maxsize=4096)
+def interface_network(prefix: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """The network of an interface address (``10.0.0.1/31`` -> ``10.0.0.0/31``), None when it does not parse.
+
+    Memoised: the audit looks every BGP neighbour up in the same list of interface addresses.
+    """
+    try:
+        return ipaddress.ip_interface(prefix).network
+    except ValueError:
+        return None

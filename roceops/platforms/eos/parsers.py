@@ -1,6 +1,7 @@
 """Arista EOS parsers (pure: text in, data out).
 
-* ``show running-config`` -> the observed SwitchIntent dict (:func:`observe_config`), read with hier_config.
+* ``show running-config`` -> the observed SwitchIntent dict (:func:`observe_config`), read as the tree
+  hier_config would build (:func:`config_tree`: a light reader, hier_config itself for unusual text).
 * Text tables: ``show interfaces status`` (both layouts: without and with the Flags column, including lines
   whose whitespace was collapsed) and ``show interfaces counters queue detail`` (egress part).
 * ``| json`` outputs in the shapes ANTA's tests use (platforms.md section 3.6): ``show interfaces``,
@@ -24,7 +25,7 @@ from typing import Any
 from hier_config import HConfig, MatchRule, get_hconfig
 from hier_config.models import IdempotentCommandsRule, NegationDefaultWithRule
 from hier_config.platforms.arista_eos.driver import HConfigDriverAristaEOS
-from hier_config.platforms.driver_base import HConfigDriverRules
+from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, kbytes, natural_key
@@ -96,7 +97,95 @@ def hconfig(text: str) -> HConfig:
     return get_hconfig(HC_DRIVER, text)
 
 
+class ConfigLine:
+    """A config line and the lines indented under it: the part of a hier_config node :func:`observe_config` reads.
+
+    Most lines have no children: they share an empty tuple until they get one (fewer objects for the
+    cyclic GC to track).
+    """
+
+    __slots__ = ("children", "indent", "parent", "text", "texts")
+
+    def __init__(self, text: str, indent: int, parent: ConfigLine | None) -> None:
+        self.text, self.indent, self.parent = text, indent, parent
+        self.children: list[ConfigLine] | tuple[()] = ()
+        self.texts: set[str] | None = None  # the children's texts, from the second child on
+
+    def add(self, child: ConfigLine) -> None:
+        """Append ``child``; a text already among the children raises :class:`_NeedsHConfig`."""
+        if not self.children:
+            self.children = [child]
+            return
+        if self.texts is None:
+            self.texts = {c.text for c in self.children}
+        if child.text in self.texts:
+            raise _NeedsHConfig
+        self.texts.add(child.text)
+        self.children.append(child)  # type: ignore[union-attr]  # a list once it has a child
+
+
+class _NeedsHConfig(Exception):
+    """A line the plain reader leaves to hier_config (banner, duplicate line, sectional exit)."""
+
+
+_RULES = HC_DRIVER.rules
+_LINE_SUBS = [(re.compile(r.search), r.replace) for r in _RULES.per_line_sub]
+_ANY_LINE_SUB = re.compile("|".join(f"(?:{r.search})" for r in _RULES.per_line_sub) or "(?!)")
+_EXITS = {"exit", *(r.exit_text for r in _RULES.sectional_exiting if r.exit_text)}
+_PLAIN_READER = not (_RULES.full_text_sub or _RULES.indent_adjust or _RULES.post_load_callbacks
+                     or _RULES.parent_allows_duplicate_child) \
+    and type(HC_DRIVER).config_preprocessor is HConfigDriverBase.config_preprocessor
+
+
+def config_tree(text: str) -> ConfigLine | HConfig:
+    """EOS config text as a tree of lines, the same lines and nesting as :func:`hconfig` (read-only use).
+
+    Builds :class:`ConfigLine` nodes the way hier_config's loader does (whitespace collapsed, the driver's
+    per-line substitutions, parents by indentation) without its per-line costs; text with a banner, a
+    duplicate line in one section or an ``exit`` line goes through :func:`hconfig` itself (same result and
+    errors as before).
+    """
+    if not _PLAIN_READER:
+        return hconfig(text)
+    try:
+        return _plain_tree(text)
+    except _NeedsHConfig:
+        return hconfig(text)
+
+
+def _plain_tree(text: str) -> ConfigLine:
+    root = current = recent = ConfigLine("", -1, None)
+    for raw in text.splitlines():
+        if raw.startswith("banner "):
+            raise _NeedsHConfig
+        line = " " * (len(raw) - len(raw.lstrip())) + " ".join(raw.split())
+        if _ANY_LINE_SUB.search(line):  # else no substitution changes the line
+            for pattern, replace in _LINE_SUBS:
+                line = pattern.sub(replace, line)
+        line = line.rstrip()
+        if not line:
+            continue
+        body = line.lstrip()
+        indent = len(line) - len(body)
+        while indent <= current.indent:
+            current = current.parent  # type: ignore[assignment]  # the root's indent (-1) stops the walk
+        if indent > recent.indent:
+            current = recent
+        if body in _EXITS:
+            raise _NeedsHConfig
+        recent = ConfigLine(body, indent, current)
+        current.add(recent)
+    return root
+
+
 # --------------------------------------------------------------------------- running-config -> intent
+
+
+_TX_QUEUE = re.compile(r"tx-queue (\d+)")
+_NO_DROP = re.compile(r"priority-flow-control priority (\d) no-drop")
+_NEIGHBOR_AS = re.compile(r"neighbor (\S+) remote-as (\S+)")
+_NEIGHBOR_DESCRIPTION = re.compile(r"neighbor (\S+) description (.+)")
+_NETWORK = re.compile(r"network (\S+)(?: .*)?")
 
 
 def default_dscp_to_tc() -> dict[int, int]:
@@ -124,7 +213,7 @@ def parse_tx_queues(intf: Any) -> dict[int, dict[str, Any]]:
     """``tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``), weight, ECN."""
     out: dict[int, dict[str, Any]] = {}
     for q in intf.children:
-        m = re.fullmatch(r"tx-queue (\d+)", q.text)
+        m = _TX_QUEUE.fullmatch(q.text)
         if not m:
             continue
         lines = [c.text for c in q.children]
@@ -144,7 +233,7 @@ def parse_interface(intf: Any) -> dict[str, Any]:
         return next((t[len(prefix):].strip() for t in lines if t.startswith(prefix)), None)
 
     no_drop = sorted(int(m.group(1)) for t in lines
-                     if (m := re.fullmatch(r"priority-flow-control priority (\d) no-drop", t)))
+                     if (m := _NO_DROP.fullmatch(t)))
     speed = value("speed ")
     mtu = value("mtu ")
     out: dict[str, Any] = {
@@ -165,7 +254,7 @@ def parse_interface(intf: Any) -> dict[str, Any]:
 
 def parse_running_config(text: str) -> dict[str, Any]:
     """Everything roceops reads from an EOS running-config, platform-neutral but not yet intent-shaped."""
-    hc = hconfig(text)
+    hc = config_tree(text)
     top = [c.text for c in hc.children if not c.children]
     interfaces = {c.text.split(" ", 1)[1]: parse_interface(c) for c in hc.children if c.text.startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
@@ -200,12 +289,12 @@ def _parse_bgp(sec: Any) -> dict[str, Any]:
         t = c.text
         if t.startswith("router-id "):
             out["router_id"] = t.split()[1]
-        elif m := re.fullmatch(r"neighbor (\S+) remote-as (\S+)", t):
+        elif m := _NEIGHBOR_AS.fullmatch(t):
             out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = int(m.group(2)) if m.group(2).isdigit() \
                 else m.group(2)
-        elif m := re.fullmatch(r"neighbor (\S+) description (.+)", t):
+        elif m := _NEIGHBOR_DESCRIPTION.fullmatch(t):
             out["neighbors"].setdefault(m.group(1), {})["description"] = m.group(2)
-        elif m := re.fullmatch(r"network (\S+)(?: .*)?", t):
+        elif m := _NETWORK.fullmatch(t):
             out["networks"].append(m.group(1))
     return out
 

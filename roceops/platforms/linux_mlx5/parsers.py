@@ -119,12 +119,12 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
     """``ethtool -S <if>``: counter -> value (with or without the ``NIC statistics:`` header/indent)."""
     out: dict[str, int] = {}
     for raw in text.splitlines():
-        if not raw.strip() or raw.strip() == "NIC statistics:":
-            continue
-        m = _STAT.match(raw)
-        if not m:
+        m = _STAT.match(raw)  # a blank line or the header never matches
+        if m is not None:
+            name, value = m.groups()
+            out[name] = int(value)
+        elif raw.strip() not in ("", "NIC statistics:"):
             raise ParseError(f"ethtool -S: unexpected line {raw.strip()!r}")
-        out[m.group(1)] = int(m.group(2))
     if not out:
         raise ParseError("ethtool -S: no counters in the output")
     return out
@@ -266,13 +266,11 @@ def parse_dcb_text(text: str) -> dict[str, Any]:
 def parse_sysfs_grep(text: str) -> dict[str, str]:
     """``grep -r -H . <dirs/files>``: path -> value (``grep:`` error lines are skipped)."""
     out: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.rstrip("\r")
-        if not line.startswith("/"):
-            continue
-        path, sep, value = line.partition(":")
-        if sep:
-            out[path] = value.strip()
+    for line in text.splitlines():  # no "\r" left: splitlines() breaks there too
+        if line.startswith("/"):
+            path, sep, value = line.partition(":")
+            if sep:
+                out[path] = value.strip()
     return out
 
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
 _RULE = re.compile(r"^-+(?:  +-+)*\s*$")
 _SPAN = re.compile(r"-+")
 _NUMBER = re.compile(r"[+-]?\d[\d,]*")
+_QUEUE_NAME = re.compile(r"([A-Z]+)(\d+)")
 
 
 class ParseError(ValueError):
@@ -70,6 +74,8 @@ def counter(text: str | None) -> int | None:
     if text is None:
         return None
     value = text.strip()
+    if value.isdecimal():  # the common case; isdecimal() accepts exactly the digits of \d
+        return int(value)
     if not _NUMBER.fullmatch(value):
         return None
     return int(value.replace(",", ""))
@@ -101,25 +107,41 @@ def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=256)  # the same few rules on every port
+def _cutter(rule: str) -> Callable[[str], tuple[str, ...]]:
+    """What :func:`_cells` does before stripping, as one call: a column ends where the next one starts."""
+    starts = [start for start, _ in _spans(rule)]
+    cols = [slice(a, b) for a, b in zip(starts, [*starts[1:], None], strict=True)]
+    if len(cols) == 1:
+        return lambda line: (line[cols[0]],)
+    return itemgetter(*cols)
+
+
 def tables(text: str) -> list[Table]:
     """Every ``header`` + ``-----  ---`` + rows block of ``text`` (rows end at a blank or a rule line)."""
+    return [Table(headers, tuple([dict(zip(headers, row, strict=True)) for row in rows]), title)
+            for headers, title, rows in _blocks(text)]
+
+
+def _blocks(text: str) -> list[tuple[tuple[str, ...], str, list[list[str]]]]:
+    """:func:`tables` with each row as its list of cells: (headers, title, rows)."""
     lines = text.splitlines()
-    out: list[Table] = []
+    n = len(lines)
+    rules = [k for k, line in enumerate(lines) if line[:1] == "-" and _RULE.match(line)]
+    is_rule = set(rules)
+    out: list[tuple[tuple[str, ...], str, list[list[str]]]] = []
     i = 0
-    while i < len(lines):
-        if i > 0 and _RULE.match(lines[i]) and lines[i - 1].strip() and not _RULE.match(lines[i - 1]):
-            spans = _spans(lines[i])
-            headers = tuple(_cells(lines[i - 1], spans))
-            title = lines[i - 2].strip() if i >= 2 else ""
-            rows = []
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and not _RULE.match(lines[j]):
-                rows.append(dict(zip(headers, _cells(lines[j], spans), strict=True)))
-                j += 1
-            out.append(Table(headers, tuple(rows), title))
-            i = j + 1 if j < len(lines) and _RULE.match(lines[j]) else j  # a closing rule is not a new header
-        else:
-            i += 1
+    for r in rules:  # only a rule line can start a table: the line above it is the header
+        if r < i or r == 0 or not lines[r - 1].strip() or r - 1 in is_rule:
+            continue
+        cut = _cutter(lines[r])
+        headers = tuple(map(str.strip, cut(lines[r - 1])))
+        title = lines[r - 2].strip() if r >= 2 else ""
+        j = r + 1
+        while j < n and j not in is_rule and (line := lines[j]) and not line.isspace():
+            j += 1
+        out.append((headers, title, [list(map(str.strip, cut(line))) for line in lines[r + 1:j]]))
+        i = j + 1 if j in is_rule else j  # a closing rule is not a new header
     return out
 
 
@@ -244,7 +266,7 @@ def show_pfc_counters(text: str) -> dict[str, dict[str, dict[int, int | None]]]:
             continue
         direction = "rx" if t.headers[0] == "Port Rx" else "tx"
         for r in t.rows:
-            out[direction][r[t.headers[0]]] = {p: counter(r.get(f"PFC{p}")) for p in range(8)}
+            out[direction][r[t.headers[0]]] = {p: counter(r.get(col)) for p, col in _PFC_COLUMNS}
     if not out["rx"] and not out["tx"] and text.strip():
         raise ParseError("`show pfc counters`: no 'Port Rx'/'Port Tx' tables in the output")
     return out
@@ -275,14 +297,16 @@ def show_pfc_counters_history(text: str) -> dict[str, dict[int, dict[str, Any]]]
 # --------------------------------------------------------------------------- queues
 
 
+_PFC_COLUMNS = tuple((p, f"PFC{p}") for p in range(8))
 _QUEUE_COLUMNS = {"Counter/pkts": "totalpacket", "Counter/bytes": "totalbytes", "Drop/pkts": "droppacket",
                   "Drop/bytes": "dropbytes"}
 _WRED_COLUMNS = {"WredDrp/pkts": "wred_drop_packets", "WredDrp/bytes": "wred_drop_bytes",
                  "EcnMarked/pkts": "ecn_marked_packets", "EcnMarked/bytes": "ecn_marked_bytes"}
 
 
+@lru_cache(maxsize=256)  # UC0..UC7, MC0..MC7: the same few names on every port
 def _queue_id(txq: str) -> tuple[str, int]:
-    m = re.fullmatch(r"([A-Z]+)(\d+)", txq)
+    m = _QUEUE_NAME.fullmatch(txq)
     if m is None:
         raise ParseError(f"unexpected queue name {txq!r}")
     return m.group(1), int(m.group(2))
@@ -291,15 +315,19 @@ def _queue_id(txq: str) -> tuple[str, int]:
 def _queue_tables(text: str, command: str, columns: dict[str, str]) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = {}
     found = False
-    for t in tables(text):
-        if not t.headers or t.headers[0] != "Port":
+    for headers, _, rows in _blocks(text):  # rows as cell lists: a port has a row per queue
+        if not headers or headers[0] != "Port":
             continue
         found = True
-        for r in t.rows:
-            kind, index = _queue_id(r["TxQ"])
+        at = {h: k for k, h in enumerate(headers)}  # as in a row dict, a repeated header means its last column
+        wanted = [(key, at.get(col)) for col, key in columns.items()]
+        for cells in rows:
+            kind, index = _queue_id(cells[at["TxQ"]])
             entry: dict[str, Any] = {"type": kind, "index": index}
-            entry.update({key: counter(r.get(col)) for col, key in columns.items()})
-            out.setdefault(r["Port"], {})[r["TxQ"]] = entry
+            for key, k in wanted:
+                value = cells[k] if k is not None else None
+                entry[key] = int(value) if value and value.isdecimal() else counter(value)  # cells are stripped
+            out.setdefault(cells[at["Port"]], {})[cells[at["TxQ"]]] = entry
     if not found and text.strip():
         raise ParseError(f"`{command}`: no 'Port  TxQ' tables in the output")
     return out

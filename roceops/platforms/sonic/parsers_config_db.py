@@ -108,8 +108,12 @@ def port_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, st
     return out
 
 
-def port_id_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, int], dict[str, str]]:
-    """``<ports>|<ids>`` entries (QUEUE, BUFFER_PG, BUFFER_QUEUE) exploded per (port, id)."""
+def port_id_keyed(table: Mapping[str, Mapping[str, str]], copy: bool = True) -> dict[tuple[str, int], dict[str, str]]:
+    """``<ports>|<ids>`` entries (QUEUE, BUFFER_PG, BUFFER_QUEUE) exploded per (port, id).
+
+    Each (port, id) gets its own copy of the fields; with ``copy=False`` they share the table's own
+    mapping (for readers that do not modify it).
+    """
     out: dict[tuple[str, int], dict[str, str]] = {}
     for key, fields in table.items():
         ports, sep, ids = key.rpartition("|")
@@ -121,7 +125,7 @@ def port_id_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, int
             continue
         for port in ports.split(","):
             for i in numbers:
-                out[(port.strip(), i)] = dict(fields)
+                out[(port.strip(), i)] = dict(fields) if copy else fields  # type: ignore[assignment]
     return out
 
 
@@ -165,9 +169,12 @@ class _Reader:
         self.intent = intent
         self.t: Callable[[str], Mapping[str, Mapping[str, str]]] = lambda name: db.get(name) or {}
         self.qos_map = port_keyed(self.t("PORT_QOS_MAP"))
-        self.queue = port_id_keyed(self.t("QUEUE"))
-        self.buffer_pg = port_id_keyed(self.t("BUFFER_PG"))
-        self.buffer_queue = port_id_keyed(self.t("BUFFER_QUEUE"))
+        self.queue = port_id_keyed(self.t("QUEUE"), copy=False)  # read only
+        self.buffer_pg = port_id_keyed(self.t("BUFFER_PG"), copy=False)
+        self.buffer_queue = port_id_keyed(self.t("BUFFER_QUEUE"), copy=False)
+        self.pgs_of_port: dict[str, list[tuple[int, dict[str, str]]]] = {}  # BUFFER_PG per port, by PG id
+        for (p, pg), entry in sorted(self.buffer_pg.items()):
+            self.pgs_of_port.setdefault(p, []).append((pg, entry))
         known = set(self.t("PORT")) or ({p for p in self.qos_map if p != "global"}
                                          | {p for p, _ in self.queue} | {p for p, _ in self.buffer_pg})
         wanted = list(ports) if ports is not None else (list(intent.ports) if intent is not None else sorted(known))
@@ -187,7 +194,9 @@ class _Reader:
             bound = {p: unref(self.qos_map.get(p, {}).get(binding)) for p in self.ports}
             if field == "dscp_to_tc":
                 bound = {p: name or unref(glob.get(binding)) for p, name in bound.items()}
-            values = {p: _int_map(self.t(table), name) for p, name in bound.items()}
+            read: dict[str | None, dict[int, int]] = {}  # ports bind the same few maps: read each once
+            values = {p: read[name] if name in read else read.setdefault(name, _int_map(self.t(table), name))
+                      for p, name in bound.items()}
             if not values and field == "dscp_to_tc" and glob.get(binding):
                 values = {"global": _int_map(self.t(table), unref(glob.get(binding)))}
             exp, has = self._expect(lambda i, f=field: {int(k): int(v) for k, v in getattr(i.qos, f).items()})
@@ -240,8 +249,9 @@ class _Reader:
                 per_port[p] = {"scheduler": kind, "weight": weight, "ecn": self._ecn(entry.get("wred_profile"))}
             want = self.intent.qos.queues.get(qid) if self.intent is not None else None
             obs: dict[str, Any] = {}
+            want_json = want.model_dump(mode="json") if want is not None else None
             for field in ("scheduler", "weight", "ecn"):
-                exp = want.model_dump(mode="json")[field] if want is not None else None
+                exp = want_json[field] if want_json is not None else None
                 obs[field] = _pick({p: v[field] for p, v in per_port.items()}, exp, want is not None)
             lossless = {p: self._lossless(p, qid) for p in pfc_ports}
             obs["lossless"] = _pick(lossless, want.lossless if want is not None else None, want is not None)
@@ -305,10 +315,10 @@ class _Reader:
         out["pfc_priorities"] = priorities(self.qos_map.get(name, {}).get("pfc_enable"))
         out["pfc_watchdog"] = name in self.t("PFC_WD")
         headroom: dict[int, dict[str, Any]] = {}
-        for (p, pg), entry in sorted(self.buffer_pg.items()):
+        for pg, entry in self.pgs_of_port.get(name, []):
             prof_name = unref(entry.get("profile"))
             prof = self.t("BUFFER_PROFILE").get(prof_name or "")
-            if p == name and prof and prof.get("xoff") is not None:
+            if prof and prof.get("xoff") is not None:
                 headroom[pg] = {"profile": prof_name, "xon": _int(prof.get("xon")), "xoff": _int(prof.get("xoff")),
                                 "size": _int(prof.get("size"))}
         out["headroom"] = headroom
