@@ -99,7 +99,10 @@ def nic_read_commands(links: dict[str, dict[str, Any]]) -> list[str]:
 
 def _ecn(values: dict[str, str], netdev: str) -> dict[str, Any]:
     out: dict[str, Any] = {"roce_np": {"enable": [None] * 8}, "roce_rp": {"enable": [None] * 8}}
+    prefix = f"/sys/class/net/{netdev}/ecn/"  # a cheap test first: the dump holds every NIC's files
     for path, value in values.items():
+        if not path.startswith(prefix):
+            continue
         m = _ECN.match(path)
         if not m or m["dev"] != netdev or not value.lstrip("-").isdigit():
             continue
