@@ -46,7 +46,7 @@ from itertools import pairwise
 from operator import itemgetter
 from typing import Any
 
-from roceops.platforms.cumulus.render import is_set_leaf
+from roceops.platforms.cumulus.render import expand_lists
 
 # a dashes row (``----  ---``, group 1) or a title rule (``=====``), a whole line after a newline ([^\S\n]: \s
 # within a line)
@@ -495,7 +495,7 @@ def config_paths(text: str) -> dict[tuple[str, ...], set[str]]:
         if tokens[:2] != ["nv", "set"] or len(tokens) < 3:
             raise ValueError(f"line {number}: not an 'nv set' command: {line!r}")
         if "," in stripped:
-            commands.extend(_expand_lists(tokens[2:]))
+            commands.extend(expand_lists(tokens[2:]))
         else:
             commands.append(tuple(tokens[2:]))
     # a strict prefix of some command sorts right before a command that extends it
@@ -506,16 +506,6 @@ def config_paths(text: str) -> dict[tuple[str, ...], set[str]]:
         if cmd not in prefixes:
             paths.setdefault(cmd[:-1], set()).add(cmd[-1])
     return paths
-
-
-def _expand_lists(tokens: list[str]) -> list[tuple[str, ...]]:
-    """One command per member of a comma list in an identifier position (render's ``_expand``)."""
-    out: list[tuple[str, ...]] = [()]
-    last = len(tokens) - 1
-    for i, tok in enumerate(tokens):
-        choices = tok.split(",") if "," in tok and (i < last or is_set_leaf(tuple(tokens[:-1]))) else [tok]
-        out = [(*prefix, c) for prefix in out for c in choices]
-    return out
 
 
 @lru_cache(maxsize=4096)

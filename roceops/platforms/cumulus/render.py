@@ -176,7 +176,7 @@ def is_set_leaf(path: tuple[str, ...]) -> bool:
     return any(_matches(path, pattern) for pattern in SET_LEAVES)
 
 
-def _expand(tokens: list[str]) -> list[tuple[str, ...]]:
+def expand_lists(tokens: list[str]) -> list[tuple[str, ...]]:
     """Expand comma lists (``traffic-class 4,5,7``) in identifier positions into one command each.
 
     The last token of a scalar leaf is a value and is left alone; numeric or interface *ranges*
@@ -207,7 +207,7 @@ def nv_set_commands(lines: list[str]) -> list[tuple[str, ...]]:
         tokens = shlex.split(stripped)
         if tokens[:2] != ["nv", "set"] or len(tokens) < 3:
             raise ValueError(f"line {number}: not an 'nv set' command: {line!r}")
-        out.extend(_expand(tokens[2:]))
+        out.extend(expand_lists(tokens[2:]))
     return out
 
 
