@@ -131,8 +131,10 @@ class _Parser:
         self.futures: dict[str, Future[Parsed]] = {}
         self.workers: ForkedWorkers | None = None
         if len(observations) >= PARALLEL_PARSE_THRESHOLD and "fork" in mp.get_all_start_methods():
-            self.workers = ForkedWorkers(lambda item: parse_observation(
-                dataclasses.replace(observations[item[0]], outputs=item[1]), with_oper))
+            def parse(item: tuple[str, dict[str, str]]) -> Parsed:  # runs in a worker, on its inherited copy
+                return parse_observation(dataclasses.replace(observations[item[0]], outputs=item[1]), with_oper)
+
+            self.workers = ForkedWorkers(parse)
 
     def submit(self, obs: Observation) -> None:
         if self.workers is not None and obs.outputs is not None:

@@ -14,7 +14,7 @@ import re
 import time
 from typing import Any
 
-from paramiko.buffered_pipe import PipeTimeout
+from paramiko.buffered_pipe import PipeTimeout  # type: ignore[import-untyped]
 
 from roceops.platforms.driver import DriverError
 
