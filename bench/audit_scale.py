@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import cpu_seconds, lab_fabric, rss_of
+from common import children_cpu_seconds, cpu_seconds, lab_fabric, rss_of
 from netmiko import ConnectHandler
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -74,14 +74,15 @@ def main() -> None:
             if not args.skip_bare:
                 print(f"bare netmiko loop, same commands: {bare_s:.1f} s ({len(names) / bare_s:.0f} devices/s), "
                       f"{failed} devices failed; CPU s: client {cpu1 - cpu0:.1f}, lab {lab1 - lab0:.1f}")
+            kids0 = children_cpu_seconds()
             t0 = time.perf_counter()
             result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,
                                                            timeout_s=60))
             audit_s = time.perf_counter() - t0
             cpu2, lab2 = cpu_seconds(), cpu_seconds(started.pid)
             print(f"roceops audit: {audit_s:.1f} s, {len(names) / audit_s:.0f} devices/s, "
-                  f"{len(result.findings)} findings, exit {result.exit_code}; CPU s: client {cpu2 - cpu1:.1f} "
-                  f"(+ forked parse workers), lab {lab2 - lab1:.1f}")
+                  f"{len(result.findings)} findings, exit {result.exit_code}; CPU s: client {cpu2 - cpu1:.1f}, "
+                  f"parse workers {children_cpu_seconds() - kids0:.1f}, lab {lab2 - lab1:.1f}")
             for f in result.findings[:5]:
                 print(f"  finding: {f.check} {f.device}: {f.message[:100]}")
             print("  where the time goes: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.phases.items()))

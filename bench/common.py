@@ -64,6 +64,13 @@ def cpu_seconds(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's children that have exited and been waited for."""
+    with open("/proc/self/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_of(pid: int) -> float:
     """Resident memory of a process in MiB (Linux /proc)."""
     with open(f"/proc/{pid}/status") as fh:
