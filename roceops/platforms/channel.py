@@ -96,6 +96,7 @@ def prompt_pattern(conn: Any) -> str:
 
 
 _BLANKS = re.compile(r"\s+")
+ECHO_GRACE_S = 5.0  # a prompt with no echo before it ends the read after this long a silence
 
 
 def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | None = None) -> str:
@@ -111,18 +112,23 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | N
     wanted = _BLANKS.sub("", echo) if echo else ""
     echoed = not wanted
     out = ""
+    prompt_at: float | None = None  # when the output last ended in a prompt not preceded by the echo
     deadline = time.monotonic() + timeout
     while True:
         chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
         if chunk:
             out += chunk
+            prompt_at = None
             if regex.search(out[-512:]):
                 echoed = echoed or wanted in _BLANKS.sub("", out[:2 * len(wanted) + 1024])  # the echo comes first
                 if echoed:
                     return out
+                prompt_at = time.monotonic()
             continue
         if not alive(conn):
             raise DriverError(f"the SSH session closed while waiting for `{what}`")
+        if prompt_at is not None and time.monotonic() - prompt_at >= ECHO_GRACE_S:
+            return out  # a shell that does not echo: the prompt came back and nothing followed it
         if time.monotonic() > deadline:
             raise DriverError(f"no prompt {timeout:.0f} s after `{what}`; last output: {out.strip()[-200:]!r}")
 

@@ -148,3 +148,14 @@ def test_read_available_matches_netmiko_and_strips_escapes_only_when_present() -
     assert read_available(conn) == "line 1\nline 2\nend\n"  # the CR-ending chunk waited for its LF
     assert read_available(conn) == "plain\n"
     assert read_available(conn) == ""
+
+
+def test_a_shell_that_does_not_echo_still_answers_after_a_quiet_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    import roceops.platforms.channel as channel
+
+    monkeypatch.setattr(channel, "ECHO_GRACE_S", 0.3)
+    conn = _Conn()
+    conn.feed_later(0.05, "out 1\nadmin@leaf01:~$ ")
+    start = time.monotonic()
+    assert read_until(conn, r"\$\s*$", "show x", 10.0, echo="show x") == "out 1\nadmin@leaf01:~$ "
+    assert 0.3 <= time.monotonic() - start < 3.0
