@@ -6,8 +6,6 @@ the device byte-identical to its backup."""
 from __future__ import annotations
 
 import contextlib
-import random
-import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,33 +14,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
 from roceops.audit.compare import Drift, compare
 from roceops.deploy.device import deploy_device, restore_device
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus import DRIVER, PLATFORM
 from roceops.platforms.cumulus.driver import CumulusDriver
 from roceops.platforms.driver import ConfirmNotTaken
 from roceops.render.engine import RenderedDevice, render_device
-from roceops.topology.expand import expand
-from roceops.topology.fabric import Fabric
 
 pytestmark = pytest.mark.lab
 
 REPO = Path(__file__).resolve().parents[2]
 LEAF = "leaf-su2-r1"
 DEVICES = ("deploy", "dry", "reject", "drop", "noconfirm", "faults", "restore")
-
-
-@cache
-def lab_mini() -> Fabric:
-    return expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
 
 
 @cache
@@ -57,23 +47,11 @@ def rendered() -> RenderedDevice:
     return render_device(intent())
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 250)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
     fresh = lab_specs(lab_mini(), [LEAF])[0]  # a new switch: factory config only
     specs = [fresh.model_copy(update={"name": n}, deep=True) for n in DEVICES]
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     thread = LabThread(specs, tmp_path_factory.mktemp("cumulus-deploy") / "state", port=port, base_address=base)
     thread.start()
     try:

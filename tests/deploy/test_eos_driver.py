@@ -4,8 +4,6 @@ confirm that does not take, commit timer that ran out) ending byte-identical to 
 
 from __future__ import annotations
 
-import random
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import suppress
@@ -14,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
 from roceops.audit.compare import compare
 from roceops.deploy.device import deploy_device, restore_device
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_driver
@@ -30,8 +27,6 @@ from roceops.platforms.eos import DRIVER, PLATFORM
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.driver import EosDriver
 from roceops.render.engine import RenderedDevice, render_device
-from roceops.topology.expand import expand
-from roceops.topology.fabric import Fabric
 
 pytestmark = pytest.mark.lab
 
@@ -39,13 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @cache
-def fabric() -> Fabric:
-    return expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
-
-
-@cache
 def intent(name: str) -> SwitchIntent:
-    i = plan(fabric(), name)
+    i = plan(lab_mini(), name)
     assert isinstance(i, SwitchIntent)
     return i
 
@@ -54,23 +44,11 @@ def rendered(name: str) -> RenderedDevice:
     return render_device(intent(name))
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 200)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[LabThread]:
     """Both lab-mini spines, fresh: cabled and bootstrapped, no roceops configuration yet."""
-    base, port = _free_endpoint_base()
-    thread = LabThread(lab_specs(fabric(), ["spine01", "spine02"]), tmp_path / "lab", port=port,
+    base, port = free_endpoint_base()
+    thread = LabThread(lab_specs(lab_mini(), ["spine01", "spine02"]), tmp_path / "lab", port=port,
                        base_address=base).start()
     try:
         yield thread

@@ -7,13 +7,12 @@ through ``sudo -n`` exactly as on a production host with NOPASSWD sudo.
 from __future__ import annotations
 
 import contextlib
-import random
-import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import example_dict
+from labtools import free_endpoint_base
 from netmiko import ConnectHandler
 
 from roceops.audit.compare import compare
@@ -35,22 +34,9 @@ FABRIC = expand(FabricIntent.model_validate(example_dict("lab-mini")))
 HOSTS = ["gpu001", "gpu002", "gpu003", "gpu004", "gpu005", "gpu006"]
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base = f"127.{random.randint(100, 250)}.{random.randint(1, 250)}.1"
-        port = random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     thread = LabThread(lab_specs(FABRIC, HOSTS), tmp_path_factory.mktemp("mlx5deploy") / "state", port=port,
                        base_address=base)
     thread.start()

@@ -8,27 +8,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
 from roceops.audit.compare import compare
 from roceops.deploy.device import deploy_device, restore_device
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic import DRIVER, PLATFORM
 from roceops.platforms.sonic.driver import patch_file_text
 from roceops.render.engine import RenderedDevice, render_device
-from roceops.topology.expand import expand
 
 pytestmark = pytest.mark.lab
 
@@ -37,21 +33,9 @@ LEAF = "leaf-su1-r1"
 DEVICES = (LEAF, "sonic-b", "sonic-c", "sonic-d")  # the leaf itself and three copies of it
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 250)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture(scope="module")
 def intent() -> SwitchIntent:
-    fab = expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
+    fab = lab_mini()
     found = plan(fab, LEAF)
     assert isinstance(found, SwitchIntent)
     return found
@@ -64,9 +48,9 @@ def rendered(intent: SwitchIntent) -> RenderedDevice:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
-    fab = expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
+    fab = lab_mini()
     spec = lab_specs(fab, [LEAF])[0]
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     specs = [spec.model_copy(update={"name": name}) for name in DEVICES]
     thread = LabThread(specs, tmp_path_factory.mktemp("sonic-deploy"), port=port, base_address=base).start()
     try:

@@ -8,14 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
+from labtools import lab_mini
 
 from roceops.deploy.engine import DeployOptions, DeployReport, deploy
 from roceops.journal import Journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
-from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
 _octet = itertools.count(40)
@@ -39,13 +37,6 @@ class Lab:
         report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
         self.journal.finish_run(run_id, "test", report.exit_code)
         return report
-
-
-LAB_MINI = Path(__file__).resolve().parents[2] / "inventory" / "lab-mini.yaml"
-
-
-def lab_mini() -> Fabric:
-    return expand(FabricIntent.model_validate(yaml.safe_load(LAB_MINI.read_text())))
 
 
 def start_lab(tmp: Path, configured: bool = False) -> Lab:

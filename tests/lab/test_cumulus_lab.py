@@ -4,27 +4,20 @@ fault a switch supports showing up in the show command an operator would use."""
 
 from __future__ import annotations
 
-import random
 import re
-import socket
 import time
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from netmiko import ConnectHandler
+from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.lab.sshserver import LabDeviceSpec
-from roceops.model.intent import FabricIntent
 from roceops.platforms.cumulus import PLATFORM
 from roceops.platforms.cumulus import parsers as p
-from roceops.topology.expand import expand
-from roceops.topology.fabric import Fabric
 
 pytestmark = pytest.mark.lab
 
@@ -32,23 +25,6 @@ REPO = Path(__file__).resolve().parents[2]
 LEAF = "leaf-su2-r1"
 FAULT_DEVICES = ("pfc_off", "pfc_off_port", "ecn_changed", "mtu_mismatch", "reject_config", "link_down",
                  "link_flap", "pause_storm", "crc_errors")
-
-
-@cache
-def lab_mini() -> Fabric:
-    return expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
-
-
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 250)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
 
 
 def _copies(spec: LabDeviceSpec, names: list[str]) -> list[LabDeviceSpec]:
@@ -61,7 +37,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
     configured = lab_specs(lab_mini(), [LEAF], configured=True)[0]
     specs = _copies(fresh, ["fresh"]) + _copies(configured, ["leaf", "confirm", "confirm_yes", "rollback",
                                                                      *FAULT_DEVICES])
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     thread = LabThread(specs, tmp_path_factory.mktemp("cumulus-lab") / "state", port=port, base_address=base)
     thread.start()
     try:
@@ -71,10 +47,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
 
 
 def connect(lab: LabThread, name: str) -> Any:
-    o = lab.overlay[name]
-    return ConnectHandler(device_type=PLATFORM.netmiko.device_type, host=o["host"], port=o["port"],
-                          username=o["username"], use_keys=True, key_file=o["key_file"], allow_agent=False,
-                          **PLATFORM.netmiko.extras)
+    return netmiko_connect(lab, name, PLATFORM.name)
 
 
 @pytest.fixture

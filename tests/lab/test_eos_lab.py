@@ -5,27 +5,21 @@ clean-config), error texts, and every switch fault visible in the show command t
 from __future__ import annotations
 
 import json
-import random
-import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import suppress
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
 from roceops.platforms.eos import PLATFORM
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.lab import REJECT_ERROR
-from roceops.topology.expand import expand
-from roceops.topology.fabric import Fabric
 
 pytestmark = pytest.mark.lab
 
@@ -33,28 +27,11 @@ REPO = Path(__file__).resolve().parents[2]
 PROMPT = r"[\w.\-]+(?:\([\w./\-]+\))?[>#]\s*$"
 
 
-@cache
-def fabric() -> Fabric:
-    return expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
-
-
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 200)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[LabThread]:
     """spine01 as delivered (no roceops config yet), spine02 with its rendered config preloaded."""
-    specs = [*lab_specs(fabric(), ["spine01"]), *lab_specs(fabric(), ["spine02"], configured=True)]
-    base, port = _free_endpoint_base()
+    specs = [*lab_specs(lab_mini(), ["spine01"]), *lab_specs(lab_mini(), ["spine02"], configured=True)]
+    base, port = free_endpoint_base()
     thread = LabThread(specs, tmp_path / "lab", port=port, base_address=base).start()
     try:
         yield thread

@@ -6,9 +6,7 @@ between tests; every test clears the faults it injected.
 
 from __future__ import annotations
 
-import random
 import re
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, example_dict
-from netmiko import ConnectHandler
+from labtools import free_endpoint_base, netmiko_connect
 
 from roceops.audit.compare import compare
 from roceops.lab.fabric_specs import lab_specs
@@ -45,22 +43,9 @@ HOSTS = ["gpu001", "gpu002", "gpu003", "gpu004", "gpu005", "gpu006"]
 ECN = "/sys/class/net/eth0/ecn"
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base = f"127.{random.randint(100, 250)}.{random.randint(1, 250)}.1"
-        port = random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     specs = lab_specs(FABRIC, HOSTS) + lab_specs(FABRIC, ["gpu007"], configured=True)
     thread = LabThread(specs, tmp_path_factory.mktemp("mlx5lab") / "state", port=port, base_address=base)
     thread.start()
@@ -71,10 +56,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
 
 
 def connect(lab: LabThread, host: str) -> Any:
-    o = lab.overlay[host]
-    return ConnectHandler(device_type=PLATFORM.netmiko.device_type, host=o["host"], port=o["port"],
-                          username=o["username"], use_keys=True, key_file=o["key_file"], allow_agent=False,
-                          **PLATFORM.netmiko.extras)
+    return netmiko_connect(lab, host, PLATFORM.name)
 
 
 @pytest.fixture

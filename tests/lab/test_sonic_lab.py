@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import re
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from netmiko import ConnectHandler
+from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.model.intent import FabricIntent
 from roceops.platforms.sonic import PLATFORM
 from roceops.platforms.sonic import parsers as P
-from roceops.topology.expand import expand
 
 pytestmark = pytest.mark.lab
 
@@ -30,23 +25,11 @@ FIX = REPO.parent / "shared" / "fixtures" / "sonic"
 FRESH, CONFIGURED = "leaf-su1-r1", "leaf-su1-r2"
 
 
-def _free_endpoint_base() -> tuple[str, int]:
-    for _ in range(50):
-        base, port = f"127.{random.randint(100, 250)}.{random.randint(0, 250)}.1", random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
-    fab = expand(FabricIntent.model_validate(yaml.safe_load((REPO / "inventory" / "lab-mini.yaml").read_text())))
+    fab = lab_mini()
     specs = lab_specs(fab, [FRESH]) + lab_specs(fab, [CONFIGURED], configured=True)
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     thread = LabThread(specs, tmp_path_factory.mktemp("sonic-lab"), port=port, base_address=base).start()
     try:
         yield thread
@@ -55,10 +38,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
 
 
 def connect(lab: LabThread, name: str) -> Any:
-    o = lab.overlay[name]
-    return ConnectHandler(device_type=PLATFORM.netmiko.device_type, host=o["host"], port=o["port"],
-                          username=o["username"], use_keys=True, key_file=o["key_file"], allow_agent=False,
-                          **PLATFORM.netmiko.extras)
+    return netmiko_connect(lab, name, PLATFORM.name)
 
 
 @pytest.fixture(scope="module")

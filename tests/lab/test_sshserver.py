@@ -20,6 +20,7 @@ from typing import Any
 
 import asyncssh
 import pytest
+from labtools import free_endpoint_base
 from netmiko import ConnectHandler
 from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
 
@@ -31,20 +32,6 @@ from roceops.lab.sshserver import InputLine, LabDeviceSpec, LineBuffer, allocate
 pytestmark = pytest.mark.lab
 
 STRESS_SESSIONS = 200
-
-
-def _free_endpoint_base() -> tuple[str, int]:
-    """A random 127.x.0.1 base and a port free on it (other labs may run on this host)."""
-    for _ in range(50):
-        base = f"127.{random.randint(100, 250)}.0.1"
-        port = random.randint(20000, 30000)
-        with socket.socket() as probe:
-            try:
-                probe.bind((base, port))
-            except OSError:
-                continue
-        return base, port
-    raise RuntimeError("no free loopback endpoint found")
 
 
 def _specs(n: int, prefix: str = "dev") -> list[LabDeviceSpec]:
@@ -70,7 +57,7 @@ def _connect(ep: dict[str, Any], **kwargs: Any) -> Any:
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One detached lab process (its own core) for the whole module."""
     state_dir = tmp_path_factory.mktemp("lab") / "state"
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     specs = _specs(STRESS_SESSIONS + 20)
     started = start_lab(specs, state_dir, port, detach=True, base_address=base)
     try:
@@ -185,7 +172,7 @@ def test_exec_mode_via_asyncssh(lab: dict[str, Any]) -> None:
 def test_password_auth_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = f"pw-{random.randint(0, 10**9)}"
     monkeypatch.setenv("ROCEOPS_LAB_PASSWORD", secret)
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     with LabThread(_specs(1), tmp_path / "state", port=port, base_address=base) as lab:
         ep = lab.overlay["dev0"]
         conn = ConnectHandler(
@@ -360,7 +347,7 @@ def test_down_when_nothing_runs(tmp_path: Path) -> None:
 
 
 def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     with socket.socket() as squatter:
         squatter.bind((allocate_address(1, base), port))
         squatter.listen()
@@ -375,7 +362,7 @@ def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_detached_start_stop_and_control_stop(tmp_path: Path) -> None:
     state_dir = tmp_path / "s"
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     started = start_lab(_specs(5), state_dir, port, detach=True, base_address=base)
     assert started.devices == 5 and started.pid != os.getpid()
     conn = _connect(read_overlay(state_dir)["dev4"])
@@ -408,7 +395,7 @@ def _gone(pid: int, timeout: float = 10) -> bool:
 
 
 def test_foreground_main_runs_until_sigterm(tmp_path: Path) -> None:
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     spec = tmp_path / "spec.json"
     devices = assign_endpoints(_specs(2), port=port, base_address=base)
     spec.write_text(json.dumps({"devices": [d.model_dump() for d in devices]}))
@@ -447,7 +434,7 @@ def test_foreground_main_bad_spec_is_one_line(tmp_path: Path) -> None:
 def test_long_state_dir_uses_short_control_socket(tmp_path: Path) -> None:
     state_dir = tmp_path / ("x" * 60) / ("y" * 60)
     assert len(str(control_socket_path(state_dir))) <= 100
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     with LabThread(_specs(1), state_dir, port=port, base_address=base):
         assert ControlClient(state_dir).status()["device_count"] == 1
         assert stop_lab(state_dir) == os.getpid()  # control `stop` works in-process too
@@ -455,7 +442,7 @@ def test_long_state_dir_uses_short_control_socket(tmp_path: Path) -> None:
 
 
 def test_in_process_refuse_closes_listener_and_direct_flag_resets(tmp_path: Path) -> None:
-    base, port = _free_endpoint_base()
+    base, port = free_endpoint_base()
     with LabThread(_specs(1), tmp_path / "state", port=port, base_address=base) as lab:
         assert lab.server is not None
         endpoint = (lab.overlay["dev0"]["host"], port)
