@@ -57,17 +57,21 @@ def lab_fabric(sus: int, nodes_per_su: int = 32, rails: int = 8) -> FabricIntent
     })
 
 
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (Linux)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int | None = None) -> float:
-    """User + system CPU seconds used so far by ``pid`` (default: this process, all its threads; Linux /proc)."""
-    with open(f"/proc/{pid or 'self'}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
+    """User + system CPU seconds used so far by ``pid`` (default: this process, all its threads)."""
+    fields = _stat(pid or "self")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def children_cpu_seconds() -> float:
     """User + system CPU seconds of this process's children that have exited and been waited for."""
-    with open("/proc/self/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
+    fields = _stat("self")
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 

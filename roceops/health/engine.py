@@ -57,8 +57,11 @@ class HealthReport:
 
 
 def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, outputs: dict[str, str],
-                first: bool) -> None:
-    """Parse one sample's outputs into ``sample`` (on the device's thread: the first while its window runs)."""
+                first: bool) -> bool:
+    """Parse one sample's outputs into ``sample`` (on the device's thread: the first while its window runs).
+
+    False when the output could not be parsed; the sample then holds the error and nothing else.
+    """
     driver = get_driver(intent.platform)
     try:
         if first:
@@ -69,11 +72,8 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     except Exception as exc:
         sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
         sample.observed = sample.first = sample.second = None
-        raise _Unparsable from None
-
-
-class _Unparsable(Exception):
-    """Internal: the device's output could not be parsed (already recorded on the sample)."""
+        return False
+    return True
 
 
 def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
@@ -98,7 +98,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             phase = "first sample"
             t0 = time.monotonic()
             first = driver.collect(conn, intent, ports)
-        _parse_into(sample, host.name, intent, first, first=True)
+        if not _parse_into(sample, host.name, intent, first, first=True):
+            return
         wait = t0 + window_s - time.monotonic()
         if time.monotonic() + max(wait, 0) >= deadline - 0.5:
             raise TimeoutError("the deadline falls inside the sampling window")
@@ -108,10 +109,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             phase = "second sample"
             t1 = time.monotonic()
             second = driver.collect_counters(conn, intent, ports)
-        _parse_into(sample, host.name, intent, second, first=False)
-        sample.window_s = t1 - t0  # set last: a sample with a window has both halves
-    except _Unparsable:
-        pass
+        if _parse_into(sample, host.name, intent, second, first=False):
+            sample.window_s = t1 - t0  # set last: a sample with a window has both halves
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
