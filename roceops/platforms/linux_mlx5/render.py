@@ -97,15 +97,7 @@ class NicContext:
     dscp_prio: tuple[tuple[int, int], ...]  # all 64, by DSCP
     # mlnx_qos
     dscp2prio_args: str  # "--dscp2prio set,<dscp>,<prio>" for all 64 DSCPs, space-separated
-    pfc_csv: str
-    prio_tc_csv: str
-    tsa_csv: str
-    tcbw_csv: str
-    # iproute2 dcb
-    dcb_prio_pfc: str
-    dcb_prio_tc: str
-    dcb_tc_tsa: str
-    dcb_tc_bw: str
+    ets: EtsText  # PFC and ETS arguments, for mlnx_qos and for iproute2 dcb
     dcb_dscp_chunks: tuple[str, ...]
     # DCQCN (MLNX_OFED sysfs)
     ecn_dir: str
@@ -158,7 +150,9 @@ def _check_params(nic: str, side: str, params: Mapping[str, int]) -> tuple[tuple
 
 
 @dataclass(frozen=True)
-class _EtsText:
+class EtsText:
+    """A NIC's PFC and ETS settings as command arguments: mlnx_qos CSVs and iproute2 dcb words."""
+
     pfc_csv: str
     prio_tc_csv: str
     tsa_csv: str
@@ -171,7 +165,7 @@ class _EtsText:
 
 @lru_cache(maxsize=256)
 def _ets_text(name: str, pfc_priorities: tuple[int, ...], prio_tc: tuple[tuple[int, int], ...],
-              tc_bandwidth: tuple[tuple[int, int], ...], strict_tcs: tuple[int, ...]) -> _EtsText:
+              tc_bandwidth: tuple[tuple[int, int], ...], strict_tcs: tuple[int, ...]) -> EtsText:
     """PFC and ETS (prio->tc, tc->tsa, tc->bw for all 8 priorities/TCs) for mlnx_qos and dcb, validated the
     way mlnx_qos and mlx5 do. Cached: the NICs of a fabric share a handful of these."""
     prio_tc_map, bw_in = dict(prio_tc), dict(tc_bandwidth)
@@ -188,7 +182,7 @@ def _ets_text(name: str, pfc_priorities: tuple[int, ...], prio_tc: tuple[tuple[i
     if any(b < 0 for b in bw.values()) or ets_sum != (100 if "ets" in tsa.values() else 0):
         raise ValueError(f"{name}: ETS bandwidth must sum to 100, got {bw}")
     pfc = {p: int(p in pfc_priorities) for p in PRIORITIES}
-    return _EtsText(
+    return EtsText(
         pfc_csv=_csv([pfc[p] for p in PRIORITIES]),
         prio_tc_csv=_csv([prio_tc_map[p] for p in PRIORITIES]),
         tsa_csv=_csv([tsa[tc] for tc in PRIORITIES]),
@@ -285,9 +279,7 @@ def nic_context(nic: NicIntent) -> NicContext:
     return NicContext(
         netdev=netdev, rdma_dev=rdma_dev, rdma_port=RDMA_PORT, rail=nic.rail, leaf=nic.leaf,
         leaf_port=nic.leaf_port, mtu=nic.mtu, trust=nic.trust, dscp_prio=dscp_prio, dscp2prio_args=dscp2prio_args,
-        pfc_csv=ets.pfc_csv, prio_tc_csv=ets.prio_tc_csv, tsa_csv=ets.tsa_csv, tcbw_csv=ets.tcbw_csv,
-        dcb_prio_pfc=ets.dcb_prio_pfc, dcb_prio_tc=ets.dcb_prio_tc, dcb_tc_tsa=ets.dcb_tc_tsa,
-        dcb_tc_bw=ets.dcb_tc_bw, dcb_dscp_chunks=dcb_dscp_chunks,
+        ets=ets, dcb_dscp_chunks=dcb_dscp_chunks,
         ecn_dir=f"/sys/class/net/{netdev}/ecn",
         np_enable=np_enable, rp_enable=rp_enable, np_params=np_params, rp_params=rp_params,
         cnp_dscp=nic.cnp_dscp, cnp_priority=nic.cnp_priority,
