@@ -50,7 +50,7 @@ class TaskConnector:
     def close(self) -> None:
         """Close the session if one is open. Each device's task closes its own as soon as it is done: an idle
         Paramiko transport wakes ten times a second, and a thousand of them left open until the end of a
-        run cost more CPU than the work itself."""
+        run slowed the whole audit down (bench/RESULTS.md)."""
         host: Host = self.task.host
         if CONNECTION not in host.connections:
             return

@@ -1,11 +1,11 @@
 """Talking to a device's shell over a Netmiko session: send a line, wait for the prompt, without spinning.
 
 Netmiko's read loops (and ours, before this module) poll: read the channel, sleep a few milliseconds,
-read again. Each poll runs Netmiko's line-feed normalisation and takes the GIL, so a hundred sessions
-waiting on slow devices cost a core between them and slow everything else down — the devices' answers
-included, when the lab shares the machine. :func:`wait_output` instead blocks on the Paramiko channel's
-receive buffer until bytes arrive, then reads them through Netmiko's ``read_channel`` so normalisation
-and session logging stay Netmiko's.
+read again. Each poll runs Netmiko's line-feed normalisation and takes the GIL, so many sessions
+waiting on slow devices burn CPU that everything else needs — the devices' answers included, when the
+lab shares the machine (bench/RESULTS.md, audit: 1,000 devices). :func:`wait_output` instead blocks on
+the Paramiko channel's receive buffer until bytes arrive, then reads them the way Netmiko's
+``read_channel`` does (see :func:`read_available`).
 """
 
 from __future__ import annotations

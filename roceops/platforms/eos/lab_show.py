@@ -52,8 +52,8 @@ def show(cli: EosCli, text: str) -> str:
     except _Invalid as exc:
         return cli.invalid(text, exc.token)
     if isinstance(result, dict):
-        # EOS indents `| json` answers; large ones go out compact (same JSON, and the indenting encoder is
-        # pure Python: it was half of this personality's CPU at 1,000 lab devices)
+        # EOS indents `| json` answers; large ones go out compact (same JSON: json's indenting encoder is
+        # pure Python and was this personality's largest cost in a profile of collect)
         text = json.dumps(result)
         return text if len(text) > 4096 else json.dumps(result, indent=2)
     for f in filters:
