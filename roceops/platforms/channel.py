@@ -133,6 +133,31 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | N
             raise DriverError(f"no prompt {timeout:.0f} s after `{what}`; last output: {out.strip()[-200:]!r}")
 
 
+def find_prompt(conn: Any, pattern: re.Pattern[str], timeout: float) -> str:
+    """The shell's current prompt, asked for with one RETURN: Netmiko's ``find_prompt`` without its fixed
+    sleeps (a quarter of a second per call) and polling.
+
+    ``pattern`` matches a prompt at the end of the output. Only a prompt on a fresh line counts (the
+    RETURN's own line feed comes before it), so a stale prompt left in the buffer from the login is not
+    taken for the answer.
+    """
+    conn.write_channel(conn.RETURN)
+    out = ""
+    deadline = time.monotonic() + timeout
+    while True:
+        chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
+        if chunk:
+            out += chunk
+            tail = out[-512:]
+            if (m := pattern.search(tail)) and "\n" in tail[: m.start() + 1]:
+                return tail[m.start():].strip().rsplit("\n", 1)[-1].strip()
+            continue
+        if not alive(conn):
+            raise DriverError("the SSH session closed while waiting for the prompt")
+        if time.monotonic() > deadline:
+            raise DriverError(f"no prompt {timeout:.0f} s after a RETURN; last output: {out.strip()[-200:]!r}")
+
+
 def strip_echo(raw: str, command: str) -> str:
     """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or
     after a stale prompt) and without the trailing prompt line."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
 import pytest
 from paramiko.buffered_pipe import BufferedPipe
 
-from roceops.platforms.channel import read_timeout, read_until, send_line, wait_output
+from roceops.platforms.channel import find_prompt, read_timeout, read_until, send_line, wait_output
 from roceops.platforms.driver import DriverError
 
 
@@ -23,6 +24,7 @@ class _Conn:
     """What the reader touches of a Netmiko connection: read_channel over a Paramiko-like channel."""
 
     base_prompt = "admin@leaf01"
+    RETURN = "\n"
     read_timeout_override: float | None = None
 
     def __init__(self) -> None:
@@ -159,3 +161,25 @@ def test_a_shell_that_does_not_echo_still_answers_after_a_quiet_grace(monkeypatc
     start = time.monotonic()
     assert read_until(conn, r"\$\s*$", "show x", 10.0, echo="show x") == "out 1\nadmin@leaf01:~$ "
     assert 0.3 <= time.monotonic() - start < 3.0
+
+
+_PROMPT = re.compile(r"\n[^\n]*[$#>][ \t]*$")
+
+
+def test_find_prompt_skips_a_stale_prompt_and_returns_the_fresh_one() -> None:
+    conn = _Conn()
+    conn.remote_conn.in_buffer.feed(b"admin@leaf01:~$ ")  # left over from the login
+    conn.feed_later(0.1, "\nroot@leaf01:~# ")  # the answer to the RETURN
+    start = time.monotonic()
+    assert find_prompt(conn, _PROMPT, 5.0) == "root@leaf01:~#"
+    assert conn.written == ["\n"] and time.monotonic() - start < 2.0  # one RETURN, no fixed sleeps
+
+
+def test_find_prompt_fails_on_a_closed_channel_and_on_silence() -> None:
+    conn = _Conn()
+    with pytest.raises(DriverError, match="no prompt 0 s after a RETURN"):
+        find_prompt(conn, _PROMPT, 0.2)
+    chan = conn.remote_conn
+    threading.Timer(0.1, lambda: (setattr(chan, "closed", True), chan.in_buffer.close())).start()
+    with pytest.raises(DriverError, match="closed while waiting for the prompt"):
+        find_prompt(conn, _PROMPT, 10.0)

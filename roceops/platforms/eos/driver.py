@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from hier_config import HConfig, WorkflowRemediation
 
 from roceops.plan.model import SwitchIntent
-from roceops.platforms.channel import alive, wait_output
+from roceops.platforms.channel import alive, find_prompt, wait_output
 from roceops.platforms.driver import (
     BgpSession,
     Change,
@@ -51,6 +51,14 @@ from roceops.render.engine import RenderedDevice
 INDENT = "   "
 _PROMPT_LINE = re.compile(r"(?m)^[\w.\-]+\([\w./\-]+\)# ?")  # a config-mode prompt at a line start
 PROMPT_END = re.compile(r"(?:^|\n)([\w.\-]+(?:\([\w./\-]+\))?[>#]) ?$")
+PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
+
+
+def _prompt_at_end(text: str) -> re.Match[str] | None:
+    """PROMPT_END's match in ``text``, looking only at its last PROMPT_TAIL characters."""
+    return PROMPT_END.search(text, max(0, len(text) - PROMPT_TAIL))
+
+
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
            p.CMD_VERSION)
 COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
@@ -206,7 +214,7 @@ class EosDriver:
         conn.write_channel(conn.normalize_cmd(command))
 
         def done(text: str) -> str | None:
-            if (m := PROMPT_END.search(text)) and "\n" in text[: m.start() + 1]:
+            if (m := _prompt_at_end(text)) and "\n" in text[: m.start() + 1]:
                 first, _, rest = text[: m.start()].partition("\n")
                 return rest if first.strip() == command.strip() else text[: m.start()]
             return None
@@ -219,15 +227,17 @@ class EosDriver:
 
         Netmiko's own read loops cannot tell a reset connection from a slow device (they wait for the
         full timeout). On a dead session, an error line the device already printed is reported first.
+        Line ends are normalised per chunk (a CR at a chunk's end waits for the next), so a long answer
+        costs one pass, not one per chunk.
         """
-        buf = ""
+        text, held = "", ""
         deadline = time.monotonic() + self.read_timeout
         while True:
             chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
-            text = buf.replace("\r\n", "\n").replace("\r", "")
             if chunk:
-                buf += chunk
-                text = buf.replace("\r\n", "\n").replace("\r", "")
+                chunk = held + chunk
+                held = "\r" if chunk.endswith("\r") else ""
+                text += chunk[: len(chunk) - len(held)].replace("\r\n", "\n").replace("\r", "")
                 if (result := done(text)) is not None:
                     return result
             elif not alive(conn):
@@ -239,7 +249,7 @@ class EosDriver:
 
     def _privileged(self, conn: Any) -> None:
         """Privileged exec (``#``), leaving any config mode (an open session stays pending)."""
-        prompt = conn.find_prompt()
+        prompt = find_prompt(conn, PROMPT_END, self.read_timeout)
         if ")#" in prompt:
             self._send(conn, "end")
         elif prompt.endswith(">"):
@@ -266,7 +276,7 @@ class EosDriver:
         conn.write_channel("".join(conn.normalize_cmd(line) for line in lines))
 
         def done(text: str) -> str | None:
-            return text if len(_PROMPT_LINE.findall(text)) >= len(lines) and PROMPT_END.search(text) else None
+            return text if _prompt_at_end(text) and len(_PROMPT_LINE.findall(text)) >= len(lines) else None
 
         # a refused line can leave config mode and a later "exit" in the same batch end the shell: the
         # read loop then reports the refusal the device printed, not just the closed session

@@ -34,7 +34,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
-from roceops.platforms.channel import alive, wait_output
+from roceops.platforms.channel import alive, find_prompt, wait_output
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
@@ -306,7 +306,7 @@ class LinuxMlx5Driver:
             return self._root[conn]
         except (KeyError, TypeError):
             pass
-        root = str(conn.find_prompt()).rstrip().endswith("#")
+        root = find_prompt(conn, _PROMPT_END, self.read_timeout).endswith("#")
         with contextlib.suppress(TypeError):  # not weak-referenceable: ask again next time
             self._root[conn] = root
         return root
@@ -329,13 +329,18 @@ class LinuxMlx5Driver:
             conn.read_channel()  # drop anything left from before
             conn.write_channel(line + conn.RETURN)
             buf = ""
+            hits, last_hit, scanned = 0, 0, 0  # ``done`` lines found in buf[:scanned], the end of the last one
             deadline = time.monotonic() + self.read_timeout
             while True:
                 chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
                 if chunk:
                     buf += chunk
-                    hits = list(done.finditer(buf))
-                    if len(hits) >= count and _PROMPT_END.search(buf[hits[-1].end():]):
+                    complete = buf.rfind("\n") + 1  # only whole lines are scanned, each once
+                    for m in done.finditer(buf, scanned, complete):
+                        hits, last_hit = hits + 1, m.end()
+                    scanned = max(scanned, complete)
+                    tail = max(last_hit, len(buf) - PROMPT_TAIL)
+                    if hits >= count and _PROMPT_END.search(buf, tail):
                         return buf
                     continue
                 if not alive(conn):
@@ -411,6 +416,7 @@ class LinuxMlx5Driver:
 
 
 _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
+PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
 
 
