@@ -176,7 +176,7 @@ def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResu
         try:
             obs = collect_device(t, observations[t.host.name])
         finally:
-            TaskConnector(t).close()
+            TaskConnector(t).close(logout=False)  # read-only: no logout dialogue needed
         parser.submit(obs)
         return Result(host=t.host, result=obs)
 

@@ -20,6 +20,7 @@ from nornir.core.inventory import Host as NornirHost
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.nornir_glue.inventory import build_inventory
+from roceops.nornir_glue.runner import skip_logout
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
@@ -115,6 +116,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
     finally:
+        if "netmiko" in host.connections:
+            skip_logout(host.connections["netmiko"].connection)  # read-only: no logout dialogue needed
         try:
             host.close_connection("netmiko")
         except Exception:

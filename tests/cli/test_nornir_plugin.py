@@ -23,3 +23,26 @@ def test_initnornir_with_the_fabric_plugin(monkeypatch) -> None:
     assert nr.filter(filter_func=lambda h: h.data["role"] == "host").inventory.hosts.keys() >= {"gpu001"}
     hosts = nr.inventory.hosts
     assert hosts["spine01"].platform == "arista_eos" and hosts["gpu001"].platform == "linux"
+
+
+def test_skip_logout_closes_without_the_logout_dialogue() -> None:
+    from roceops.nornir_glue.runner import skip_logout
+
+    class _Session:  # Netmiko's shape: disconnect() runs cleanup() (the logout dialogue), then closes
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def cleanup(self, command: str = "exit") -> None:
+            self.calls.append(f"cleanup {command}")
+
+        def disconnect(self) -> None:
+            self.cleanup()
+            self.calls.append("closed")
+
+    polite, quiet = _Session(), _Session()
+    skip_logout(quiet)
+    polite.disconnect()
+    quiet.disconnect()
+    assert polite.calls == ["cleanup exit", "closed"]
+    assert quiet.calls == ["closed"]
+    skip_logout(None)  # a connection that never opened: nothing to do
