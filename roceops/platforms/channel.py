@@ -43,10 +43,20 @@ def read_available(conn: Any) -> str:
             _wait(conn, 0.01)
             text += str(raw())
         if "\r" in text:
-            text = conn.normalize_linefeeds(text)
+            text = _normalize_linefeeds(conn, text)
     if getattr(conn, "ansi_escape_codes", False) and "\x1b" in text:
         text = conn.strip_ansi_escape_codes(text)
     return text
+
+
+def _normalize_linefeeds(conn: Any, text: str) -> str:
+    """Netmiko's ``normalize_linefeeds`` (its regex over the whole chunk), with a fast path for the common
+    case: when every CR is the first half of a CRLF, replacing CRLF by LF is the same result."""
+    if getattr(conn, "RESPONSE_RETURN", "\n") == "\n":
+        plain = text.replace("\r\n", "\n")
+        if "\r" not in plain:
+            return plain
+    return str(conn.normalize_linefeeds(text))
 
 
 def _wait(conn: Any, timeout: float) -> bool:

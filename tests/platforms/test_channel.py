@@ -7,6 +7,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from paramiko.buffered_pipe import BufferedPipe
 
 from roceops.platforms.channel import find_prompt, read_timeout, read_until, send_line, wait_output
@@ -183,3 +185,27 @@ def test_find_prompt_fails_on_a_closed_channel_and_on_silence() -> None:
     threading.Timer(0.1, lambda: (setattr(chan, "closed", True), chan.in_buffer.close())).start()
     with pytest.raises(DriverError, match="closed while waiting for the prompt"):
         find_prompt(conn, _PROMPT, 10.0)
+
+
+class _Netmiko:
+    RESPONSE_RETURN = "\n"
+
+    def normalize_linefeeds(self, a_string: str) -> str:
+        from netmiko.base_connection import BaseConnection
+
+        return str(BaseConnection.normalize_linefeeds(self, a_string))  # type: ignore[arg-type]
+
+
+@given(st.text(alphabet="\r\nab", max_size=40))
+def test_linefeed_fast_path_equals_netmiko_on_any_text(text: str) -> None:
+    from roceops.platforms.channel import _normalize_linefeeds
+
+    assert _normalize_linefeeds(_Netmiko(), text) == _Netmiko().normalize_linefeeds(text)
+
+
+@pytest.mark.parametrize("text", ["a\r\nb\r\n", "a\n\r\nb", "x\r\r\ny", "a\rb\r\n", "a\n\rb", "\r\n\r", "\r\r\r\n",
+                                  "plain\n", "prompt# \r\n\r\n", "a\r\n\r\n\rb\r"])
+def test_linefeeds_are_normalised_exactly_as_netmiko_does(text: str) -> None:
+    from roceops.platforms.channel import _normalize_linefeeds
+
+    assert _normalize_linefeeds(_Netmiko(), text) == _Netmiko().normalize_linefeeds(text)
