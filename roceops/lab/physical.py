@@ -71,6 +71,7 @@ _SORTED_KEYS = tuple(sorted(COUNTER_KEYS))
 # seed % 1,000, seed % 700, one. With the rate, that is all a counter nobody changed needs.
 _ZERO, _SEED, _SEED_RX, _SEED_TX, _ONE = range(5)
 _TEMPLATES: dict[tuple[int, ...], dict[str, tuple[float, int]]] = {}
+_PLANS: dict[tuple[int, ...], tuple[dict[str, int], tuple[tuple[str, int, float], ...]]] = {}
 
 
 def _template(lossless: tuple[int, ...]) -> dict[str, tuple[float, int]]:
@@ -87,6 +88,22 @@ def _template(lossless: tuple[int, ...]) -> dict[str, tuple[float, int]]:
             else:
                 found[key] = (BASE_RATES[key], _SEED if BASE_RATES[key] else _ZERO)
         _TEMPLATES[lossless] = found
+    return found
+
+
+def _plan(lossless: tuple[int, ...]) -> tuple[dict[str, int], tuple[tuple[str, int, float], ...]]:
+    """The template split for :meth:`PortPhysics.read`: every counter's value on an untouched port that does not
+    move (0 or 1, in sorted key order), and (key, start index, rate) of the ones that do."""
+    found = _PLANS.get(lossless)
+    if found is None:
+        fixed = {k: 0 for k in _SORTED_KEYS}
+        moving = []
+        for k, (rate, start) in _template(lossless).items():
+            if rate == 0.0 and start in (_ZERO, _ONE):
+                fixed[k] = 1 if start == _ONE else 0
+            else:
+                moving.append((k, start, rate))
+        found = _PLANS[lossless] = (fixed, tuple(moving))
     return found
 
 
@@ -164,11 +181,18 @@ class PortPhysics:
 
     def read(self, now: float) -> dict[str, int]:
         """Every counter's value at ``now``, in sorted key order (the hot path of every show command)."""
-        dt = max(0.0, now - self.since)
+        dt = now - self.since
+        if dt < 0.0:
+            dt = 0.0
         bases = self._bases()
-        touched = self.touched or {}
-        return {k: touched[k].value(now) if k in touched else int(bases[start] + rate * dt)
-                for k, (rate, start) in _template(self.lossless).items()}
+        fixed, moving = _plan(self.lossless)
+        out = fixed.copy()
+        for k, start, rate in moving:  # replacing a value keeps the key's (sorted) place
+            out[k] = int(bases[start] + rate * dt)
+        if self.touched:
+            for k, counter in self.touched.items():
+                out[k] = counter.value(now)
+        return out
 
 
 class Physical:
@@ -231,6 +255,10 @@ class Physical:
 
     def snapshot(self, port: str) -> dict[str, int]:
         return self.ports[port].read(self.clock())
+
+    def value(self, port: str, key: str) -> int:
+        """One counter of ``port`` now: ``snapshot(port)[key]`` without computing the others."""
+        return self.ports[port].value(key, self.clock())
 
     def oper_up(self, port: str, admin_up: bool = True) -> bool:
         return self.ports[port].oper_up(self.clock(), admin_up)

@@ -251,9 +251,21 @@ _SIMPLE = re.compile(r"(?:[^'\"\\;&|`$<>()\s]+|'[^']*'|;|&&|\|\||\s+)*")
 _SIMPLE_TOKEN = re.compile(r"(;|&&|\|\|)|((?:[^'\"\\;&|`$<>()\s]+|'[^']*')+)")
 
 
+# every '...' quote free of blanks and separators: then the separators and blanks split the line as they are
+_QUOTES_INERT = re.compile(r"(?:[^']++|'[^'\s;&|]*+')*+")
+_SEPARATOR = re.compile(r"(;|&&|\|\|)")
+
+
 def _split_simple(line: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     sep, argv = "", []
+    if _QUOTES_INERT.fullmatch(line):
+        for i, part in enumerate(_SEPARATOR.split(line)):
+            if i % 2:
+                sep = part
+            elif argv := [w.replace("'", "") for w in part.split()]:
+                out.append((sep, argv))
+        return out
     for m in _SIMPLE_TOKEN.finditer(line):
         if m.group(1):
             out.append((sep, argv))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from roceops.platforms.cumulus import lab_show as show
@@ -74,6 +75,8 @@ def _edit(state: CumulusState, verb: str, tokens: list[str]) -> Result:
 
 def _opts(args: list[str], with_value: set[str]) -> tuple[dict[str, str | None], list[str]]:
     """Split ``--flag``/``--flag value``/``--flag=value``/``-o value`` options from positionals."""
+    if "-" not in "".join([a[:1] for a in args]):  # no option at all (every per-port show)
+        return {}, list(args)
     opts: dict[str, str | None] = {}
     positional: list[str] = []
     i = 0
@@ -142,6 +145,8 @@ def _config(state: CumulusState, args: list[str], user: str) -> Result:
         if tree is None:
             return "Error: The requested revision does not exist.", 1
         fmt = opts.get("-o") or opts.get("--output") or "yaml"
+        if fmt == "commands" and tree is state.applied:  # the applied revision keeps its text: no re-render
+            return _unz(state.revisions[state.applied_rev].text_z).rstrip("\n"), 0
         if fmt == "commands":
             return commands_text(tree).rstrip("\n"), 0
         if fmt == "json":
@@ -250,8 +255,11 @@ def _confirm_status(state: CumulusState) -> str:
 # --------------------------------------------------------------------------- show
 
 
+_SHOW_OPTIONS = {"-o", "--output", "--view"}
+
+
 def _show(state: CumulusState, args: list[str]) -> Result:
-    opts, pos = _opts(args, {"-o", "--output", "--view"})
+    opts, pos = _opts(args, _SHOW_OPTIONS)
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
                            tree=state.applied, view=state.view(), physical=state.physical,
@@ -267,7 +275,8 @@ def _known_show(pos: list[str]) -> bool:
 
 
 def _show_text(ctx: show.ShowContext, pos: list[str], fmt: str, view: str | None) -> str | None:
-    ports = ctx.view.ports
+    if len(pos) >= 2 and pos[0] == "interface":
+        return _interface_text(ctx, pos[1], pos[2:], fmt)
     if pos == ["system"]:
         return show.system_json(ctx) if fmt == "json" else show.system_text(ctx)
     if pos == ["qos", "roce"]:
@@ -282,32 +291,31 @@ def _show_text(ctx: show.ShowContext, pos: list[str], fmt: str, view: str | None
         if view == "ber":
             return show.ber_view(ctx)
         return show.interfaces_json(ctx) if fmt == "json" else show.interfaces_text(ctx)
-    if len(pos) >= 2 and pos[0] == "interface":
-        name, rest = pos[1], pos[2:]
-        if name not in ports:
-            return None
-        if not rest and fmt == "json":
-            return show.dump_json(show.interface_json(ctx, name))
-        if rest == ["link"]:
-            link = show.interface_json(ctx, name)["link"]
-            return show.dump_json(link) if fmt == "json" else show.interface_link(ctx, name)
-        if name not in ctx.physical.ports:
-            return None
-        if rest == ["counters", "qos"]:
-            return show.counters_qos(ctx, name)
-        if rest == ["counters", "errors"]:
-            return show.counters_errors(ctx, name)
-        if rest == ["qos", "pfc-watchdog"]:
-            return show.pfc_watchdog(ctx, name)
-        if rest == ["qos", "roce", "counters"]:
-            return show.roce_counters(ctx, name)
-        if rest == ["qos", "roce", "status"]:
-            return show.roce_status(ctx, name)
-        return None
     if len(pos) == 5 and pos[0] == "vrf" and pos[2:] == ["router", "bgp", "neighbor"]:
         neighbors = show.bgp_neighbors(ctx, pos[1])
         return show.dump_json(neighbors) if fmt == "json" else show.bgp_text(neighbors)
     return None
+
+
+def _interface_text(ctx: show.ShowContext, name: str, rest: list[str], fmt: str) -> str | None:
+    if name not in ctx.view.ports:
+        return None
+    if not rest and fmt == "json":
+        return show.dump_json(show.interface_json(ctx, name))
+    if rest == ["link"]:
+        link = show.interface_json(ctx, name)["link"]
+        return show.dump_json(link) if fmt == "json" else show.interface_link(ctx, name)
+    if name not in ctx.physical.ports:
+        return None
+    per_port = _PER_PORT.get(tuple(rest))
+    return per_port(ctx, name) if per_port is not None else None
+
+
+_PER_PORT: dict[tuple[str, ...], Callable[[show.ShowContext, str], str]] = {
+    ("counters", "qos"): show.counters_qos, ("counters", "errors"): show.counters_errors,
+    ("qos", "pfc-watchdog"): show.pfc_watchdog, ("qos", "roce", "counters"): show.roce_counters,
+    ("qos", "roce", "status"): show.roce_status,
+}
 
 
 # --------------------------------------------------------------------------- action

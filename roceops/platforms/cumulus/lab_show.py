@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from roceops.lab.physical import STORM_RATE, Physical
 from roceops.platforms.cumulus.lab_schema import Tree
+from roceops.platforms.cumulus.lab_table import Layout, kv_table, sub_table
 from roceops.platforms.cumulus.lab_view import PROFILE, View, human_bytes, sub
 
 BUILD = "Cumulus Linux 5.14.0"  # the release of the captures in shared/fixtures/cumulus
@@ -24,7 +27,7 @@ ROCE_SHARE = 0.6  # share of a port's traffic that is RoCE (lossless TC) in the 
 MISSING = "The requested item does not exist."
 
 
-@dataclass
+@dataclass(slots=True)
 class ShowContext:
     hostname: str
     model: str
@@ -35,33 +38,6 @@ class ShowContext:
 
 
 # --------------------------------------------------------------------------- table helpers
-
-
-def kv_table(rows: Sequence[tuple[str, ...]], headers: Sequence[str] = ("operational", "applied")) -> list[str]:
-    """NVUE's key/value table: indented keys, one column per header, widths from the content."""
-    ncols = len(headers)
-    cells = [(r[0], *[(r[i] if i < len(r) else "") for i in range(1, ncols + 1)]) for r in rows]
-    w0 = max([2, *(len(c[0]) for c in cells)])
-    widths = [max([len(h), *(len(c[i + 1]) for c in cells)]) for i, h in enumerate(headers)]
-    out = [(" " * w0 + "  " + "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))).rstrip(),
-           "  ".join(["-" * w0, *("-" * w for w in widths)])]
-    out += ["  ".join([c[0].ljust(w0), *(v.ljust(w) for v, w in zip(c[1:], widths, strict=True))]).rstrip()
-            for c in cells]
-    return out
-
-
-def sub_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]],
-              min_widths: Sequence[int] = (), indent: int = 4) -> list[str]:
-    """A titled table (``Title`` / ``=====`` / header / dashes / rows), indented by four spaces;
-    ``title=None, indent=0`` gives the plain tables (``nv show interface``, ``counters errors``)."""
-    widths = [max([len(h), *(len(r[i]) for r in rows), min_widths[i] if i < len(min_widths) else 1])
-              for i, h in enumerate(headers)]
-    pad = " " * indent
-    out = [] if title is None else [title, "=" * (len(title) + 3)]
-    out.append((pad + "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))).rstrip())
-    out.append(pad + "  ".join("-" * w for w in widths))
-    out += [(pad + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))).rstrip() for r in rows]
-    return out
 
 
 def _list(values: Sequence[int]) -> str:
@@ -189,6 +165,31 @@ def _split(total: int, lossless: bool) -> tuple[int, int]:
     return roce, total - roce
 
 
+def _counters_qos_render(rows: list[list[str]]) -> str:
+    out = sub_table("Ingress Buffer Statistics",
+                    ["priority-group", "rx-frames", "rx-buffer-discards", "rx-shared-buffer-discards"], rows[:8])
+    out += ["", *sub_table("Egress Queue Statistics",
+                           ["traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards"],
+                           rows[8:16])]
+    out += ["", *sub_table("PFC Statistics", ["switch-priority", "rx-pause-frames", "rx-pause-duration",
+                                              "tx-pause-frames", "tx-pause-duration"], rows[16:24])]
+    out += ["", *sub_table("Qos Port Statistics", ["Counter", "Receive", "Transmit"], rows[24:])]
+    return "\n".join(out)
+
+
+# slots (ints: width groups): ingress rx-frames; egress tx-frames, tx-bytes; PFC rx, rx duration, tx, tx duration; ECN
+def _row(*cells: str | int) -> list[str | int]:
+    return list(cells)
+
+
+_COUNTERS_QOS = Layout(_counters_qos_render, [
+    *(_row(str(pg), 0, "0 Bytes", "0 Bytes") for pg in range(8)),
+    *(_row(str(tc), 1, 2, "0 Bytes", "0") for tc in range(8)),
+    *(_row(str(p), 3, 4, 5, 6) for p in range(8)),
+    ["ecn-marked-packets", "n/a", 7], ["mc-buffer-discards", "n/a", "0"], ["pause-frames", "0", "0"],
+])
+
+
 def counters_qos(ctx: ShowContext, port: str) -> str:
     c = _counters(ctx, port)
     lossless = ctx.view.lossless_tcs(port)
@@ -196,46 +197,109 @@ def counters_qos(ctx: ShowContext, port: str) -> str:
     tx_roce, tx_other = _split(c["tx_packets"], bool(lossless))
     pg_frames = {0: rx_other, **{tc: rx_roce // len(lossless) for tc in lossless}}
     tc_frames = {0: tx_other, CNP_SP: c["cnp_sent"], **{tc: tx_roce // len(lossless) for tc in lossless}}
-    out = sub_table("Ingress Buffer Statistics",
-                    ["priority-group", "rx-frames", "rx-buffer-discards", "rx-shared-buffer-discards"],
-                    [[str(pg), str(pg_frames.get(pg, 0)), "0 Bytes", "0 Bytes"] for pg in range(8)])
-    out += ["", *sub_table("Egress Queue Statistics",
-                           ["traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards"],
-                           [[str(tc), str(tc_frames.get(tc, 0)), human_bytes(tc_frames.get(tc, 0) * 1100),
-                             "0 Bytes", "0"] for tc in range(8)])]
-    out += ["", *sub_table("PFC Statistics", ["switch-priority", "rx-pause-frames", "rx-pause-duration",
-                                              "tx-pause-frames", "tx-pause-duration"],
-                           [[str(p), str(c[f"pfc_rx_{p}"]), str(c[f"pfc_rx_{p}"] * 3), str(c[f"pfc_tx_{p}"]),
-                             str(c[f"pfc_tx_{p}"] * 3)] for p in range(8)])]
-    out += ["", *sub_table("Qos Port Statistics", ["Counter", "Receive", "Transmit"],
-                           [["ecn-marked-packets", "n/a", str(c["ecn_marked"])],
-                            ["mc-buffer-discards", "n/a", "0"], ["pause-frames", "0", "0"]])]
-    return "\n".join(out)
+    values = [str(pg_frames.get(pg, 0)) for pg in range(8)]
+    for tc in range(8):
+        frames = tc_frames.get(tc, 0)
+        values += (str(frames), human_bytes(frames * 1100))
+    for rx, tx in zip(_PFC_RX(c), _PFC_TX(c), strict=True):
+        values += (str(rx), str(rx * 3), str(tx), str(tx * 3))
+    values.append(str(c["ecn_marked"]))
+    return _COUNTERS_QOS.text(values)
+
+
+_PFC_RX = itemgetter(*(f"pfc_rx_{p}" for p in range(8)))
+_PFC_TX = itemgetter(*(f"pfc_tx_{p}" for p in range(8)))
+
+
+def _counters_errors_render(rows: list[list[str]]) -> str:
+    return "\n".join(sub_table(None, ["Counter", "Receive", "Transmit"], rows, indent=0))
+
+
+_COUNTERS_ERRORS = Layout(_counters_errors_render, [  # slot 0: the Receive counts
+    ["Alignment Errors", "0", "n/a"], ["FCS Errors", 0, "n/a"], ["Jabber Errors", "0", "n/a"],
+    ["Length Errors", "0", "n/a"], ["Oversize Errors", "0", "n/a"], ["Symbol Errors", 0, "n/a"],
+    ["Total Errors", 0, "0"], ["Undersize Errors", "0", "n/a"]])
 
 
 def counters_errors(ctx: ShowContext, port: str) -> str:
-    c = _counters(ctx, port)
-    rows = [["Alignment Errors", "0", "n/a"], ["FCS Errors", str(c["crc_errors"]), "n/a"],
-            ["Jabber Errors", "0", "n/a"], ["Length Errors", "0", "n/a"], ["Oversize Errors", "0", "n/a"],
-            ["Symbol Errors", str(c["symbol_errors"]), "n/a"],
-            ["Total Errors", str(c["crc_errors"] + c["symbol_errors"]), "0"], ["Undersize Errors", "0", "n/a"]]
-    return "\n".join(sub_table(None, ["Counter", "Receive", "Transmit"], rows, indent=0))
+    crc, symbol = ctx.physical.value(port, "crc_errors"), ctx.physical.value(port, "symbol_errors")
+    return _COUNTERS_ERRORS.text([str(crc), str(symbol), str(crc + symbol)])
 
 
 def pfc_watchdog(ctx: ShowContext, port: str) -> str:
     pv = ctx.view.ports[port]
-    applied = sub(ctx.tree, ("interface", port, "qos", "pfc-watchdog")).get(("state",), "")
-    state = "enabled" if pv.watchdog else "disabled"
-    out = kv_table([("state", state, f"{applied}d" if applied else "")])
-    if pv.watchdog:
-        c = _counters(ctx, port)
-        lossless = ctx.view.lossless_tcs(port)
-        storm = any(ctx.physical.ports[port].counters[f"pfc_rx_{sp}"].rate >= STORM_RATE
-                    for sp in ctx.view.port_pfc(port))
-        rows = [[str(tc), "DEADLOCK" if storm and tc in lossless else "OK",
-                 str(c["pfcwd_storms"] if tc in lossless else 0)] for tc in range(8)]
-        out += ["", *sub_table("PFC WD Status", ["traffic-class", "status", "deadlock-count"], rows)]
-    return "\n".join(out)
+    key = ("pfc_watchdog", port)
+    head = ctx.view.memo.get(key)
+    if head is None:
+        applied = ctx.tree.get(("interface", port, "qos", "pfc-watchdog", "state"), "")
+        state = "enabled" if pv.watchdog else "disabled"
+        head = ctx.view.memo[key] = "\n".join(kv_table([("state", state, f"{applied}d" if applied else "")]))
+    if not pv.watchdog:
+        return head
+    storms = ctx.physical.value(port, "pfcwd_storms")
+    lossless = ctx.view.lossless_tcs(port)
+    storm = any(ctx.physical.ports[port].counters[f"pfc_rx_{sp}"].rate >= STORM_RATE
+                for sp in ctx.view.port_pfc(port))
+    values: list[str] = []
+    for tc in range(8):
+        values += ("DEADLOCK" if storm and tc in lossless else "OK", str(storms if tc in lossless else 0))
+    return f"{head}\n\n{_WATCHDOG_STATUS.text(values)}"
+
+
+def _watchdog_status_render(rows: list[list[str]]) -> str:
+    return "\n".join(sub_table("PFC WD Status", ["traffic-class", "status", "deadlock-count"], rows))
+
+
+_WATCHDOG_STATUS = Layout(_watchdog_status_render, [_row(str(tc), 0, 1) for tc in range(8)])  # status, deadlocks
+
+
+def _roce_counters_render(rows: list[list[str]]) -> str:
+    return "\n".join(kv_table(rows, ("operational", "applied", "description")))
+
+
+# slot 0: the counter values, in the operational column
+_ROCE_COUNTERS = Layout(_roce_counters_render, [
+    ("rx-stats",), ("  rx-non-roce-stats",),
+    ("    buffer-max-usage", "144 Bytes", "", "Max Ingress Pool-buffer usage for non-RoCE traffic"),
+    ("    buffer-usage", "0 Bytes", "", "Current Ingress Pool-buffer usage for non-RoCE traffic"),
+    ("    no-buffer-discard", "0", "", "Rx buffer discards for non-RoCE traffic"),
+    ("    non-roce-bytes", 0, "", "non-roce rx bytes"),
+    ("    non-roce-packets", 0, "", "non-roce rx packets"),
+    ("    pg-max-usage", "144 Bytes", "", "Max PG-buffer usage for non-RoCE traffic"),
+    ("    pg-usage", "0 Bytes", "", "Current PG-buffer usage for non-RoCE traffic"),
+    ("  rx-pfc-stats",),
+    ("    pause-duration", 0, "", "Rx PFC pause duration for RoCE traffic"),
+    ("    pause-packets", 0, "", "Rx PFC pause packets for RoCE traffic"),
+    ("  rx-roce-stats",),
+    ("    buffer-max-usage", "0 Bytes", "", "Max Ingress Pool-buffer usage for RoCE traffic"),
+    ("    buffer-usage", "0 Bytes", "", "Current Ingress Pool-buffer usage for RoCE traffic"),
+    ("    no-buffer-discard", "0", "", "Rx buffer discards for RoCE traffic"),
+    ("    pg-max-usage", "0 Bytes", "", "Max PG-buffer usage for RoCE traffic"),
+    ("    pg-usage", "0 Bytes", "", "Current PG-buffer usage for RoCE traffic"),
+    ("    roce-bytes", 0, "", "Rx RoCE Bytes"),
+    ("    roce-packets", 0, "", "Rx RoCE Packets"),
+    ("tx-stats",), ("  tx-cnp-stats",),
+    ("    buffer-max-usage", "0 Bytes", "", "Max Egress Pool-buffer usage for CNP traffic"),
+    ("    buffer-usage", "0 Bytes", "", "Current Egress Pool-buffer usage for CNP traffic"),
+    ("    cnp-bytes", 0, "", "Tx CNP Packet Bytes"),
+    ("    cnp-packets", 0, "", "Tx CNP Packets"),
+    ("    tc-max-usage", "0 Bytes", "", "Max TC-buffer usage for CNP traffic"),
+    ("    tc-usage", "0 Bytes", "", "Current TC-buffer usage for CNP traffic"),
+    ("    unicast-no-buffer-discard", "0", "", "Tx buffer discards for CNP traffic"),
+    ("  tx-ecn-stats",),
+    ("    ecn-marked-packets", 0, "", "Tx ECN marked packets"),
+    ("  tx-pfc-stats",),
+    ("    pause-duration", 0, "", "Tx PFC pause duration for RoCE traffic"),
+    ("    pause-packets", 0, "", "Tx PFC pause packets for RoCE traffic"),
+    ("  tx-roce-stats",),
+    ("    buffer-max-usage", "0 Bytes", "", "Max Egress Pool-buffer usage for RoCE traffic"),
+    ("    buffer-usage", "0 Bytes", "", "Current Egress Pool-buffer usage for RoCE traffic"),
+    ("    roce-bytes", 0, "", "Tx RoCE Packet bytes"),
+    ("    roce-packets", 0, "", "Tx RoCE Packets"),
+    ("    tc-max-usage", "0 Bytes", "", "Max TC-buffer usage for RoCE traffic"),
+    ("    tc-usage", "0 Bytes", "", "Current TC-buffer usage for RoCE traffic"),
+    ("    unicast-no-buffer-discard", "0", "", "Tx buffer discards for RoCE traffic"),
+])
 
 
 def roce_counters(ctx: ShowContext, port: str) -> str:
@@ -243,56 +307,45 @@ def roce_counters(ctx: ShowContext, port: str) -> str:
     sps = ctx.view.port_pfc(port)
     rx_roce, rx_other = _split(c["rx_packets"], bool(sps))
     tx_roce, _ = _split(c["tx_packets"], bool(sps))
-    rows: list[tuple[str, ...]] = [
-        ("rx-stats",), ("  rx-non-roce-stats",),
-        ("    buffer-max-usage", "144 Bytes", "", "Max Ingress Pool-buffer usage for non-RoCE traffic"),
-        ("    buffer-usage", "0 Bytes", "", "Current Ingress Pool-buffer usage for non-RoCE traffic"),
-        ("    no-buffer-discard", "0", "", "Rx buffer discards for non-RoCE traffic"),
-        ("    non-roce-bytes", human_bytes(rx_other * 1100), "", "non-roce rx bytes"),
-        ("    non-roce-packets", str(rx_other), "", "non-roce rx packets"),
-        ("    pg-max-usage", "144 Bytes", "", "Max PG-buffer usage for non-RoCE traffic"),
-        ("    pg-usage", "0 Bytes", "", "Current PG-buffer usage for non-RoCE traffic"),
-        ("  rx-pfc-stats",),
-        ("    pause-duration", str(sum(c[f"pfc_rx_{p}"] for p in sps) * 3), "",
-         "Rx PFC pause duration for RoCE traffic"),
-        ("    pause-packets", str(sum(c[f"pfc_rx_{p}"] for p in sps)), "", "Rx PFC pause packets for RoCE traffic"),
-        ("  rx-roce-stats",),
-        ("    buffer-max-usage", "0 Bytes", "", "Max Ingress Pool-buffer usage for RoCE traffic"),
-        ("    buffer-usage", "0 Bytes", "", "Current Ingress Pool-buffer usage for RoCE traffic"),
-        ("    no-buffer-discard", "0", "", "Rx buffer discards for RoCE traffic"),
-        ("    pg-max-usage", "0 Bytes", "", "Max PG-buffer usage for RoCE traffic"),
-        ("    pg-usage", "0 Bytes", "", "Current PG-buffer usage for RoCE traffic"),
-        ("    roce-bytes", human_bytes(rx_roce * 4200), "", "Rx RoCE Bytes"),
-        ("    roce-packets", str(rx_roce), "", "Rx RoCE Packets"),
-        ("tx-stats",), ("  tx-cnp-stats",),
-        ("    buffer-max-usage", "0 Bytes", "", "Max Egress Pool-buffer usage for CNP traffic"),
-        ("    buffer-usage", "0 Bytes", "", "Current Egress Pool-buffer usage for CNP traffic"),
-        ("    cnp-bytes", human_bytes(c["cnp_sent"] * 64), "", "Tx CNP Packet Bytes"),
-        ("    cnp-packets", str(c["cnp_sent"]), "", "Tx CNP Packets"),
-        ("    tc-max-usage", "0 Bytes", "", "Max TC-buffer usage for CNP traffic"),
-        ("    tc-usage", "0 Bytes", "", "Current TC-buffer usage for CNP traffic"),
-        ("    unicast-no-buffer-discard", "0", "", "Tx buffer discards for CNP traffic"),
-        ("  tx-ecn-stats",),
-        ("    ecn-marked-packets", str(c["ecn_marked"]), "", "Tx ECN marked packets"),
-        ("  tx-pfc-stats",),
-        ("    pause-duration", str(sum(c[f"pfc_tx_{p}"] for p in sps) * 3), "",
-         "Tx PFC pause duration for RoCE traffic"),
-        ("    pause-packets", str(sum(c[f"pfc_tx_{p}"] for p in sps)), "", "Tx PFC pause packets for RoCE traffic"),
-        ("  tx-roce-stats",),
-        ("    buffer-max-usage", "0 Bytes", "", "Max Egress Pool-buffer usage for RoCE traffic"),
-        ("    buffer-usage", "0 Bytes", "", "Current Egress Pool-buffer usage for RoCE traffic"),
-        ("    roce-bytes", human_bytes(tx_roce * 4200), "", "Tx RoCE Packet bytes"),
-        ("    roce-packets", str(tx_roce), "", "Tx RoCE Packets"),
-        ("    tc-max-usage", "0 Bytes", "", "Max TC-buffer usage for RoCE traffic"),
-        ("    tc-usage", "0 Bytes", "", "Current TC-buffer usage for RoCE traffic"),
-        ("    unicast-no-buffer-discard", "0", "", "Tx buffer discards for RoCE traffic"),
-    ]
-    return "\n".join(kv_table(rows, ("operational", "applied", "description")))
+    rx_pause, tx_pause = sum(c[f"pfc_rx_{p}"] for p in sps), sum(c[f"pfc_tx_{p}"] for p in sps)
+    return _ROCE_COUNTERS.text([
+        human_bytes(rx_other * 1100), str(rx_other), str(rx_pause * 3), str(rx_pause), human_bytes(rx_roce * 4200),
+        str(rx_roce), human_bytes(c["cnp_sent"] * 64), str(c["cnp_sent"]), str(c["ecn_marked"]), str(tx_pause * 3),
+        str(tx_pause), human_bytes(tx_roce * 4200), str(tx_roce)])
 
 
 def roce_status(ctx: ShowContext, port: str) -> str:
     v = ctx.view
     sps = v.port_pfc(port)
+    key = ("roce_status", tuple(sps))
+    head = v.memo.get(key)
+    if head is None:
+        head = v.memo[key] = _roce_status_head(v, port, sps)
+    pools = v.memo.get("roce_pools")
+    if pools is None:
+        pools = v.memo["roce_pools"] = _roce_pools_layout(v)
+    usage = human_bytes((ctx.physical.value(port, "rx_packets") % 4096) * 1900)
+    return f"{head}\n \n \n{pools.text([usage] * pools.slots)}"
+
+
+def _roce_pools_layout(v: View) -> Layout:
+    """The ``RoCE Pool Status`` table of this configuration; slot 0: current usage of the RoCE pools."""
+    rows: list[list[str | int]] = [
+        [str(i), name, "DYNAMIC", str(pid), sps_, tcs, "inf" if size == "inf" else "15.16 MB",
+         0 if i in (1, 3) else "0 Bytes", "16.00 MB"]
+        for (i, name, size, sps_, tcs), pid in zip(_pools(v), (2, 3, 13, 14), strict=False)]
+    return Layout(_roce_pools_render, rows)
+
+
+def _roce_pools_render(rows: list[list[str]]) -> str:
+    return "\n".join(sub_table("RoCE Pool Status", ["", "name", "mode", "pool-id", "switch-priorities",
+                                                    "traffic-class", "size", "current-usage", "max-usage"],
+                                rows, min_widths=(2,)))
+
+
+def _roce_status_head(v: View, port: str, sps: list[int]) -> str:
+    """Everything ``qos roce status`` prints before the pool table: configuration only (the same for every port
+    with these PFC priorities)."""
     ecn_tcs = [tc for tc, e in v.ecn.items() if e.ecn]
     lossless = v.lossless_tcs(port)
     main = next((v.ecn[tc] for tc in lossless if tc in ecn_tcs), v.ecn[ecn_tcs[0]] if ecn_tcs else None)
@@ -325,14 +378,6 @@ def roce_status(ctx: ShowContext, port: str) -> str:
                                  [[name, str(sp), str(v.sp_to_tc[sp]),
                                    v.ets_label(v.sp_to_tc[sp]).lower().replace("strict-priority", "strict priority")]
                                   for name, sp in kinds])]
-    c = _counters(ctx, port)
-    usage = human_bytes((c["rx_packets"] % 4096) * 1900)
-    pools = [[str(i), name, "DYNAMIC", str(pid), sps_, tcs, "inf" if size == "inf" else "15.16 MB",
-              usage if i in (1, 3) else "0 Bytes", "16.00 MB"]
-             for (i, name, size, sps_, tcs), pid in zip(_pools(v), (2, 3, 13, 14), strict=False)]
-    out += [" ", " ", *sub_table("RoCE Pool Status", ["", "name", "mode", "pool-id", "switch-priorities",
-                                                      "traffic-class", "size", "current-usage", "max-usage"],
-                                 pools, min_widths=(2,))]
     return "\n".join(out)
 
 
@@ -420,57 +465,96 @@ def _ber(errors: int, bits: float) -> str:
 
 
 def bgp_neighbors(ctx: ShowContext, vrf: str) -> dict[str, Any]:
-    tree, v = ctx.tree, ctx.view
-    global_on = tree.get(("router", "bgp", "enable")) == "on" and ("router", "bgp", "autonomous-system") in tree
-    vrf_bgp = sub(tree, ("vrf", vrf, "router", "bgp"))
-    on = global_on and vrf_bgp.get(("enable",), "on") == "on"
+    v = ctx.view
+    key = ("bgp_neighbors", vrf)
+    plan = v.memo.get(key)
+    if plan is None:
+        plan = v.memo[key] = _bgp_plan(ctx.tree, v, vrf)
+    on, neighbors = plan
     out: dict[str, Any] = {}
-    per_neighbor: dict[str, dict[tuple[str, ...], str]] = {}
-    for k, val in vrf_bgp.items():
-        if k[0] == "neighbor" and len(k) > 2:
-            per_neighbor.setdefault(k[1], {})[k[2:]] = val
-    networks = _networks(v)
-    for ip in sorted(per_neighbor, key=_ip_key):
-        nb = per_neighbor[ip]
-        port = _port_for(networks, ip)
-        up = port is not None and v.ports[port].admin_up and ctx.physical.oper_up(port, True)
-        state = "established" if on and up and nb.get(("enable",), "on") == "on" else "active" if on else "idle"
-        remote = nb.get(("remote-as",), "")
-        entry: dict[str, Any] = {"remote-as": int(remote) if remote.isdigit() else remote, "state": state,
-                                 "type": nb.get(("type",), "numbered")}
-        if ("description",) in nb:
-            entry["description"] = nb[("description",)]
+    for ip, port, admin_up, enabled, remote_as, kind, description in neighbors:
+        up = port is not None and admin_up and ctx.physical.oper_up(port, True)
+        state = "established" if on and up and enabled else "active" if on else "idle"
+        entry: dict[str, Any] = {"remote-as": remote_as, "state": state, "type": kind}
+        if description is not None:
+            entry["description"] = description
         if port:
             entry["interface"] = port
         out[ip] = entry
     return out
 
 
-def _networks(v: View) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
+_Neighbor = tuple[str, str | None, bool, bool, int | str, str, str | None]
+
+
+def _bgp_plan(tree: Tree, v: View, vrf: str) -> tuple[bool, list[_Neighbor]]:
+    """What ``bgp_neighbors`` prints that the configuration alone decides: whether BGP runs in ``vrf`` and per
+    neighbour (IP, interface, its admin state, enabled, remote-as, type, description)."""
+    global_on = tree.get(("router", "bgp", "enable")) == "on" and ("router", "bgp", "autonomous-system") in tree
+    vrf_bgp = sub(tree, ("vrf", vrf, "router", "bgp"))
+    on = global_on and vrf_bgp.get(("enable",), "on") == "on"
+    per_neighbor: dict[str, dict[tuple[str, ...], str]] = {}
+    for k, val in vrf_bgp.items():
+        if k[0] == "neighbor" and len(k) > 2:
+            per_neighbor.setdefault(k[1], {})[k[2:]] = val
+    networks = _networks(v)
+    out: list[_Neighbor] = []
+    for ip in sorted(per_neighbor, key=_ip_key):
+        nb = per_neighbor[ip]
+        port = _port_for(networks, ip)
+        remote = nb.get(("remote-as",), "")
+        out.append((ip, port, port is not None and v.ports[port].admin_up, nb.get(("enable",), "on") == "on",
+                    int(remote) if remote.isdigit() else remote, nb.get(("type",), "numbered"),
+                    nb.get(("description",))))
+    return on, out
+
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = re.compile(rf"({_OCTET})\.({_OCTET})\.({_OCTET})\.({_OCTET})(?:/(3[0-2]|[12]?\d))?")  # canonical only
+_Net = tuple[int, int, int]  # (IP version, network address as an int, prefix length)
+
+
+def _parse(text: str, interface: bool) -> tuple[int, int, int] | None:
+    """(IP version, address as an int, prefix length or bit count) of an address (``interface``: with an optional
+    ``/len``) as ipaddress reads it, None where ipaddress refuses it; canonical IPv4 without building objects."""
+    m = _IPV4.fullmatch(text)
+    if m is not None and (interface or m.group(5) is None):
+        a, b, c, d = (int(g) for g in m.group(1, 2, 3, 4))
+        return 4, a << 24 | b << 16 | c << 8 | d, int(m.group(5) or 32)
+    try:
+        if interface:
+            iface = ipaddress.ip_interface(text)
+            return iface.version, int(iface.ip), iface.network.prefixlen
+        addr = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    return addr.version, int(addr), addr.max_prefixlen
+
+
+def _networks(v: View) -> list[tuple[_Net, str]]:
     out = []
     for name, pv in v.ports.items():
         for a in pv.addresses:
-            try:
-                out.append((ipaddress.ip_interface(a).network, name))
-            except ValueError:
-                continue
+            parsed = _parse(a, interface=True)
+            if parsed is not None:
+                version, value, plen = parsed
+                host = (32 if version == 4 else 128) - plen
+                out.append(((version, value >> host << host, plen), name))
     return out
 
 
 def _ip_key(ip: str) -> tuple[int, int | str]:
-    try:
-        addr = ipaddress.ip_address(ip)
-    except ValueError:
-        return 9, ip
-    return addr.version, int(addr)
+    parsed = _parse(ip, interface=False)
+    return (9, ip) if parsed is None else (parsed[0], parsed[1])
 
 
-def _port_for(networks: list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]], ip: str) -> str | None:
-    try:
-        addr = ipaddress.ip_address(ip)
-    except ValueError:
+def _port_for(networks: list[tuple[_Net, str]], ip: str) -> str | None:
+    parsed = _parse(ip, interface=False)
+    if parsed is None:
         return ip if any(name == ip for _, name in networks) else None  # unnumbered: the interface itself
-    return next((name for net, name in networks if addr in net), None)
+    version, value, bits = parsed
+    return next((name for (net_version, net, plen), name in networks
+                 if net_version == version and value >> (bits - plen) == net >> (bits - plen)), None)
 
 
 def bgp_text(neighbors: dict[str, Any]) -> str:

@@ -23,8 +23,9 @@ NVUE has no per-port priority list, so the profile's switch priorities apply to 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from roceops.platforms.cumulus.lab_schema import MEMBER, OBJECT, Path, Tree
 
@@ -84,6 +85,9 @@ class View:
     poll_ms: int
     robustness: int
     ports: dict[str, PortView] = field(default_factory=dict)
+    # texts derived from this view alone (``nv show`` parts that no counter moves), filled on first use; a
+    # view is never changed after build_view and is replaced on every change of the applied revision
+    memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def port_pfc(self, port: str) -> list[int]:
         pv = self.ports.get(port)
@@ -102,7 +106,10 @@ class View:
 def sub(tree: Tree, prefix: Path) -> dict[Path, str]:
     """Entries under ``prefix`` with the prefix removed."""
     n = len(prefix)
-    return {k[n:]: v for k, v in tree.items() if k[:n] == prefix and len(k) > n}
+    if not prefix:
+        return {k: v for k, v in tree.items() if k}
+    first = prefix[0]  # compared before slicing: most keys differ there already
+    return {k[n:]: v for k, v in tree.items() if len(k) > n and k[0] == first and k[:n] == prefix}
 
 
 def _int(value: str | None) -> int | None:
@@ -115,11 +122,12 @@ def _members(entries: dict[Path, str], key: str) -> list[int]:
 
 
 def build_view(tree: Tree, port_names: Iterable[str], port_speeds: dict[str, str]) -> View:
-    roce_tree = sub(tree, ("qos", "roce"))
-    roce = (bool(roce_tree) or tree.get(("qos", "roce")) == OBJECT) and roce_tree.get(("enable",)) != "off"
+    qos = {k: v for k, v in tree.items() if k[0] == "qos"}  # what the QoS settings below read
+    roce_tree = sub(qos, ("qos", "roce"))
+    roce = (bool(roce_tree) or qos.get(("qos", "roce")) == OBJECT) and roce_tree.get(("enable",)) != "off"
     mode = (roce_tree.get(("mode",)) or "lossless") if roce else roce_tree.get(("mode",))
     lossless = roce and mode in ("lossless", "lossless-single-ipool")
-    mapping = sub(tree, ("qos", "mapping", PROFILE))
+    mapping = sub(qos, ("qos", "mapping", PROFILE))
     trust = TRUST_NAMES.get(mapping.get(("trust",), ""), "pcp,dscp" if roce else "pcp")
     dscp = {d: d >> 3 for d in range(64)}
     pcp = {p: p for p in range(8)}
@@ -127,21 +135,21 @@ def build_view(tree: Tree, port_names: Iterable[str], port_speeds: dict[str, str
         if len(key) == 3 and key[0] in ("dscp", "pcp") and key[2] == "switch-priority":
             (dscp if key[0] == "dscp" else pcp)[int(key[1])] = int(value)
     sp_to_tc = {sp: (sp if sp in (3, 6) else 0) if roce else sp for sp in range(8)}
-    for key, value in sub(tree, ("qos", "egress-queue-mapping", PROFILE, "switch-priority")).items():
+    for key, value in sub(qos, ("qos", "egress-queue-mapping", PROFILE, "switch-priority")).items():
         if len(key) == 2 and key[1] == "traffic-class":
             sp_to_tc[int(key[0])] = int(value)
-    pfc = _pfc_profiles(tree, lossless)
-    ecn = _ecn(tree, roce)
+    pfc = _pfc_profiles(qos, lossless)
+    ecn = _ecn(qos, roce)
     sched: dict[int, tuple[str, int | None]] = (
         {0: ("dwrr", 50), 3: ("dwrr", 50), 6: ("strict", None)} if roce else {})
     explicit: dict[int, dict[str, str]] = {}
-    for key, value in sub(tree, ("qos", "egress-scheduler", PROFILE, "traffic-class")).items():
+    for key, value in sub(qos, ("qos", "egress-scheduler", PROFILE, "traffic-class")).items():
         if len(key) == 2:
             explicit.setdefault(int(key[0]), {})[key[1]] = value
     for tc, leaves in explicit.items():
         mode_tc = leaves.get("mode", sched.get(tc, ("dwrr", None))[0])
         sched[tc] = (mode_tc, None if mode_tc == "strict" else _int(leaves.get("bw-percent")) or DEFAULT_BW)
-    wd = sub(tree, ("qos", "pfc-watchdog"))
+    wd = sub(qos, ("qos", "pfc-watchdog"))
     view = View(roce=roce, roce_mode=mode, trust=trust, dscp_to_sp=dscp, pcp_to_sp=pcp, sp_to_tc=sp_to_tc,
                 pfc=pfc, ecn=ecn, sched=sched,
                 poll_ms=_int(wd.get(("polling-interval",))) or DEFAULT_POLL_MS,

@@ -8,13 +8,33 @@ Shapes with no public capture are marked "(lab shape)" where they are built.
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import re
 import time
 import zlib
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from roceops.platforms.eos.lab_counters import (
+    ENCODE,
+    SLOT,
+    Encoded,
+    ecn_counters,
+    ecn_counters_json,
+    errors,
+    errors_text,
+    intf,
+    json_entries,
+    json_float,
+    json_template,
+    pfc_counters,
+    pfc_counters_json,
+    queue_detail,
+    table,
+    watchdog,
+    watchdog_text,
+)
+from roceops.platforms.eos.lab_routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
 from roceops.platforms.eos.lab_tree import (
     EOS_VERSION,
     Node,
@@ -51,10 +71,12 @@ def show(cli: EosCli, text: str) -> str:
         result = _dispatch(cli, words, as_json)
     except _Invalid as exc:
         return cli.invalid(text, exc.token)
+    if isinstance(result, Encoded):  # written as compact JSON text already
+        return result.text if len(result.text) > 4096 else json.dumps(result.data(), indent=2)
     if isinstance(result, dict):
         # EOS indents `| json` answers; large ones go out compact (same JSON: json's indenting encoder is
         # pure Python and was this personality's largest cost in a profile of collect)
-        text = json.dumps(result)
+        text = json.dumps(result, check_circular=False)  # the answers are trees built just now
         return text if len(text) > 4096 else json.dumps(result, indent=2)
     for f in filters:
         result = _filter(result, f)
@@ -67,14 +89,14 @@ class _Invalid(Exception):
         self.token = token
 
 
-def _dispatch(cli: EosCli, w: list[str], as_json: bool) -> str | dict[str, Any]:
+def _dispatch(cli: EosCli, w: list[str], as_json: bool) -> str | dict[str, Any] | Encoded:
     st = cli.state
     if not w:
         raise _Invalid(1)
     head = tuple(w[:2])
     json_only: dict[tuple[str, ...], Any] = {
-        ("priority-flow-control", "counters"): _pfc_counters,
-        ("qos", "interfaces"): _ecn_counters,
+        ("priority-flow-control", "counters"): (pfc_counters, pfc_counters_json),
+        ("qos", "interfaces"): (ecn_counters, ecn_counters_json),
     }
     if w[0] == "running-config":
         return _text_only(as_json, _running(st, w[1:]))
@@ -90,27 +112,26 @@ def _dispatch(cli: EosCli, w: list[str], as_json: bool) -> str | dict[str, Any]:
     if head == ("interfaces", "status"):
         return _status_json(st) if as_json else _status_text(st)
     if w[:3] == ["interfaces", "counters", "errors"]:
-        data = _errors(st)
-        return data if as_json else _errors_text(data)
+        data = errors(st)
+        return data if as_json else errors_text(data)
     if w[:4] == ["interfaces", "counters", "queue", "detail"]:
-        return _text_only(as_json, _queue_detail(st))
+        return _text_only(as_json, queue_detail(st))
     if w[0] == "interfaces":
         names = _interfaces(st, w[1:])
-        return {"interfaces": {n: _interface_json(st, n) for n in names}} if as_json else _interfaces_text(st, names)
+        return _interfaces_json_text(st, names) if as_json else _interfaces_text(st, names)
     if head in json_only:
         if head == ("priority-flow-control", "counters") and w[2:3] == ["watchdog"]:
-            data = _watchdog(st)
-            return data if as_json else _watchdog_text(data)
+            data = watchdog(st)
+            return data if as_json else watchdog_text(data)
         if head == ("qos", "interfaces") and w[2:5] != ["ecn", "counters", "queue"]:
             raise _Invalid(3)
-        data = json_only[head](st, "detail" in w)
-        return data if as_json else _table(data)
+        as_dict, as_text = json_only[head]
+        return as_text(st, "detail" in w) if as_json else table(as_dict(st, "detail" in w))
     if head == ("lldp", "neighbors"):
-        data = _lldp(st)
-        return data if as_json else _lldp_text(data)
+        data = lldp(st)
+        return data if as_json else lldp_text(data)
     if w[:3] == ["ip", "bgp", "summary"] or head == ("bgp", "summary"):
-        data = _bgp(st)
-        return data if as_json else _bgp_text(data)
+        return bgp_json_text(st) if as_json else bgp_text(bgp(st))
     if w == ["version"]:
         return _version(st) if as_json else _version_text(st)
     if w == ["hostname"]:
@@ -219,14 +240,10 @@ def _sessions(cli: EosCli, as_json: bool, detail: bool) -> str | dict[str, Any]:
 # --------------------------------------------------------------------------- interfaces
 
 
-def _intf(st: EosState, name: str) -> Node:
-    node = st.running.children.get(f"interface {name}")
-    return node if isinstance(node, Node) else Node(f"interface {name}")
-
-
-def _port(st: EosState, name: str) -> dict[str, Any]:
-    """Everything the interface commands print for one port, from config and the physical layer."""
-    node = _intf(st, name)
+def _port(st: EosState, name: str, counters: bool = True) -> dict[str, Any]:
+    """Everything the interface commands print for one port, from config and the physical layer
+    (``counters=False``: without reading the counters)."""
+    node = intf(st, name)
     ch = node.children
     admin = "shutdown" not in ch
     phys = st.physical.ports.get(name)
@@ -243,7 +260,7 @@ def _port(st: EosState, name: str) -> dict[str, Any]:
         "routed": "switchport" in ch or kind != "Ethernet",
         "mtu": int(str(mtu_line).split()[1]) if isinstance(mtu_line, str) else (65535 if kind == "Loopback" else 1500),
         "mtu_configured": isinstance(mtu_line, str), "address": address, "kind": kind,
-        "counters": st.physical.snapshot(name) if phys else {},
+        "counters": st.physical.snapshot(name) if phys and counters else {},
     }
 
 
@@ -253,7 +270,13 @@ def _physical_names(st: EosState, with_mgmt: bool = True) -> list[str]:
 
 def _all_names(st: EosState) -> list[str]:
     names = [k.split(" ", 1)[1] for k, v in st.running.children.items() if k.startswith("interface ")]
-    return sorted(names, key=lambda n: (not n.startswith("Ethernet"), natural_key(n)))
+    return sorted(names, key=_name_order)
+
+
+@lru_cache(maxsize=1 << 14)
+def _name_order(name: str) -> tuple[bool, tuple[Any, ...]]:
+    """Interface listing order: Ethernet ports first, then natural order (a pure function of the name)."""
+    return not name.startswith("Ethernet"), natural_key(name)
 
 
 def _interfaces(st: EosState, args: list[str]) -> list[str]:
@@ -280,7 +303,7 @@ def _status_text(st: EosState) -> str:
 
     out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"))]
     for name in _physical_names(st):
-        p = _port(st, name)
+        p = _port(st, name, counters=False)
         up = p["status"] == "connected"
         if p["forced"]:
             duplex, speed = "full", _speed_text(p["speed"])
@@ -296,7 +319,7 @@ def _status_text(st: EosState) -> str:
 def _status_json(st: EosState) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in _physical_names(st):
-        p = _port(st, name)
+        p = _port(st, name, counters=False)
         mode = "routed" if p["routed"] else "bridged"
         out[name] = {
             "description": p["description"], "linkStatus": p["status"],
@@ -310,7 +333,12 @@ def _status_json(st: EosState) -> dict[str, Any]:
 
 
 def _mac(st: EosState, name: str) -> str:
-    n = (sum(map(ord, st.name)) * 131 + sum(map(ord, name))) & 0xFFFFFF
+    return _mac_of(st.name, name)
+
+
+@lru_cache(maxsize=1 << 14)
+def _mac_of(device: str, name: str) -> str:
+    n = (sum(map(ord, device)) * 131 + sum(map(ord, name))) & 0xFFFFFF
     return f"00:1c:73:{n >> 16:02x}:{(n >> 8) & 0xFF:02x}:{n & 0xFF:02x}"
 
 
@@ -321,8 +349,8 @@ def _interface_json(st: EosState, name: str) -> dict[str, Any]:
     crc, sym = c.get("crc_errors", 0), c.get("symbol_errors", 0)
     addr: list[dict[str, Any]] = []
     if p["address"]:
-        iface = ipaddress.ip_interface(p["address"])
-        addr = [{"primaryIp": {"address": str(iface.ip), "maskLen": iface.network.prefixlen},
+        ip, prefixlen, _ = iface(p["address"])
+        addr = [{"primaryIp": {"address": ip, "maskLen": prefixlen},
                  "secondaryIps": {}, "secondaryIpsOrderedList": [], "broadcastAddress": "255.255.255.255"}]
     out: dict[str, Any] = {
         "name": name, "forwardingModel": "routed" if p["routed"] else "bridged",
@@ -344,6 +372,61 @@ def _interface_json(st: EosState, name: str) -> dict[str, Any]:
             "linkStatusChanges": c.get("carrier_changes", 0), "counterRefreshTime": time.time(),
         }
     return out
+
+
+def _interface_template(ethernet: bool, addressed: bool) -> str:
+    """The JSON of one ``_interface_json`` entry (``"name": {...}``) with the moving values as fields, for
+    :func:`_interfaces_json_text`: the same keys in the same order as ``_interface_json``."""
+    addr = [{"primaryIp": {"address": SLOT, "maskLen": SLOT}, "secondaryIps": {}, "secondaryIpsOrderedList": [],
+             "broadcastAddress": "255.255.255.255"}] if addressed else []
+    out: dict[str, Any] = {
+        "name": SLOT, "forwardingModel": SLOT, "lineProtocolStatus": SLOT, "interfaceStatus": SLOT,
+        "hardware": SLOT, "mtu": SLOT, "l3MtuConfigured": SLOT, "l2Mru": 0, "bandwidth": SLOT,
+        "description": SLOT, "interfaceAddress": addr, "physicalAddress": SLOT, "burnedInAddress": SLOT,
+        "lastStatusChangeTimestamp": SLOT,
+    }
+    if ethernet:
+        out["duplex"] = "duplexFull"
+        out["interfaceCounters"] = {
+            "inOctets": SLOT, "inUcastPkts": SLOT, "inMulticastPkts": 0, "inBroadcastPkts": 0, "inDiscards": 0,
+            "inTotalPkts": SLOT, "outOctets": SLOT, "outUcastPkts": SLOT, "outMulticastPkts": 0,
+            "outBroadcastPkts": 0, "outDiscards": 0, "totalInErrors": SLOT, "totalOutErrors": 0,
+            "inputErrorsDetail": {"runtFrames": 0, "giantFrames": 0, "fcsErrors": SLOT, "alignmentErrors": 0,
+                                  "symbolErrors": SLOT, "rxPause": 0},
+            "outputErrorsDetail": {"collisions": 0, "lateCollisions": 0, "deferredTransmissions": 0, "txPause": 0},
+            "linkStatusChanges": SLOT, "counterRefreshTime": SLOT,
+        }
+    return json_template({SLOT: out})
+
+
+_INTERFACE_TEMPLATES = {(e, a): _interface_template(e, a) for e in (False, True) for a in (False, True)}
+
+
+def _interfaces_json_text(st: EosState, names: list[str]) -> Encoded:
+    """``{"interfaces": {n: _interface_json(st, n) for n in names}}`` written as JSON text directly."""
+    parts = []
+    booted = json_float(st.booted)
+    for name in names:
+        p = _port(st, name)
+        ethernet = p["kind"] == "Ethernet"
+        mac = ENCODE(_mac(st, name))
+        values = [ENCODE(name), ENCODE(name), '"routed"' if p["routed"] else '"bridged"',
+                  '"up"' if p["oper"] else '"down"', ENCODE(p["status"]),
+                  ENCODE(p["kind"].lower() if p["kind"] != "Management" else "ethernet"), p["mtu"],
+                  "true" if p["mtu_configured"] else "false", p["speed"] * 1_000_000, ENCODE(p["description"])]
+        if p["address"]:
+            ip, prefixlen, _ = iface(p["address"])
+            values += (ENCODE(ip), prefixlen)
+        values += (mac, mac, booted)
+        if ethernet:
+            c = p["counters"]
+            rx, tx = c.get("rx_packets", 0), c.get("tx_packets", 0)
+            crc, sym = c.get("crc_errors", 0), c.get("symbol_errors", 0)
+            values += (rx * 1100, rx, rx, tx * 1100, tx, crc + sym, crc, sym, c.get("carrier_changes", 0),
+                       json_float(time.time()))
+        parts.append(_INTERFACE_TEMPLATES[ethernet, bool(p["address"])].format(*values))
+    return Encoded(json_entries("interfaces", parts),
+                   lambda: {"interfaces": {n: _interface_json(st, n) for n in names}})
 
 
 def _interfaces_text(st: EosState, names: list[str]) -> str:
@@ -370,174 +453,7 @@ def _interfaces_text(st: EosState, names: list[str]) -> str:
     return "\n".join(out)
 
 
-def _errors(st: EosState) -> dict[str, Any]:
-    out = {}
-    for name in st.ports_sorted:
-        c = st.physical.snapshot(name)
-        out[name] = {"inErrors": c["crc_errors"] + c["symbol_errors"], "frameTooLongs": 0, "outErrors": 0,
-                     "frameTooShorts": 0, "fcsErrors": c["crc_errors"], "alignmentErrors": 0,
-                     "symbolErrors": c["symbol_errors"]}
-    return {"interfaceErrorCounters": out}
-
-
-def _errors_text(data: dict[str, Any]) -> str:
-    out = [f"{'Port':<10} {'FCS':>10} {'Align':>10} {'Symbol':>10} {'Rx':>10} {'Runts':>10} {'Giants':>10} {'Tx':>10}"]
-    for name, c in data["interfaceErrorCounters"].items():
-        out.append(f"{short_ifname(name):<10} {c['fcsErrors']:>10} {c['alignmentErrors']:>10} "
-                   f"{c['symbolErrors']:>10} {c['inErrors']:>10} {c['frameTooShorts']:>10} {c['frameTooLongs']:>10} "
-                   f"{c['outErrors']:>10}")
-    return "\n".join(out)
-
-
-def _queue_detail(st: EosState) -> str:
-    """``show interfaces counters queue detail`` egress part, in the fixture's column layout (lab traffic split)."""
-    out = ["Egress Queue Counters",
-           f"{'Port':<18} {'Traffic':>7}{'DropPrec':>11}{'DestType':>11}{'OutEnqPkts':>18}{'OutEnqOctets':>18}"
-           f"{'OutDropPkts':>18}{'OutDropOctets':>18}", " " * 20 + "Class"]
-    for name in st.ports_sorted:
-        tx = st.physical.snapshot(name)["tx_packets"]
-        lossless = st.physical.lossless[0] if st.physical.lossless else 3
-        for tc, share in sorted({0: 0.19, lossless: 0.8, 6: 0.01}.items()):
-            pkts = int(tx * share)
-            out.append(f"{short_ifname(name):<18} {f'TC{tc}':>7}{'DP0-3':>11}{'UC':>11}{pkts:>18}{pkts * 1100:>18}"
-                       f"{0:>18}{0:>18}")
-    return "\n".join(out)
-
-
-# --------------------------------------------------------------------------- QoS counters
-
-
-def _ecn_queues(node: Node) -> list[int]:
-    return sorted(int(k.split()[1]) for k, v in node.children.items()
-                  if k.startswith("tx-queue") and isinstance(v, Node)
-                  and "random-detect ecn minimum-threshold" in v.children)
-
-
-def _pfc_counters(st: EosState, detail: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in st.ports_sorted:
-        c = st.physical.snapshot(name)
-        entry: dict[str, Any] = {"rxFrames": sum(c[f"pfc_rx_{p}"] for p in range(8)),
-                                 "txFrames": sum(c[f"pfc_tx_{p}"] for p in range(8))}
-        if detail:  # (lab shape) per-priority frames
-            entry["priorities"] = {str(p): {"rxFrames": c[f"pfc_rx_{p}"], "txFrames": c[f"pfc_tx_{p}"]}
-                                   for p in range(8)}
-        out[name] = entry
-    return {"interfaceCounters": out}
-
-
-def _watchdog(st: EosState) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in st.ports_sorted:
-        node = _intf(st, name)
-        storms = st.physical.snapshot(name)["pfcwd_storms"]
-        if not storms or "priority-flow-control pause watchdog" not in node.children:
-            continue  # EOS lists an interface only after its first watchdog event
-        prios = sorted(int(k.split()[-1]) for k in node.children if k.startswith("priority-flow-control priority "))
-        out[name] = {"txQueues": {str(p): {"stuckCount": storms, "recoveryCount": storms} for p in prios}}
-    return {"interfaces": out}
-
-
-def _watchdog_text(data: dict[str, Any]) -> str:
-    out = [f"{'Port':<10} {'TxQ':>4} {'Stuck':>10} {'Recovered':>10}"]
-    for name, entry in data["interfaces"].items():
-        for q, c in entry["txQueues"].items():
-            out.append(f"{short_ifname(name):<10} {q:>4} {c['stuckCount']:>10} {c['recoveryCount']:>10}")
-    return "\n".join(out)
-
-
-def _ecn_counters(st: EosState, detail: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in st.ports_sorted:
-        queues = _ecn_queues(_intf(st, name))
-        marked = st.physical.snapshot(name)["ecn_marked"]
-        first = next((q for q in queues if q in st.physical.lossless), queues[0] if queues else None)
-        counters = {str(q): ("-" if q not in queues else str(marked if q == first else 0)) for q in range(8)}
-        out[name] = {"queueCounters": counters}
-    return {"intfQueueCounters": out}
-
-
-def _table(data: dict[str, Any]) -> str:
-    """Text form of the PFC / ECN counter tables."""
-    if "interfaceCounters" in data:
-        rows = [f"{'Port':<10} {'RxPfc':>15} {'TxPfc':>15}"]
-        rows += [f"{short_ifname(n):<10} {c['rxFrames']:>15} {c['txFrames']:>15}"
-                 for n, c in data["interfaceCounters"].items()]
-        return "\n".join(rows)
-    rows = [f"{'Port':<10}" + "".join(f"{'TxQ' + str(q):>12}" for q in range(8))]
-    for n, entry in data["intfQueueCounters"].items():
-        rows.append(f"{short_ifname(n):<10}" + "".join(f"{entry['queueCounters'][str(q)]:>12}" for q in range(8)))
-    return "\n".join(rows)
-
-
-# --------------------------------------------------------------------------- LLDP, BGP, version
-
-
-def _lldp(st: EosState) -> dict[str, Any]:
-    neighbors = []
-    for name in st.ports_sorted:
-        phys = st.physical.ports[name]
-        if phys.neighbor and _port(st, name)["oper"]:
-            neighbors.append({"port": name, "neighborDevice": phys.neighbor[0], "neighborPort": phys.neighbor[1],
-                              "ttl": 120})
-    return {"tablesLastChangeTime": st.booted, "tablesAgeOuts": 0, "tablesInserts": len(neighbors),
-            "tablesDeletes": 0, "tablesDrops": 0, "lldpNeighbors": neighbors}
-
-
-def _lldp_text(data: dict[str, Any]) -> str:
-    out = ["Last table change time   : 0:00:01 ago", f"Number of table inserts  : {data['tablesInserts']}",
-           "Number of table deletes  : 0", "Number of table drops    : 0", "Number of table age-outs : 0", "",
-           f"{'Port':<10}    {'Neighbor Device ID':<24} {'Neighbor Port ID':<22} TTL",
-           f"{'-' * 10} {'-' * 24} {'-' * 22} ---"]
-    for n in data["lldpNeighbors"]:
-        out.append(f"{short_ifname(n['port']):<13} {n['neighborDevice']:<24} {n['neighborPort']:<22} {n['ttl']}")
-    return "\n".join(out)
-
-
-def _bgp(st: EosState) -> dict[str, Any]:
-    bgp = next((v for k, v in st.running.children.items() if k == "router bgp"), None)
-    if not isinstance(bgp, Node):
-        return {"vrfs": {}}
-    asn = bgp.text.split()[-1]
-    router_id = str(bgp.children.get("router-id", "router-id 0.0.0.0")).split()[-1]
-    links = []
-    for name in st.ports_sorted:
-        p = _port(st, name)
-        if p["address"]:
-            links.append((ipaddress.ip_interface(p["address"]).network, p["oper"]))
-    uptime = max(0.0, time.time() - st.booted)
-    peers: dict[str, Any] = {}
-    for key, value in bgp.children.items():
-        if not key.startswith("neighbor ") or not key.endswith(" remote-as"):
-            continue
-        ip = key.split()[1]
-        addr = ipaddress.ip_address(ip)
-        up = any(addr in net and oper for net, oper in links) and f"neighbor {ip} shutdown" not in bgp.children
-        desc = str(bgp.children.get(f"neighbor {ip} description", "")).split(" ", 3)[3:] or [""]
-        msgs = int(uptime // 30) + 3
-        peers[ip] = {"description": desc[0], "version": 4, "msgReceived": msgs if up else 0,
-                     "msgSent": msgs if up else 0, "inMsgQueue": 0, "outMsgQueue": 0,
-                     "asn": str(value).split()[-1], "prefixAccepted": 1 if up else 0,
-                     "prefixReceived": 1 if up else 0, "upDownTime": st.booted, "underMaintenance": False,
-                     "peerState": "Established" if up else "Active"}
-    return {"vrfs": {"default": {"vrf": "default", "routerId": router_id, "asn": asn, "peers": peers}}}
-
-
-def _bgp_text(data: dict[str, Any]) -> str:
-    vrf = data["vrfs"].get("default")
-    if vrf is None:
-        return "BGP summary information for VRF default\nRouter identifier 0.0.0.0, local AS number unknown"
-    out = ["BGP summary information for VRF default",
-           f"Router identifier {vrf['routerId']}, local AS number {vrf['asn']}",
-           "Neighbor Status Codes: m - Under maintenance",
-           f"  {'Description':<24} {'Neighbor':<15} V {'AS':<12} {'MsgRcvd':>8} {'MsgSent':>8}  InQ OutQ  "
-           f"{'Up/Down':<8} {'State':<6} PfxRcd PfxAcc"]
-    for ip, p in sorted(vrf["peers"].items(), key=lambda kv: ipaddress.ip_address(kv[0])):
-        state = "Estab" if p["peerState"] == "Established" else p["peerState"]
-        out.append(f"  {p['description'][:24]:<24} {ip:<15} 4 {p['asn']:<12} {p['msgReceived']:>8} "
-                   f"{p['msgSent']:>8} {0:>4} {0:>4} {'0:00:01':<8} {state:<6} {p['prefixReceived']:>6} "
-                   f"{p['prefixAccepted']:>6}")
-    return "\n".join(out)
+# --------------------------------------------------------------------------- version
 
 
 def _version(st: EosState) -> dict[str, Any]:

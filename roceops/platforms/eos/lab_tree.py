@@ -23,6 +23,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache, partial
 
 from roceops.platforms.eos.render import natural_key
 
@@ -425,6 +426,7 @@ _NEIGHBOR_ATTRS = {"peer": 0, "remote-as": 1, "update-source": 2, "description":
 _RANKS = {"config": _TOP_RANKS, "if": _IF_RANKS, "txq": _TXQ_RANKS, "bgp": _BGP_RANKS}
 
 
+@lru_cache(maxsize=1 << 15)  # a pure function of its arguments; keys repeat across sections and devices
 def order(mode: str, key: str) -> tuple[object, ...]:
     rank = 500
     for prefix, value in _RANKS[mode]:
@@ -433,12 +435,28 @@ def order(mode: str, key: str) -> tuple[object, ...]:
             break
     if mode == "bgp" and key.startswith("neighbor "):
         _, ip, attr = [*key.split(" ", 2), "", ""][:3]
-        return rank, natural_key(ip), _NEIGHBOR_ATTRS.get(attr, 9), attr
+        return rank, _address_key(ip), _NEIGHBOR_ATTRS.get(attr, 9), attr
     return rank, natural_key(key)
 
 
+def _address_key(ip: str) -> tuple[object, ...]:
+    """``natural_key(ip)``, worked out directly for a dotted IPv4 address (every neighbour key is one)."""
+    parts = ip.split(".")
+    if len(parts) == 4 and ip.isascii() and "".join(parts).isdigit() and all(parts):
+        return "", int(parts[0]), ".", int(parts[1]), ".", int(parts[2]), ".", int(parts[3]), ""
+    return natural_key(ip)
+
+
 def _sorted(node: Node, mode: str) -> list[tuple[str, str | Node]]:
-    return sorted(node.children.items(), key=lambda kv: order(mode, kv[0]))
+    children = node.children
+    return [(k, children[k]) for k in _display_order(mode, tuple(children))]
+
+
+@lru_cache(maxsize=1024)
+def _display_order(mode: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """``keys`` (in insertion order) sorted for display: every interface of a fabric has the same keys, so one
+    sort serves them all."""
+    return tuple(sorted(keys, key=partial(order, mode)))
 
 
 def render_body(root: Node) -> list[str]:
@@ -465,15 +483,15 @@ def render_body(root: Node) -> list[str]:
 
 def _render_section(node: Node, mode: str, depth: int, out: list[str]) -> None:
     pad = INDENT * depth
-    for key, value in _sorted(node, mode):
-        if isinstance(value, Node):
-            if not value.children and key.startswith("tx-queue"):
-                continue  # a queue with nothing but defaults is not printed
+    children = node.children
+    for key in _display_order(mode, tuple(children)):
+        value = children[key]
+        if not isinstance(value, Node):
+            out.append(pad + value)
+        elif value.children or not key.startswith("tx-queue"):  # a queue with nothing but defaults is not printed
             out.append(pad + "!")
             out.append(pad + value.text)
             _render_section(value, section_mode(key), depth + 1, out)
-        else:
-            out.append(pad + value)
 
 
 def running_config_text(root: Node, hostname: str, model: str, command: str = "show running-config") -> str:

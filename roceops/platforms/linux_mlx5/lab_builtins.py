@@ -70,24 +70,34 @@ def _sh_c(sh: Shell, argv: list[str], stdin: str) -> Result:
     return fail(f"{argv[0]}: interactive sub-shells are not simulated in this lab", 2)
 
 
-def _read_files(sh: Shell, who: str, paths: list[str], stdin: str) -> tuple[list[tuple[str, str]], str, bool]:
-    """[(path, content)], error text, any_error — the way cat/grep report unreadable files."""
+def _read_files(sh: Shell, who: str, paths: list[tuple[str, str | FsError | None]],
+                stdin: str) -> tuple[list[tuple[str, str]], str, bool]:
+    """[(path, content)], error text, any_error — the way cat/grep report unreadable files.
+
+    ``paths`` pairs each path with its content (or the error reading it) when already read, None otherwise.
+    """
     files: list[tuple[str, str]] = []
     err, bad = "", False
-    for path in paths or ["-"]:
-        if path == "-":
+    for path, known in paths or [("-", None)]:
+        if path == "-" and known is None:
             files.append(("(standard input)", stdin))
             continue
-        try:
-            files.append((path, lab_fs.read(sh.state, path)))
-        except FsError as exc:
-            err += f"{who}: {path}: {exc.strerror}\n"
+        content = known
+        if content is None:
+            try:
+                content = lab_fs.read(sh.state, path)
+            except FsError as exc:
+                content = exc
+        if isinstance(content, FsError):
+            err += f"{who}: {path}: {content.strerror}\n"
             bad = True
+        else:
+            files.append((path, content))
     return files, err, bad
 
 
 def _cat(sh: Shell, argv: list[str], stdin: str) -> Result:
-    files, err, bad = _read_files(sh, "cat", [a for a in argv[1:] if not a.startswith("-")], stdin)
+    files, err, bad = _read_files(sh, "cat", [(a, None) for a in argv[1:] if not a.startswith("-")], stdin)
     return Result(out="".join(c for _, c in files), err=err, status=1 if bad else 0)
 
 
@@ -112,15 +122,15 @@ def _grep(sh: Shell, argv: list[str], stdin: str) -> Result:
     if pattern is None or "?" in flags:
         return fail("Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.", 2)
     recursive = bool(flags & {"r", "R"})
-    expanded: list[str] = []
+    expanded: list[tuple[str, str | FsError | None]] = []
     err, bad = "", False
     for p in paths:
-        if recursive:
-            expanded.extend(lab_fs.walk(sh.state, p) if lab_fs.exists(sh.state, p) else [p])
-        elif lab_fs.listdir(sh.state, p) is not None:
+        if recursive and p != "-":  # "-" is standard input, also for grep -r
+            expanded.extend(lab_fs.read_tree(sh.state, p))
+        elif not recursive and lab_fs.listdir(sh.state, p) is not None:
             err += f"grep: {p}: Is a directory\n"
         else:
-            expanded.append(p)
+            expanded.append((p, None))
     files, read_err, bad = _read_files(sh, "grep", expanded, stdin)
     err += read_err
     if "s" in flags:
@@ -130,13 +140,11 @@ def _grep(sh: Shell, argv: list[str], stdin: str) -> Result:
     except re.error:
         return fail("grep: Invalid regular expression", 2)
     show_name = ("H" in flags or recursive or len(expanded) > 1) and "h" not in flags
-    out: list[str] = []
-    count = 0
-    for path, content in files:
-        for line in content.splitlines():
-            if bool(rx.search(line)) != ("v" in flags):
-                count += 1
-                out.append(f"{path}:{line}" if show_name else line)
+    invert = "v" in flags
+    found = [(path, line) for path, content in files for line in content.splitlines()
+             if (rx.search(line) is None) is invert]
+    out = [f"{path}:{line}" for path, line in found] if show_name else [line for _, line in found]
+    count = len(out)
     status = 2 if bad and not (count and "q" in flags) else (0 if count else 1)
     if "q" in flags:
         return Result(status=status)

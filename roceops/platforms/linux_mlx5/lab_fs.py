@@ -73,16 +73,29 @@ def split(path: str) -> list[str]:
     return [p for p in path.split("/") if p and p != "."]
 
 
+# hw_counters file -> (physical counter, divisor); every other counter file reads 0
+_HW_SOURCES: dict[str, tuple[str, int]] = {
+    "np_cnp_sent": ("cnp_sent", 1), "rp_cnp_handled": ("cnp_handled", 1),
+    "np_ecn_marked_roce_packets": ("ecn_marked", 1), "out_of_sequence": ("crc_errors", 4),
+    "packet_seq_err": ("crc_errors", 8), "rx_write_requests": ("rx_packets", 3),
+    "rx_read_requests": ("rx_packets", 50),
+}
+_HW_FIXED: dict[str, int] = {"lifespan": 10}
+
+
 def hw_counter(st: LinuxMlx5State, nic: Nic, name: str) -> int:
     """RDMA port counters, driven by the shared physical layer (CNP/ECN rates, errors)."""
+    source = _HW_SOURCES.get(name)
+    if source is None:
+        return _HW_FIXED.get(name, 0)
+    return st.physical.value(nic.name, source[0]) // source[1]
+
+
+def hw_counters(st: LinuxMlx5State, nic: Nic) -> list[tuple[str, int]]:
+    """Every file of ``hw_counters`` with its value, in listing order, from one read of the physical layer."""
     c = st.physical.snapshot(nic.name)
-    derived = {
-        "np_cnp_sent": c["cnp_sent"], "rp_cnp_handled": c["cnp_handled"],
-        "np_ecn_marked_roce_packets": c["ecn_marked"], "out_of_sequence": c["crc_errors"] // 4,
-        "packet_seq_err": c["crc_errors"] // 8, "rx_write_requests": c["rx_packets"] // 3,
-        "rx_read_requests": c["rx_packets"] // 50, "lifespan": 10,
-    }
-    return derived.get(name, 0)
+    return [(name, c[source[0]] // source[1] if (source := _HW_SOURCES.get(name)) else _HW_FIXED.get(name, 0))
+            for name in HW_COUNTERS]
 
 
 def net_file(st: LinuxMlx5State, name: str, file: str) -> str | None:
@@ -109,7 +122,7 @@ def net_file(st: LinuxMlx5State, name: str, file: str) -> str | None:
             raise FsError(EINVAL)
         return "1" if up else "0"
     if file == "carrier_changes":
-        return str(st.physical.snapshot(nic.name)["carrier_changes"])
+        return str(st.physical.value(nic.name, "carrier_changes"))
     if file == "speed":
         if not nic.admin_up:
             raise FsError(EINVAL)
@@ -139,16 +152,18 @@ def _ecn_node(nic: Nic, parts: list[str]) -> object | str | None:
 
 def listdir(st: LinuxMlx5State, path: str) -> list[str] | None:
     """Entries of a directory (in the order the kernel lists them), or None if ``path`` is not one."""
-    p = split(path)
+    return _listdir(st, split(path))
+
+
+def _listdir(st: LinuxMlx5State, p: list[str]) -> list[str] | None:
     host = st.host
-    ifaces = ["lo", "eno1", *host.nics]
     static = _static_dirs().get(tuple(p))
     if static is not None:
         return static
     if p[:3] == ["sys", "class", "net"]:
         if len(p) == 3:
-            return ifaces
-        if p[3] not in ifaces:
+            return ["lo", "eno1", *host.nics]
+        if p[3] not in host.nics and p[3] not in ("lo", "eno1"):
             return None
         if len(p) == 4:
             return [*NET_FILES, "ecn"] if p[3] in host.nics else list(NET_FILES)
@@ -186,8 +201,8 @@ def listdir(st: LinuxMlx5State, path: str) -> list[str] | None:
                 }.get(len(tail))
     if p[:5] == ["proc", "sys", "net", "ipv4", "conf"]:
         if len(p) == 5:
-            return ["all", "default", *ifaces]
-        if len(p) == 6 and (p[5] in ifaces or p[5] in ("all", "default")):
+            return ["all", "default", "lo", "eno1", *host.nics]
+        if len(p) == 6 and (p[5] in host.nics or p[5] in ("lo", "eno1", "all", "default")):
             return list(SYSCTL_CONF_PARAMS)
         return None
     return None
@@ -195,9 +210,14 @@ def listdir(st: LinuxMlx5State, path: str) -> list[str] | None:
 
 def read(st: LinuxMlx5State, path: str) -> str:
     """File content (with trailing newline); raises FsError (ENOENT, EISDIR, EINVAL)."""
-    if listdir(st, path) is not None:
-        raise FsError(EISDIR)
     p = split(path)
+    if _listdir(st, p) is not None:
+        raise FsError(EISDIR)
+    return _read_file(st, p)
+
+
+def _read_file(st: LinuxMlx5State, p: list[str]) -> str:
+    """``read`` of a path known not to be a directory."""
     host = st.host
     value: str | None = None
     if p == ["etc", "os-release"]:
@@ -249,7 +269,7 @@ def write(st: LinuxMlx5State, path: str, data: str) -> None:
     """
     p = split(path)
     host = st.host
-    if listdir(st, path) is not None:
+    if _listdir(st, p) is not None:
         raise FsError(EISDIR)
     if len(p) >= 7 and p[:3] == ["sys", "class", "net"] and p[4] == "ecn" and p[3] in host.nics:
         nic = host.nics[p[3]]
@@ -305,10 +325,11 @@ def write(st: LinuxMlx5State, path: str, data: str) -> None:
 
 
 def exists(st: LinuxMlx5State, path: str) -> bool:
-    if listdir(st, path) is not None:
+    p = split(path)
+    if _listdir(st, p) is not None:
         return True
     try:
-        read(st, path)
+        _read_file(st, p)
     except FsError as exc:
         return exc.strerror != ENOENT
     return True
@@ -316,11 +337,44 @@ def exists(st: LinuxMlx5State, path: str) -> bool:
 
 def walk(st: LinuxMlx5State, path: str) -> list[str]:
     """Every file under ``path`` (recursively), in listing order; ``path`` itself if it is a file."""
-    entries = listdir(st, path)
-    if entries is None:
-        return [path]
-    base = path.rstrip("/")
-    out: list[str] = []
-    for e in entries:
-        out.extend(walk(st, f"{base}/{e}"))
+    return [name for name, _ in read_tree(st, path)]
+
+
+def read_tree(st: LinuxMlx5State, path: str) -> list[tuple[str, str | FsError]]:
+    """``(file, content or the FsError reading it raises)`` for every file of :func:`walk`, in one pass."""
+    out: list[tuple[str, str | FsError]] = []
+    _read_tree(st, path, split(path), out)
     return out
+
+
+def _read_tree(st: LinuxMlx5State, path: str, p: list[str], out: list[tuple[str, str | FsError]]) -> None:
+    entries = _listdir(st, p)
+    if entries is None:
+        try:
+            out.append((path, _read_file(st, p)))
+        except FsError as exc:
+            out.append((path, exc))
+        return
+    base = path.rstrip("/")
+    if _bulk(st, p, base, out):
+        return
+    for e in entries:
+        _read_tree(st, f"{base}/{e}", [*p, e], out)
+
+
+def _bulk(st: LinuxMlx5State, p: list[str], base: str, out: list[tuple[str, str | FsError]]) -> bool:
+    """The files of the directories an audit reads whole (a NIC's ``ecn/`` tree, ``hw_counters``), listed and
+    read in one loop with the same names, order and content as the generic walk; False for other directories."""
+    host = st.host
+    if len(p) in (5, 6) and p[4] == "ecn" and p[:3] == ["sys", "class", "net"] and p[3] in host.nics:
+        nic = host.nics[p[3]]  # ecn/ itself or one of its sides (a directory: p[5] is a side)
+        sides = [(side, f"{base}/{side}") for side in SIDE_DEFAULTS] if len(p) == 5 else [(p[5], base)]
+        for side, at in sides:
+            out += [(f"{at}/enable/{prio}", f"{nic.ecn_enabled(side, prio)}\n") for prio in PRIOS]
+            out += [(f"{at}/{name}", f"{nic.ecn_get(side, name)}\n") for name in SIDE_DEFAULTS[side]]
+        return True
+    if len(p) == 7 and p[4:] == ["ports", str(RDMA_PORT), "hw_counters"] and p[:3] == ["sys", "class", "infiniband"] \
+            and p[3] in host.by_rdma:
+        out.extend((f"{base}/{name}", f"{value}\n") for name, value in hw_counters(st, host.by_rdma[p[3]]))
+        return True
+    return False

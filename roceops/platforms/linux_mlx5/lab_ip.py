@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from roceops.platforms.linux_mlx5.lab_model import (
@@ -58,9 +59,15 @@ def _links(sh: Shell) -> list[dict[str, Any]]:
     return out
 
 
+@lru_cache(maxsize=1 << 14)
+def _network(ip: str, plen: int) -> ipaddress.IPv4Network:
+    """The connected network of ``ip/plen`` (a pure function: its answers are kept)."""
+    return ipaddress.IPv4Interface(f"{ip}/{plen}").network
+
+
 def _addr_info(sh: Shell, ifname: str) -> list[dict[str, Any]]:
     def entry(ip: str, plen: int, scope: str, label: str) -> dict[str, Any]:
-        net = ipaddress.IPv4Interface(f"{ip}/{plen}").network
+        net = _network(ip, plen)
         e: dict[str, Any] = {"family": "inet", "local": ip, "prefixlen": plen}
         if plen < 31:
             e["broadcast"] = str(net.broadcast_address)
@@ -98,12 +105,12 @@ def _iter_routes(sh: Shell) -> list[dict[str, Any]]:
     ifaces += [(n.name, n.addrs) for n in host.nics.values() if n.admin_up]
     for dev, addrs in ifaces:
         for ip, plen in addrs:
-            net = ipaddress.IPv4Interface(f"{ip}/{plen}").network
+            net = _network(ip, plen)
             out.append({"dst": str(net), "dev": dev, "protocol": "kernel", "scope": "link", "prefsrc": ip,
                         "flags": []})
     for dev, addrs in [("lo", [("127.0.0.1", 8)]), *ifaces]:
         for ip, plen in addrs:
-            net = ipaddress.IPv4Interface(f"{ip}/{plen}").network
+            net = _network(ip, plen)
             local = [{"type": "local", "dst": ip, "table": "local", "dev": dev, "protocol": "kernel",
                       "scope": "host", "prefsrc": ip, "flags": []}]
             if plen < 31:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from roceops.platforms.linux_mlx5.lab_model import PRIOS, TSA_CODES, TSA_ETS, TSA_NAMES, TSA_STRICT, Nic
@@ -102,7 +104,39 @@ def _bounce(sh: Shell, nic: Nic) -> None:
         port.counters["carrier_changes"].base += 2
 
 
+@dataclass(frozen=True, slots=True)
+class _DcbSettings:
+    """What ``mlnx_qos`` prints of a NIC, as a value (the fields and helpers of :class:`Nic` it reads)."""
+
+    dcbx_os: bool
+    apps: bytes
+    dscp2prio: bytes
+    cable_len: int
+    pfc: int
+    prio_tc: bytes
+    tsa: bytes
+    tcbw: bytes
+    ratelimit: tuple[int, ...] | None
+
+    @property
+    def trust(self) -> str:  # as Nic.trust
+        return "dscp" if self.apps else "pcp"
+
+    def ets_bw(self) -> list[int]:  # as Nic.ets_bw
+        return [self.tcbw[tc] if self.tsa[tc] == TSA_ETS else 100 for tc in PRIOS]
+
+
 def status_block(nic: Nic, printall: bool = False) -> str:
+    """``mlnx_qos`` status text: a function of the NIC's DCB settings alone, kept per distinct settings (every
+    host of a fleet deployed alike shares one)."""
+    return _status_block(nic.dcbx_os, bytes(nic.apps), bytes(nic.dscp2prio), nic.cable_len, nic.pfc,
+                         bytes(nic.prio_tc), bytes(nic.tsa), bytes(nic.tcbw), nic.ratelimit, printall)
+
+
+@lru_cache(maxsize=4096)
+def _status_block(dcbx_os: bool, apps: bytes, dscp2prio: bytes, cable_len: int, pfc: int, prio_tc: bytes,
+                  tsa_map: bytes, tcbw: bytes, ratelimit: tuple[int, ...] | None, printall: bool) -> str:
+    nic = _DcbSettings(dcbx_os, apps, dscp2prio, cable_len, pfc, prio_tc, tsa_map, tcbw, ratelimit)
     lines = [f"DCBX mode: {'OS controlled' if nic.dcbx_os else 'Firmware controlled'}",
              f"Priority trust state: {nic.trust}"]
     if nic.apps:

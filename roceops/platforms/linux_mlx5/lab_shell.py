@@ -87,10 +87,35 @@ _VAR = re.compile(r"\$(\?|[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
 
 _MARK = re.compile("\x00([^\x00]*)\x00")
 _PLAIN = re.compile(r"[^\s'\"\\$;&|<>`*?\[~]+")
+# Lines of only blanks, operators and words of plain characters, '...' quotes and $? (batched reads look like
+# that: ``echo ':RO1:''begin'; cmd; echo ':RO1:'$?``) are tokenized by one regex instead of the loop.
+_OPS_RE = "|".join(re.escape(o) for o in _OPS)
+# possessive (no backtracking): a failed match is linear in the line's length, whatever the line
+_FAST_WORD = r"(?:[^\s'\"\\$;&|<>`*?\[~#(]++|'[^'#(]*+'|\$\?)++"
+_FAST_LINE = re.compile(rf"(?:{_OPS_RE}|{_FAST_WORD}|[ \t]++)*+")
+_FAST_TOKEN = re.compile(rf"({_OPS_RE})|({_FAST_WORD})|[ \t]++")
+
+
+def _fast_word(word: str) -> str:
+    """A word of :data:`_FAST_LINE` as ``tokenize`` gives it: quotes removed, ``$?`` outside quotes marked."""
+    if "$" not in word:
+        return word.replace("'", "") if "'" in word else word
+    parts = word.split("'")  # odd indexes: inside quotes
+    return "".join(part if i % 2 else part.replace("$?", "\x00?\x00") for i, part in enumerate(parts))
+
+
+def _tokenize_fast(line: str) -> list[Word | str] | None:
+    """``tokenize`` for lines made only of what :data:`_FAST_LINE` knows; None for any other line."""
+    if not _FAST_LINE.fullmatch(line):
+        return None
+    return [op or Word(_fast_word(word)) for op, word in _FAST_TOKEN.findall(line) if op or word]
 
 
 def tokenize(line: str) -> list[Word | str]:
     """Words and operator strings; variables stay as ``\\x00NAME\\x00`` marks, expanded when the command runs."""
+    fast = _tokenize_fast(line)
+    if fast is not None:
+        return fast
     tokens: list[Word | str] = []
     i, n = 0, len(line)
     cur: list[str] = []
@@ -179,10 +204,11 @@ def parse(tokens: list[Word | str]) -> list[tuple[str, list[Simple]]]:
     connector = ";"
     pipeline: list[Simple] = [Simple()]
     i = 0
+    words = pipeline[-1].words
     while i < len(tokens):
         t = tokens[i]
         if isinstance(t, Word):
-            pipeline[-1].words.append(t)
+            words.append(t)
         elif t in (">", ">>", "2>", "&>"):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if not isinstance(nxt, Word):
@@ -195,6 +221,7 @@ def parse(tokens: list[Word | str]) -> list[tuple[str, list[Simple]]]:
             if not pipeline[-1].words:
                 raise ShellSyntaxError("syntax error near unexpected token `|'")
             pipeline.append(Simple())
+            words = pipeline[-1].words
         elif t in (";", "&&", "||"):
             if not pipeline[-1].words and not pipeline[-1].redirects:
                 if t == ";" and len(pipeline) == 1 and not items and i == len(tokens) - 1:
@@ -202,6 +229,7 @@ def parse(tokens: list[Word | str]) -> list[tuple[str, list[Simple]]]:
                 raise ShellSyntaxError(f"syntax error near unexpected token `{t}'")
             items.append((connector, pipeline))
             connector, pipeline = t, [Simple()]
+            words = pipeline[-1].words
         else:
             raise ShellSyntaxError(f"`{t}' is not supported by this lab shell")
         i += 1
@@ -257,20 +285,22 @@ class Shell:
         except ShellSyntaxError as exc:
             self.last_status = 2
             return fail(f"-bash: {exc}", 2)
-        out = Result()
+        outs: list[str] = []
+        errs: list[str] = []
         status = self.last_status
         for connector, pipeline in items:
             if (connector == "&&" and status != 0) or (connector == "||" and status == 0):
                 continue
             res = self.run_pipeline(pipeline)
-            out.out += res.out
-            out.err += res.err
+            outs.append(res.out)
+            errs.append(res.err)
             status = res.status
             self.last_status = status
-        out.status = status
-        return out
+        return Result(out="".join(outs), err="".join(errs), status=status)
 
     def run_pipeline(self, pipeline: list[Simple]) -> Result:
+        if len(pipeline) == 1:  # no pipe: the command's own result
+            return self.run_simple(pipeline[0], "")
         stdin = ""
         err = ""
         res = Result()
@@ -290,9 +320,11 @@ class Shell:
     def expand_words(self, words: list[Word]) -> list[str]:
         argv: list[str] = []
         for w in words:
-            text = self.expand(w.text)
-            matches = self.glob(text) if w.glob else []
-            argv.extend(matches or [text])
+            text = self.expand(w.text) if "\x00" in w.text else w.text
+            if w.glob:
+                argv.extend(self.glob(text) or [text])
+            else:
+                argv.append(text)
         return argv
 
     def glob(self, pattern: str) -> list[str]:

@@ -54,6 +54,13 @@ _TXQ = _words("packets bytes tso_packets tso_bytes tso_inner_packets tso_inner_b
               "csum_partial_inner added_vlan_packets nop csum_none stopped wake dropped xmit_more")
 CHANNELS = 4  # per-queue blocks printed (a real 400G port has one per CPU; the layout is the same)
 _BYTES_PER_PACKET = 4096
+# the printed lines of the counters that always read 0, built once: only the moving values are formatted per read
+_SW_ZERO = tuple(f"     {n}: 0" for n in _SW)
+_SW_AT = {n: i for i, n in enumerate(_SW)}
+_TAIL_LINES = tuple(f"     {n}: 0" for n in _TAIL)
+_RXQ_ZERO = tuple(tuple(f"     rx{q}_{n}: 0" for n in _RXQ) for q in range(CHANNELS))
+_TXQ_ZERO = tuple(tuple(f"     tx{q}_{n}: 0" for n in _TXQ) for q in range(CHANNELS))
+_RXQ_PACKETS, _TXQ_PACKETS = _RXQ.index("packets"), _TXQ.index("packets")
 
 
 def ethtool_stats(sh: Shell, nic: Nic) -> str:
@@ -70,8 +77,10 @@ def ethtool_stats(sh: Shell, nic: Nic) -> str:
         "rx_pcs_symbol_err_phy": c["symbol_errors"], "rx_corrected_bits_phy": c["fec_corrected"],
         "link_down_events_phy": c["carrier_changes"] // 2, "rx_4096_to_8191_bytes_phy": rx,
     }
-    lines = ["NIC statistics:"]
-    lines += [f"     {n}: {values.get(n, 0)}" for n in _SW]
+    sw = list(_SW_ZERO)
+    for n, value in values.items():
+        sw[_SW_AT[n]] = f"     {n}: {value}"
+    lines = ["NIC statistics:", *sw]
     lossless = [p for p in PRIOS if p in sh.state.physical.lossless]
     for p in PRIOS:
         share = (rx // max(len(lossless), 1)) if p in lossless else (rx // 100 if p == 0 else 0)
@@ -89,11 +98,13 @@ def ethtool_stats(sh: Shell, nic: Nic) -> str:
     # PFC stall prevention (ConnectX-5 and later), driven by the shared storm counter
     lines += [f"     tx_pause_storm_warning_events: {c['pfcwd_storms']}",
               f"     tx_pause_storm_error_events: {c['pfcwd_storms']}"]
-    lines += [f"     {n}: 0" for n in _TAIL]
-    for q in range(CHANNELS):
-        lines += [f"     rx{q}_{n}: {rx // 100 // CHANNELS if n == 'packets' else 0}" for n in _RXQ]
-    for q in range(CHANNELS):
-        lines += [f"     tx{q}_{n}: {tx // 100 // CHANNELS if n == 'packets' else 0}" for n in _TXQ]
+    lines += _TAIL_LINES
+    for zero, at, packets, prefix in ((_RXQ_ZERO, _RXQ_PACKETS, rx // 100 // CHANNELS, "rx"),
+                                      (_TXQ_ZERO, _TXQ_PACKETS, tx // 100 // CHANNELS, "tx")):
+        for q in range(CHANNELS):
+            block = list(zero[q])
+            block[at] = f"     {prefix}{q}_packets: {packets}"
+            lines += block
     return "\n".join(lines)
 
 

@@ -60,6 +60,10 @@ def _fail(text: str, status: int = 1) -> Reply:
     return Reply(text, exit_status=status)
 
 
+# what shlex.split treats differently from str.split: quotes, backslashes, blanks other than space/tab/CR/LF
+_SHLEX_SPECIAL = re.compile(r"['\"\\]|[^\S \t\r\n]")
+
+
 class SonicSession(Session):
     state: SonicState
 
@@ -83,7 +87,7 @@ class SonicSession(Session):
             self.heredoc = (path, delim, [])
             return ""
         try:
-            words = shlex.split(line)
+            words = shlex.split(line) if _SHLEX_SPECIAL.search(line) else line.split()
         except ValueError:
             return _fail("-bash: syntax error: unexpected end of file", 2)
         root = False
@@ -154,7 +158,7 @@ class SonicSession(Session):
         while i < len(args):
             a = args[i]
             if a == "-d":
-                doc.update(self.state.db())
+                doc.update(self.state.db_read())
             elif a == "-j" and i + 1 < len(args):
                 i += 1
                 text = self.state.read_file(args[i])
@@ -188,7 +192,7 @@ class SonicSession(Session):
         if not args:
             return _fail("redis-cli: interactive mode is not available in the lab")
         op = args[0].lower()
-        config = self.state.db() if db_index == "4" else {}
+        config = self.state.db_read() if db_index == "4" else {}
         if op == "keys" and len(args) == 2:
             keys = [f"{t}|{k}" for t, entries in config.items() for k in entries]
             return redis_array(natsorted(k for k in keys if fnmatch.fnmatchcase(k, args[1])))
@@ -380,7 +384,7 @@ class SonicSession(Session):
 
     def _cmd_ecnconfig(self, args: list[str], root: bool) -> str | Reply:
         if "-l" in args or "--list" in args:
-            return ecn_list(self.state, self.state.db(), [])
+            return ecn_list(self.state, self.state.db_read(), [])
         if "-p" not in args:
             return _fail("Usage: ecnconfig [OPTIONS] [[on|off]]\nTry 'ecnconfig --help' for help.", 2)
         if not root:
@@ -401,21 +405,21 @@ class SonicSession(Session):
 
     def _cmd_pfcwd(self, args: list[str], root: bool) -> str | Reply:
         if args[:2] == ["show", "config"]:
-            return pfcwd_config(self.state, self.state.db(), args[2:])
+            return pfcwd_config(self.state, self.state.db_read(), args[2:])
         if args[:2] == ["show", "stats"]:
-            return pfcwd_stats(self.state, self.state.db(), args[2:])
+            return pfcwd_stats(self.state, self.state.db_read(), args[2:])
         return usage_error("pfcwd", "[OPTIONS] COMMAND [ARGS]...", f'No such command "{" ".join(args[:2])}".')
 
     def _cmd_show(self, args: list[str], root: bool) -> str | Reply:
         words = [a for a in args if a not in ("-d", "all")] if args[:1] == ["runningconfiguration"] else args
         if words[:1] == ["runningconfiguration"]:
-            return cfggen_dump(self.state.db())
+            return cfggen_dump(self.state.db_read())
         if words[:1] == ["pfcwd"] and len(words) >= 2:
             words = ["pfcwd", words[1], *words[2:]]
         for size in (3, 2, 1):
             key = " ".join(words[:size])
             if len(words) >= size and key in SHOW:  # longest command first
-                return SHOW[key](self.state, self.state.db(), words[size:])
+                return SHOW[key](self.state, self.state.db_read(), words[size:])
         if not words:
             return "Usage: show [OPTIONS] COMMAND [ARGS]...\n\n  SONiC command line - 'show' command"
         group = next((g for g in GROUPS if words[:len(g.split())] == g.split()), "")

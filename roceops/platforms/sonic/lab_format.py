@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from json.encoder import encode_basestring_ascii as _encode_string  # type: ignore[attr-defined]
 from typing import Any, Literal
 
@@ -20,6 +21,7 @@ Align = Literal["left", "right"]
 _DIGITS = re.compile(r"(\d+)")
 
 
+@lru_cache(maxsize=1 << 14)
 def natural_key(text: str) -> tuple[Any, ...]:
     """natsort's default key: digit runs compare as numbers.
 
@@ -34,6 +36,8 @@ def natsorted(items: Iterable[str]) -> list[str]:
 
 
 def _is_number(value: str) -> bool:
+    if value.isdigit() and value.isascii():  # the common case, decided without float()
+        return True
     try:
         float(value)
     except ValueError:
@@ -41,8 +45,16 @@ def _is_number(value: str) -> bool:
     return value.strip().lower() not in ("nan", "inf", "-inf", "+inf", "infinity")
 
 
+def _all_numbers(column: Sequence[str]) -> bool:
+    if all(column):  # no empty cell: one isdigit() on the whole column decides for plain integers
+        joined = "".join(column)
+        if joined.isdigit() and joined.isascii():
+            return True
+    return all(map(_is_number, column))
+
+
 def tabulate(rows: Sequence[Sequence[Any]], headers: Sequence[str] = (), *, stralign: Align = "left",
-             numalign: Align = "right") -> str:
+             numalign: Align = "right", text: bool = False) -> str:
     """``tabulate(rows, headers, tablefmt="simple", stralign=..., numalign=...)`` for string/int cells.
 
     >>> print(tabulate([["Ethernet0", "3,4"]], ["Interface", "Lossless priorities"]))
@@ -54,20 +66,26 @@ def tabulate(rows: Sequence[Sequence[Any]], headers: Sequence[str] = (), *, stra
     ecn                  ecn_all
     green_min_threshold  1048576
     -------------------  -------
+
+    ``text=True``: every row is a tuple of str (nothing to convert).
     """
-    cells = [[str(v) for v in row] for row in rows]
-    ncols = len(headers) if headers else max((len(r) for r in cells), default=0)
-    columns = [[r[i] if i < len(r) else "" for r in cells] for i in range(ncols)]
-    aligns: list[Align] = [numalign if col and all(_is_number(v) for v in col) else stralign for col in columns]
-    widths = [max([len(headers[i]) + 2 if headers else 0, *(len(v) for v in columns[i])]) for i in range(ncols)]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if a == "right" else v.ljust(w)
-                         for v, w, a in zip(values, widths, aligns, strict=True)).rstrip()
-
+    cells = rows if text else [tuple(map(str, row)) for row in rows]  # text: tuples of str already
+    lengths = set(map(len, cells))
+    ncols = len(headers) if headers else max(lengths, default=0)
+    if lengths - {ncols}:
+        if max(lengths) > ncols:
+            raise ValueError("a row has more cells than the table has columns")
+        cells = [(*r, *([""] * (ncols - len(r)))) for r in cells]
+    columns = list(zip(*cells, strict=True)) if cells else [()] * ncols
+    if stralign == numalign:  # every column aligns alike: no need to tell numbers from text
+        aligns: list[Align] = [stralign] * ncols
+    else:
+        aligns = [numalign if col and _all_numbers(col) else stralign for col in columns]
+    widths = [max([len(headers[i]) + 2 if headers else 0, *map(len, columns[i])]) for i in range(ncols)]
+    fmt = "  ".join(f"%{'' if a == 'right' else '-'}{w}s" for w, a in zip(widths, aligns, strict=True))
     rule = "  ".join("-" * w for w in widths)
-    out = [line(list(headers)), rule] if headers else [rule]
-    out.extend(line(row + [""] * (ncols - len(row))) for row in cells)
+    out = [(fmt % tuple(headers)).rstrip(), rule] if headers else [rule]
+    out += [(fmt % r).rstrip() for r in cells]
     if not headers:
         out.append(rule)
     return "\n".join(out)
@@ -95,9 +113,16 @@ def speed_text(speed_mbps: int) -> str:
     return f"{speed_mbps // 1000}G"
 
 
+# entries' fields in the layout of json.dumps(indent=4) at depth 3, written by the C encoder; field values are
+# strings, so "},<indent>{" only ever stands between two entries (a field separator follows a closing quote)
+_FIELD_SEP = ",\n            "
+_ENTRY_SEP = "}" + _FIELD_SEP + "{"
+_FIELDS = json.JSONEncoder(sort_keys=True, separators=(_FIELD_SEP, ": "))
+
+
 def cfggen_dump(doc: Mapping[str, Any]) -> str:
     """``sonic-cfggen --print-data``: tables and keys in natsort order, fields sorted, ``json.dumps(indent=4)``
-    layout (written out with the C string encoder: the indenting encoder is pure Python and 6x slower)."""
+    layout (written out with the C encoder, one call per table: the indenting encoder is pure Python)."""
     enc = _encode_string
     out = ["{"]
     tables = sorted(doc, key=natural_key)
@@ -108,17 +133,16 @@ def cfggen_dump(doc: Mapping[str, Any]) -> str:
             continue
         out.append(f"    {enc(table)}: {{")
         keys = sorted(entries, key=natural_key)
+        filled = [entries[key] for key in keys if entries[key]]
+        if not all(type(v) is str for fields in filled for v in fields.values()):  # cfggen prints str(value)
+            filled = [{name: v if type(v) is str else str(v) for name, v in fields.items()} for fields in filled]
+        bodies = iter(_FIELDS.encode(filled)[2:-2].split(_ENTRY_SEP) if filled else ())
         for ki, key in enumerate(keys):
-            fields = entries[key]
             sep = "," if ki < len(keys) - 1 else ""
-            if not fields:
+            if not entries[key]:
                 out.append(f"        {enc(key)}: {{}}{sep}")
                 continue
-            out.append(f"        {enc(key)}: {{")
-            names = sorted(fields)
-            out.extend(f"            {enc(name)}: {enc(str(fields[name]))}{',' if i < len(names) - 1 else ''}"
-                       for i, name in enumerate(names))
-            out.append(f"        }}{sep}")
+            out.append(f"        {enc(key)}: {{\n            {next(bodies)}\n        }}{sep}")
         out.append(f"    }}{',' if ti < len(tables) - 1 else ''}")
     out.append("}")
     return "\n".join(out) if tables else "{}"

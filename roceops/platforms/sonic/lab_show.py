@@ -10,10 +10,13 @@ read ``N/A`` until ``FLEX_COUNTER_TABLE|WRED_ECN_QUEUE`` is enabled, as on a rea
 from __future__ import annotations
 
 import json
+import re
 import time
 import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from roceops.lab.physical import STORM_RATE
@@ -75,13 +78,10 @@ def _state_letter(st: SonicState, db: Db, port: str) -> str:
 
 
 def counters_errors(st: SonicState, db: Db, args: list[str]) -> str:
-    rows = []
-    for name in _ports(db):
-        c = st.counters(name)
-        rows.append([name, _state_letter(st, db, name), comma(c.get("crc_errors", 0)), comma(0), comma(0),
-                     comma(0), comma(0), comma(0)])
+    rows = [(name, _state_letter(st, db, name), comma(st.counter(name, "crc_errors")), "0", "0", "0", "0", "0")
+            for name in _ports(db)]
     return tabulate(rows, ["IFACE", "STATE", "RX_ERR", "RX_DRP", "RX_OVR", "TX_ERR", "TX_DRP", "TX_OVR"],
-                    stralign="right")
+                    stralign="right", text=True)
 
 
 def _bytes_rate(bytes_per_s: float) -> str:
@@ -112,14 +112,11 @@ def counters(st: SonicState, db: Db, args: list[str]) -> str:
 
 
 def counters_fec(st: SonicState, db: Db, args: list[str]) -> str:
-    rows = []
-    for name in _ports(db):
-        c = st.counters(name)
-        rows.append([name, _state_letter(st, db, name), comma(c.get("fec_corrected", 0)),
-                     comma(c.get("fec_uncorrected", 0)), comma(c.get("symbol_errors", 0)), "N/A", "N/A", "N/A",
-                     "N/A", "N/A", "N/A"])
+    rows = [(name, _state_letter(st, db, name), comma(st.counter(name, "fec_corrected")),
+             comma(st.counter(name, "fec_uncorrected")), comma(st.counter(name, "symbol_errors")), "N/A", "N/A",
+             "N/A", "N/A", "N/A", "N/A") for name in _ports(db)]
     return tabulate(rows, ["IFACE", "STATE", "FEC_CORR", "FEC_UNCORR", "FEC_SYMBOL_ERR", "FEC_PRE_BER", "FEC_POST_BER",
-                           "FEC_PRE_BER_MAX", "FLR(O)", "FLR(P) (Accuracy)", "FEC_MAX_T"], stralign="right")
+                           "FEC_PRE_BER_MAX", "FLR(O)", "FLR(P) (Accuracy)", "FEC_MAX_T"], stralign="right", text=True)
 
 
 def _utc(ts: float) -> str:
@@ -128,12 +125,13 @@ def _utc(ts: float) -> str:
 
 def interfaces_flap(st: SonicState, db: Db, args: list[str]) -> str:
     rows = []
+    started = _utc(st.started)
     for name in _ports(db, args[0] if args else None):
-        flaps = st.counters(name).get("carrier_changes", 0)
+        flaps = st.counter(name, "carrier_changes")
         up = st.oper_up(db, name)
         rows.append([name, str(flaps) if flaps else "Never", db["PORT"][name].get("admin_status", "down").capitalize(),
                      "Up" if up else "Down", _utc(time.time()) if flaps > 1 and not up else "Never",
-                     _utc(st.started) if flaps else "Never"])
+                     started if flaps else "Never"])
     return tabulate(rows, ["Interface", "Flap Count", "Admin", "Oper", "Link Down TimeStamp(UTC)",
                            "Link Up TimeStamp(UTC)"])
 
@@ -143,14 +141,18 @@ def interfaces_flap(st: SonicState, db: Db, args: list[str]) -> str:
 
 def pfc_counters(st: SonicState, db: Db, args: list[str]) -> str:
     blocks = []
-    for direction in ("rx", "tx"):
-        rows = []
-        for name in _ports(db):
-            c = st.counters(name)
-            rows.append([name, *(comma(c.get(f"pfc_{direction}_{p}", 0)) for p in range(8))])
+    snapshots = [(name, st.counters(name)) for name in _ports(db)]
+    for direction, get in (("rx", _PFC_RX), ("tx", _PFC_TX)):
+        rows = [(name, *map(_COMMA, get(c) if c else _NO_PFC)) for name, c in snapshots]
         header = f"Port {direction.capitalize()}"
-        blocks.append(tabulate(rows, [header, *(f"PFC{p}" for p in range(8))], stralign="right"))
+        blocks.append(tabulate(rows, [header, *(f"PFC{p}" for p in range(8))], stralign="right", text=True))
     return "\n\n".join(blocks)
+
+
+_PFC_RX = itemgetter(*(f"pfc_rx_{p}" for p in range(8)))
+_PFC_TX = itemgetter(*(f"pfc_tx_{p}" for p in range(8)))
+_NO_PFC = (0,) * 8  # a port without counters
+_COMMA = "{:,}".format  # comma() of a counter that is there
 
 
 def pfc_priority(st: SonicState, db: Db, args: list[str]) -> str:
@@ -170,7 +172,7 @@ def pfc_asymmetric(st: SonicState, db: Db, args: list[str]) -> str:
 
 
 def _queue_stats(st: SonicState, db: Db, port: str) -> list[tuple[str, str, str, str, str]]:
-    total = st.counters(port).get("tx_packets", 0)
+    total = st.counter(port, "tx_packets")
     lossless = _lossless_queues(db, port) or {3}
     per_queue: dict[int, tuple[int, int]] = {}
     for q in range(UNICAST_QUEUES):
@@ -210,27 +212,75 @@ def queue_counters(st: SonicState, db: Db, args: list[str]) -> str:
     return "\n".join(blocks)
 
 
+_QUEUE_NAMES = tuple(f"{'UC' if q < UNICAST_QUEUES else 'MC'}{q}" for q in range(UNICAST_QUEUES + MULTICAST_QUEUES))
+
+
 def queue_wredcounters(st: SonicState, db: Db, args: list[str]) -> str:
     enabled = db.get("FLEX_COUNTER_TABLE", {}).get("WRED_ECN_QUEUE", {}).get("FLEX_COUNTER_STATUS") == "enable"
-    queues = port_id_keyed(db.get("QUEUE", {}))
-    wred = db.get("WRED_PROFILE", {})
+    queues = port_id_keyed(db.get("QUEUE", {}), copy=False)
+    ecn_queues = _ecn_queues(queues, db.get("WRED_PROFILE", {}))
     blocks = []
     for name in _ports(db, args[0] if args else None):
-        ecn_queues = [q for q in range(UNICAST_QUEUES)
-                      if wred.get(unref(queues.get((name, q), {}).get("wred_profile")) or "", {}).get(
-                          "ecn", "ecn_none") != "ecn_none"]
-        marked = st.counters(name).get("ecn_marked", 0)
-        rows = []
-        for q in range(UNICAST_QUEUES + MULTICAST_QUEUES):
-            kind = "UC" if q < UNICAST_QUEUES else "MC"
-            if not enabled:
-                rows.append([name, f"{kind}{q}", "N/A", "N/A", "N/A", "N/A"])
-                continue
-            pkts = marked // len(ecn_queues) if q in ecn_queues else 0
-            rows.append([name, f"{kind}{q}", "0", "0", str(pkts), str(pkts * PACKET_BYTES["lossless"])])
-        blocks.append(tabulate(rows, ["Port", "TxQ", "WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts",
-                                      "EcnMarked/bytes"], stralign="right") + "\n")
+        if not name:  # no marker for an empty name: a plain table
+            blocks.append(tabulate(_wred_rows(st, name, enabled, ecn_queues(name)), _WRED_HEADERS,
+                                   stralign="right", text=True) + "\n")
+            continue
+        if not enabled:
+            blocks.append(_wred_template(len(name), 0, 0).format(name) + "\n")
+            continue
+        marked = st.counter(name, "ecn_marked")
+        ecn = ecn_queues(name)
+        counts: list[str] = []
+        for q in range(len(_QUEUE_NAMES)):
+            pkts = marked // len(ecn) if q in ecn else 0
+            counts += (str(pkts), str(pkts * PACKET_BYTES["lossless"]))
+        template = _wred_template(len(name), max(map(len, counts[::2])), max(map(len, counts[1::2])))
+        blocks.append(template.format(name, *counts) + "\n")
     return "\n".join(blocks)
+
+
+def _wred_rows(st: SonicState, name: str, enabled: bool, ecn: list[int]) -> list[tuple[str, ...]]:
+    if not enabled:
+        return [(name, queue, "N/A", "N/A", "N/A", "N/A") for queue in _QUEUE_NAMES]
+    marked = st.counter(name, "ecn_marked")
+    return [(name, queue, "0", "0", str(pkts), str(pkts * PACKET_BYTES["lossless"]))
+            for q, queue in enumerate(_QUEUE_NAMES) for pkts in [marked // len(ecn) if q in ecn else 0]]
+
+
+_WRED_HEADERS = ["Port", "TxQ", "WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts", "EcnMarked/bytes"]
+_MARKS = re.compile("\x01+|\x02+|\x03+")
+
+
+@lru_cache(maxsize=256)
+def _wred_template(name_width: int, pkts_width: int, bytes_width: int) -> str:
+    """One port's ``queue wredcounters`` table as a ``str.format`` template (field 0: the port name, then the
+    EcnMarked packets and bytes of each queue; ``pkts_width`` 0: counters off, every cell N/A), made by
+    :func:`tabulate` from rows with the values drawn as markers as wide as the widest value."""
+    if pkts_width:
+        rows = [("\x01" * name_width, queue, "0", "0", "\x02" * pkts_width, "\x03" * bytes_width)
+                for queue in _QUEUE_NAMES]
+    else:
+        rows = [("\x01" * name_width, queue, "N/A", "N/A", "N/A", "N/A") for queue in _QUEUE_NAMES]
+    text = tabulate(rows, _WRED_HEADERS, stralign="right", text=True).replace("{", "{{").replace("}", "}}")
+    fields = iter(range(1, 2 * len(_QUEUE_NAMES) + 1))
+    return _MARKS.sub(lambda m: f"{{{0 if m.group()[0] == chr(1) else next(fields)}:>{len(m.group())}}}", text)
+
+
+def _ecn_queues(queues: dict[tuple[str, int], dict[str, str]],
+                wred: dict[str, dict[str, str]]) -> Callable[[str], list[int]]:
+    """port -> its unicast queues whose WRED profile marks ECN, from one pass over the QUEUE table."""
+    ecn_profiles = {name for name, profile in wred.items() if profile.get("ecn", "ecn_none") != "ecn_none"}
+
+    def of_queue(port: str, q: int) -> bool:
+        return (unref(queues.get((port, q), {}).get("wred_profile")) or "") in ecn_profiles
+
+    if "" in ecn_profiles:  # a profile named "": it also matches every queue without an entry
+        return lambda port: [q for q in range(UNICAST_QUEUES) if of_queue(port, q)]
+    by_port: dict[str, list[int]] = {}
+    for port, q in queues:
+        if 0 <= q < UNICAST_QUEUES and of_queue(port, q):
+            by_port.setdefault(port, []).append(q)
+    return lambda port: by_port.get(port, [])
 
 
 # --------------------------------------------------------------------------- PFC watchdog, ECN, buffers
@@ -256,11 +306,12 @@ def pfcwd_config(st: SonicState, db: Db, args: list[str]) -> str:
 def pfcwd_stats(st: SonicState, db: Db, args: list[str]) -> str:
     show_empty = "-e" in args or "--empty" in args
     wd = db.get("PFC_WD", {})
+    qos = port_keyed(db.get("PORT_QOS_MAP", {}))
     rows = []
     for port in _ports(db):
         if not wd.get(port):
             continue
-        entry = port_keyed(db.get("PORT_QOS_MAP", {})).get(port, {})
+        entry = qos.get(port, {})
         pfc_map = db.get("MAP_PFC_PRIORITY_TO_QUEUE", {}).get(unref(entry.get("pfc_to_queue_map")) or "", {})
         watched = priorities(entry.get("pfc_enable"))
         storm_prio = next((p for p in watched if p in st.physical.lossless), None)

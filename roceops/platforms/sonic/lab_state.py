@@ -11,9 +11,12 @@ and by fault injection, so a fault is exactly "what an operator typing the comma
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -37,6 +40,10 @@ FAULT_PARAMS: dict[str, frozenset[str]] = {
     **{f: frozenset({"port"}) for f in OPER_FAULTS},
 }
 DEFAULT_MTU = "9100"
+PARSED_CACHE = 32  # parsed running CONFIG_DBs kept for the most recently read devices (~320 kB each)
+_parsed: OrderedDict[int, tuple[str, Db]] = OrderedDict()  # device serial -> (running text, its parse)
+_parsed_lock = threading.Lock()
+_serials = itertools.count()
 MTU_RANGE = (68, 9216)
 
 
@@ -117,6 +124,7 @@ class SonicState(DeviceState):
         if not db["PORT"]:
             del db["PORT"]
         self.started = time.time()
+        self._serial = next(_serials)
         self.running = dumps(db)
         self.saved = self.running
         self.checkpoints: dict[str, tuple[str, float]] = {}
@@ -131,6 +139,22 @@ class SonicState(DeviceState):
     def db(self) -> Db:
         """A private copy of the running CONFIG_DB (mutate freely, then :meth:`commit`)."""
         return json.loads(self.running)  # type: ignore[no-any-return]
+
+    def db_read(self) -> Db:
+        """The running CONFIG_DB for reading only (show commands): parsed once per running text and shared
+        through a small LRU of all devices; never mutate it (use :meth:`db`)."""
+        running = self.running
+        with _parsed_lock:
+            found = _parsed.get(self._serial)
+            if found is not None and found[0] is running:
+                _parsed.move_to_end(self._serial)
+                return found[1]
+        db: Db = json.loads(running)
+        with _parsed_lock:
+            _parsed[self._serial] = (running, db)
+            while len(_parsed) > PARSED_CACHE:
+                _parsed.popitem(last=False)
+        return db
 
     def commit(self, db: Db) -> None:
         self.running = dumps({t: e for t, e in db.items() if e})
@@ -342,6 +366,10 @@ class SonicState(DeviceState):
 
     def counters(self, port: str) -> dict[str, int]:
         return self.physical.snapshot(port) if port in self.physical.ports else {}
+
+    def counter(self, port: str, key: str) -> int:
+        """``counters(port).get(key, 0)`` without reading the port's other counters."""
+        return self.physical.value(port, key) if port in self.physical.ports else 0
 
     def rejecting(self) -> bool:
         return "reject_config" in self.faults.extra
