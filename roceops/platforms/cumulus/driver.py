@@ -40,6 +40,7 @@ from typing import Any
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.channel import read_timeout, send_line
 from roceops.platforms.cumulus import parsers as p
+from roceops.platforms.cumulus import parsers_ports as pp
 from roceops.platforms.cumulus.render import (
     is_set_leaf,
     nv_set_commands,
@@ -212,7 +213,7 @@ def _config(outputs: dict[str, str]) -> dict[tuple[str, ...], set[str]]:
 
 def _one(cfg: dict[tuple[str, ...], set[str]], *path: str) -> str | None:
     values = cfg.get(path)
-    return sorted(values)[0] if values else None
+    return min(values) if values else None  # the first in sorted order
 
 
 def _ordered(items: list[Any], order: list[str], key: Any) -> list[Any]:
@@ -235,7 +236,7 @@ def observe(outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
     lo = sorted(a for a in cfg.get(("interface", "lo", "ip", "address"), set()) if not a.startswith("127."))
     out["loopback"] = lo[0] if lo else None
     out["qos"] = _observe_qos(outputs, cfg, intent)
-    links = p.parse_interfaces_json(_out(outputs, "nv show interface -o json"))
+    links = p.interfaces_json(_out(outputs, "nv show interface -o json"))
     out["ports"] = {name: _observe_port(outputs, cfg, name, links.get(name, {})) for name in intent.ports}
     out["bgp"] = _observe_bgp(cfg, intent)
     return out
@@ -271,7 +272,7 @@ def _observe_qos(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]], 
 
 def _watchdog_on(outputs: dict[str, str], port: str) -> bool:
     text = _maybe(outputs, port_cmd(port, "qos pfc-watchdog"))
-    return text is not None and p.parse_pfc_watchdog(text)["state"] == "enabled"
+    return text is not None and pp.watchdog_state(text) == "enabled"
 
 
 def _observe_port(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]], name: str,
@@ -281,7 +282,7 @@ def _observe_port(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]],
     state = _one(cfg, "interface", name, "link", "state")
     addresses = sorted(a for a in cfg.get(("interface", name, "ip", "address"), set()) if a != "dhcp")
     status_text = _maybe(outputs, port_cmd(name, "qos roce status"))
-    pfc = p.parse_roce_status(status_text)["pfc-priority"] if status_text else []
+    pfc = pp.pfc_priorities(status_text) if status_text else []
     return {"name": name, "speed": speed, "mtu": int(mtu) if mtu else link.get("mtu"),
             "admin_up": state == "up" if state else bool(link.get("admin_up")),
             "description": _one(cfg, "interface", name, "description") or "",
@@ -292,16 +293,18 @@ def _observe_port(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]],
 def _observe_bgp(cfg: dict[tuple[str, ...], set[str]], intent: SwitchIntent) -> dict[str, Any]:
     asn = _one(cfg, "router", "bgp", "autonomous-system")
     base = ("vrf", "default", "router", "bgp")
-    ips = sorted({path[5] for path in cfg if path[:5] == (*base, "neighbor") and len(path) > 5})
+    neighbor = (*base, "neighbor")
+    ips = sorted({path[5] for path in cfg if path[:5] == neighbor and len(path) > 5})
     subnets = []
     for path, values in cfg.items():
         if len(path) == 4 and path[0] == "interface" and path[2:] == ("ip", "address"):
             subnets += [(path[1], v) for v in values if v != "dhcp"]
     neighbors = []
+    port_of = _Subnets(subnets)
     for ip in ips:
         remote = _one(cfg, *base, "neighbor", ip, "remote-as")
         neighbors.append({"ip": ip, "remote_asn": int(remote) if remote and remote.isdigit() else remote,
-                          "port": _port_of(ip, subnets) or "",
+                          "port": port_of.find(ip) or "",
                           "description": _one(cfg, *base, "neighbor", ip, "description") or ""})
     networks = sorted(cfg.get((*base, "address-family", "ipv4-unicast", "network"), set()))
     return {"asn": int(asn) if asn and asn.isdigit() else asn,
@@ -310,22 +313,37 @@ def _observe_bgp(cfg: dict[tuple[str, ...], set[str]], intent: SwitchIntent) -> 
             "networks": _ordered(networks, list(dict.fromkeys(intent.bgp.networks)), lambda n: n)}
 
 
-def _port_of(ip: str, subnets: list[tuple[str, str]]) -> str | None:
-    try:
-        addr = ipaddress.ip_address(ip)
-    except ValueError:
-        return ip  # an unnumbered neighbour is named by its interface
-    for port, prefix in subnets:
-        network = p.interface_network(prefix)  # None for a prefix that does not parse
-        if network is not None and addr in network:
-            return port
-    return None
+class _Subnets:
+    """The interface whose address's network holds a neighbour address: the first such (port, prefix) in the given
+    order, an unnumbered neighbour's own name, None; by one dict lookup per distinct (IP version, netmask) instead
+    of a containment test per interface."""
+
+    def __init__(self, subnets: list[tuple[str, str]]) -> None:
+        self.groups: dict[tuple[int, int], dict[int, tuple[int, str]]] = {}
+        for i, (port, prefix) in enumerate(subnets):
+            network = p.interface_network(prefix)  # None for a prefix that does not parse
+            if network is not None:
+                group = self.groups.setdefault((network.version, int(network.netmask)), {})
+                group.setdefault(int(network.network_address), (i, port))
+
+    def find(self, ip: str) -> str | None:
+        try:
+            addr = ipaddress.ip_address(ip)
+        except ValueError:
+            return ip  # an unnumbered neighbour is named by its interface
+        best: tuple[int, str] | None = None
+        for (version, mask), group in self.groups.items():
+            if version == addr.version:
+                hit = group.get(int(addr) & mask)
+                if hit is not None and (best is None or hit[0] < best[0]):
+                    best = hit
+        return best[1] if best is not None else None
 
 
 def operational(outputs: dict[str, str], intent: Intent) -> OperState:
     if not isinstance(intent, SwitchIntent):
         raise TypeError("the Cumulus driver reads switches only")
-    links = p.parse_interfaces_json(_out(outputs, "nv show interface -o json"))
+    links = p.interfaces_json(_out(outputs, "nv show interface -o json"))
     ber = p.parse_ber_view(_out(outputs, "nv show interface --view ber"))
     ports: dict[str, PortOper] = {}
     lldp: dict[str, LldpNeighbor] = {}
@@ -334,21 +352,20 @@ def operational(outputs: dict[str, str], intent: Intent) -> OperState:
         counters: dict[str, int] = {}
         qos_text = _maybe(outputs, port_cmd(name, "counters qos"))
         if qos_text:
-            q = p.parse_counters_qos(qos_text)
-            for sp, row in q["pfc"].items():
-                counters[f"pfc_rx_{sp}"] = row["rx-pause-frames"] or 0
-                counters[f"pfc_tx_{sp}"] = row["tx-pause-frames"] or 0
-            counters["ecn_marked"] = (q["port"].get("ecn-marked-packets") or {}).get("tx") or 0
+            pause, marked = pp.pause_and_ecn(qos_text)
+            for sp, (rx, tx) in pause.items():
+                counters[f"pfc_rx_{sp}"] = rx or 0
+                counters[f"pfc_tx_{sp}"] = tx or 0
+            counters["ecn_marked"] = marked or 0
         err_text = _maybe(outputs, port_cmd(name, "counters errors"))
         if err_text:
-            counters["crc_errors"] = (p.parse_counters_errors(err_text).get("FCS Errors") or {}).get("rx") or 0
+            counters["crc_errors"] = pp.fcs_rx_errors(err_text) or 0
         roce_text = _maybe(outputs, port_cmd(name, "qos roce counters"))
         if roce_text:
-            counters["cnp_sent"] = p.parse_roce_counters(roce_text).get("tx-stats.tx-cnp-stats.cnp-packets") or 0
+            counters["cnp_sent"] = pp.cnp_packets(roce_text) or 0
         wd_text = _maybe(outputs, port_cmd(name, "qos pfc-watchdog"))
         if wd_text:
-            counters["pfcwd_storms"] = sum(s["deadlock-count"] or 0 for s in p.parse_pfc_watchdog(wd_text)[
-                "status"].values())
+            counters["pfcwd_storms"] = pp.watchdog_deadlocks(wd_text)
         if name in ber:
             counters["fec_uncorrected"] = ber[name]["eff-errs"] or 0
             counters["symbol_errors"] = ber[name]["sym-errs"] or 0

@@ -39,20 +39,21 @@ import ipaddress
 import json
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 from operator import itemgetter
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from roceops.platforms.cumulus.render import expand_lists
 
-# a dashes row (``----  ---``, group 1) or a title rule (``=====``), a whole line after a newline ([^\S\n]: \s
-# within a line)
-_MARKED_LINE = re.compile(r"\n[^\S\n]*(?:(-+(?: +-+)*)|=+)[^\S\n]*(?=\n)")
+# a stripped line that is a dashes row (``----  ---``, group 1) or a title rule (``=====``)
+_MARK = re.compile(r"(-+(?: +-+)*)|=+")
 _DASH_RUN = re.compile(r"-+")
 _DIGITS = re.compile(r"\d+")
+_SPEED = re.compile(r"(\d+)([GM])")
 _SIZE = re.compile(r"\s*([\d.]+)\s*([A-Za-z]*)\s*")
 _SHELL_SPECIAL = re.compile(r"['\"\\]|[^\S ]")  # needs shlex: quotes, escapes, whitespace other than spaces
 _UNITS = {"B": 1, "BYTES": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
@@ -90,20 +91,47 @@ def parse_tables(text: str) -> list[Table]:
     A line followed by a ``====`` rule is a title; a dashes row starts a table whose header is the line
     above it and whose rows run until the next title or the line before the next dashes row.
     """
+    tables: list[Table] = []
+    for title, dashes, header, lines in table_lines(text):
+        cut = _columns(dashes)
+        indents: list[int] = []
+        rows: list[list[str]] = []
+        for line in lines:
+            cells = cut(line)
+            first = cells[0]
+            indents.append(len(first) - len(first.lstrip()))
+            rows.append(list(map(str.strip, cells)))
+        tables.append(Table(title, list(map(str.strip, cut(header))), rows, indents))
+    return tables
+
+
+class TableLines(NamedTuple):
+    """A table of :func:`parse_tables` before its lines are cut into cells."""
+
+    title: str | None
+    dashes: str  # the dashes row: where the columns are
+    header: str  # the line above it
+    rows: list[str]  # the non-blank lines of its rows
+
+
+def table_lines(text: str) -> list[TableLines]:
+    """The tables :func:`parse_tables` reads, as lines (for readers that want a few of their cells)."""
     if "\r" in text:
         text = text.replace("\r", "")
     lines = text.split("\n")
     n = len(lines)
     dashes: set[int] = set()
     titles: set[int] = set()
-    for k, is_dashes in _marked_lines(text):
-        if is_dashes:
-            dashes.add(k)
-        elif k > 0 and lines[k - 1].strip():
-            titles.add(k - 1)  # a title is the non-blank line above a ==== rule
+    for k, line in enumerate(lines):
+        if ("-" in line or "=" in line) and (body := line.lstrip())[:1] in ("-", "=") and (
+                m := _MARK.fullmatch(body.rstrip())):
+            if m.group(1) is not None:
+                dashes.add(k)
+            elif k > 0 and lines[k - 1].strip():
+                titles.add(k - 1)  # a title is the non-blank line above a ==== rule
     events = sorted(dashes | titles)  # every other line is either a table row or skipped
 
-    tables: list[Table] = []
+    tables: list[TableLines] = []
     title: str | None = None
     i = k = 0
     while True:
@@ -124,31 +152,10 @@ def parse_tables(text: str) -> list[Table]:
             if e in titles:
                 end = e
                 break
-        cut = _columns(lines[i])
-        header = list(map(str.strip, cut(lines[i - 1] if i > 0 else "")))
-        indents: list[int] = []
-        rows: list[list[str]] = []
-        for line in lines[i + 1:end]:
-            if line and not line.isspace():
-                cells = cut(line)
-                first = cells[0]
-                indents.append(len(first) - len(first.lstrip()))
-                rows.append(list(map(str.strip, cells)))
-        tables.append(Table(title, header, rows, indents))
+        rows = [line for line in lines[i + 1:end] if line and not line.isspace()]
+        tables.append(TableLines(title, lines[i], lines[i - 1] if i > 0 else "", rows))
         title, i = None, end
     return tables
-
-
-def _marked_lines(text: str) -> list[tuple[int, bool]]:
-    """(index in ``text.split("\\n")``, True for a dashes row / False for a ==== rule) of every marked line."""
-    out: list[tuple[int, bool]] = []
-    line = pos = 0
-    padded = f"\n{text}\n"  # every line then starts after a newline: the pattern starts with a literal
-    for m in _MARKED_LINE.finditer(padded):
-        line += padded.count("\n", pos, m.start())
-        pos = m.start()
-        out.append((line, m.group(1) is not None))
-    return out
 
 
 def kv_entries(table: Table) -> list[tuple[str, list[str]]]:
@@ -445,9 +452,15 @@ def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+@lru_cache(maxsize=4)  # observe and operational read the same output
+def interfaces_json(text: str) -> Mapping[str, dict[str, Any]]:
+    """:func:`parse_interfaces_json`, remembered per text: one read-only mapping for every caller."""
+    return MappingProxyType(parse_interfaces_json(text))
+
+
 def speed_mbps(text: str) -> int | None:
     """``400G`` -> 400000, ``2500M`` -> 2500; anything else -> None."""
-    m = re.fullmatch(r"(\d+)([GM])", text.strip())
+    m = _SPEED.fullmatch(text.strip())
     if not m:
         return None
     return int(m.group(1)) * (1000 if m.group(2) == "G" else 1)
@@ -478,20 +491,57 @@ def nv_split(line: str) -> list[str]:
     return line.split()  # only spaces separate the tokens here
 
 
+def _plain_commands(text: str) -> bool:
+    """No line of ``text`` needs shlex: no quote or backslash, and (ASCII) no whitespace but blanks and newlines."""
+    return text.isascii() and not any(c in text for c in "'\"\\\t\r\v\f\x1c\x1d\x1e\x1f")
+
+
+_CONTROL = "".join(chr(c) for c in range(32) if c != 10)  # every ASCII control character but the newline
+
+
+def _single_blanks(text: str) -> bool:
+    """Plain lines whose tokens are separated by one blank, no comma list, no control character: the text after
+    ``nv set `` is then the command's tokens joined by blanks, and ``" "`` sorts before any of their characters."""
+    return (text.isascii() and "," not in text and not any(c in text for c in "'\"\\")
+            and not any(c in text for c in _CONTROL) and "  " not in text)
+
+
+def _plain_config_paths(text: str) -> dict[tuple[str, ...], set[str]]:
+    """:func:`config_paths` of a :func:`_single_blanks` text, comparing each command as one string."""
+    commands = [line[7:] for line in map(str.strip, text.splitlines()) if line.startswith("nv set ")]
+    # a strict prefix of some command sorts right before a command that extends it
+    ordered = sorted(set(commands))
+    prefixes = {a for a, b in pairwise(ordered) if b.startswith(a + " ")}
+    paths: dict[tuple[str, ...], set[str]] = {}
+    for cmd in commands:
+        if cmd not in prefixes:
+            head, _, last = cmd.rpartition(" ")
+            path = tuple(head.split(" ")) if head else ()
+            values = paths.get(path)
+            if values is None:
+                paths[path] = {last}
+            else:
+                values.add(last)
+    return paths
+
+
 def config_paths(text: str) -> dict[tuple[str, ...], set[str]]:
     """The ``nv set`` lines of ``nv config show -o commands`` as path -> values.
 
     Same result as :func:`roceops.platforms.cumulus.render.nv_set_paths` on those lines (comma lists
     expanded, object-creating prefixes left out), tokenised with :func:`nv_split`.
     """
+    if _single_blanks(text):
+        return _plain_config_paths(text)
     commands: list[tuple[str, ...]] = []
     number = 0
+    split = str.split if _plain_commands(text) else nv_split  # every line plain: nv_split is str.split
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped.startswith("nv set "):
             continue
         number += 1
-        tokens = nv_split(stripped)
+        tokens = split(stripped)
         if tokens[:2] != ["nv", "set"] or len(tokens) < 3:
             raise ValueError(f"line {number}: not an 'nv set' command: {line!r}")
         if "," in stripped:

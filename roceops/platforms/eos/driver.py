@@ -62,6 +62,7 @@ def _prompt_at_end(text: str) -> re.Match[str] | None:
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
            p.CMD_VERSION)
 COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
+_PFC_NAMES = {prio: (f"pfc_rx_{prio}", f"pfc_tx_{prio}") for prio in range(8)}  # operational's counter names
 MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
                     "priority-flow-control ", "router bgp ")
 
@@ -183,7 +184,8 @@ class EosDriver:
                 per = pfc[name]["priorities"]
                 if per:
                     for prio, (rx, tx) in per.items():
-                        counters[f"pfc_rx_{prio}"], counters[f"pfc_tx_{prio}"] = rx, tx
+                        rx_name, tx_name = _PFC_NAMES.get(prio) or (f"pfc_rx_{prio}", f"pfc_tx_{prio}")
+                        counters[rx_name], counters[tx_name] = rx, tx
                 elif len(lossless) == 1:  # ANTA's shape has totals only: they are the lossless priority's
                     counters[f"pfc_rx_{lossless[0]}"], counters[f"pfc_tx_{lossless[0]}"] = pfc[name]["rx"], pfc[name][
                         "tx"]

@@ -20,14 +20,17 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
 
 from hier_config import HConfig, MatchRule, get_hconfig
 from hier_config.models import IdempotentCommandsRule, NegationDefaultWithRule
 from hier_config.platforms.arista_eos.driver import HConfigDriverAristaEOS
 from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
+from pydantic import BaseModel
 
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.eos.parsers_addresses import SubnetIndex, address_key, network_key
 from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, kbytes, natural_key
 
 CMD_RUNNING = "show running-config"
@@ -48,6 +51,9 @@ ACTION_OF_WATCHDOG = {"drop": "drop", "no-drop": "forward"}
 UNIT_BYTES = {"bytes": 1, "kbytes": 1024, "mbytes": 1024 * 1024}
 DEFAULT_MTU = 1500
 DEFAULT_MARK_PROBABILITY = 100
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 class ParseError(ValueError):
@@ -155,27 +161,39 @@ def config_tree(text: str) -> ConfigLine | HConfig:
 
 def _plain_tree(text: str) -> ConfigLine:
     root = current = recent = ConfigLine("", -1, None)
+    seen: dict[str, tuple[str, int] | None] = {}  # a running-config repeats most of its lines: read each once
     for raw in text.splitlines():
-        if raw.startswith("banner "):
-            raise _NeedsHConfig
-        line = " " * (len(raw) - len(raw.lstrip())) + " ".join(raw.split())
-        if _ANY_LINE_SUB.search(line):  # else no substitution changes the line
-            for pattern, replace in _LINE_SUBS:
-                line = pattern.sub(replace, line)
-        line = line.rstrip()
-        if not line:
+        if raw in seen:
+            read = seen[raw]
+        else:
+            read = seen[raw] = _plain_line(raw)
+        if read is None:
             continue
-        body = line.lstrip()
-        indent = len(line) - len(body)
+        body, indent = read
         while indent <= current.indent:
             current = current.parent  # type: ignore[assignment]  # the root's indent (-1) stops the walk
         if indent > recent.indent:
             current = recent
-        if body in _EXITS:
-            raise _NeedsHConfig
         recent = ConfigLine(body, indent, current)
         current.add(recent)
     return root
+
+
+def _plain_line(raw: str) -> tuple[str, int] | None:
+    """(text, indentation) of one line as hier_config's loader reads it, None for a line it drops."""
+    if raw.startswith("banner "):
+        raise _NeedsHConfig
+    line = " " * (len(raw) - len(raw.lstrip())) + " ".join(raw.split())
+    if _ANY_LINE_SUB.search(line):  # else no substitution changes the line
+        for pattern, replace in _LINE_SUBS:
+            line = pattern.sub(replace, line)
+    line = line.rstrip()
+    if not line:
+        return None
+    body = line.lstrip()
+    if body in _EXITS:
+        raise _NeedsHConfig
+    return body, len(line) - len(body)
 
 
 # --------------------------------------------------------------------------- running-config -> intent
@@ -186,6 +204,14 @@ _NO_DROP = re.compile(r"priority-flow-control priority (\d) no-drop")
 _NEIGHBOR_AS = re.compile(r"neighbor (\S+) remote-as (\S+)")
 _NEIGHBOR_DESCRIPTION = re.compile(r"neighbor (\S+) description (.+)")
 _NETWORK = re.compile(r"network (\S+)(?: .*)?")
+_ECN = re.compile(r"random-detect ecn minimum-threshold (\d+) (\S+) maximum-threshold (\d+) (\S+)"
+                  r"(?: max-mark-probability (\d+))?")
+_QOS_MAP_DSCP = re.compile(r"qos map dscp ([\d ]+) to traffic-class (\d+)(?: drop-precedence \d)?")
+_QOS_MAP_TC = re.compile(r"qos map traffic-class (\d+) to tx-queue (\d+)")
+_WATCHDOG_TIMER = re.compile(r"priority-flow-control pause watchdog default (timeout|recovery-time|polling-interval)"
+                             r" ([\d.]+)")
+_WATCHDOG_ACTION = re.compile(r"priority-flow-control pause watchdog action (\S+)")
+_INTF_VALUE = re.compile(r"(speed|mtu|description|ip address|qos trust) (.*)", re.S)  # prefix, the rest
 
 
 def default_dscp_to_tc() -> dict[int, int]:
@@ -199,8 +225,7 @@ def _values(node: Any) -> dict[str, str]:
 
 
 def _ecn(line: str) -> dict[str, Any] | None:
-    m = re.match(r"random-detect ecn minimum-threshold (\d+) (\S+) maximum-threshold (\d+) (\S+)"
-                 r"(?: max-mark-probability (\d+))?", line)
+    m = _ECN.match(line)
     if m is None:
         return None
     lo, lo_unit, hi, hi_unit, prob = m.groups()
@@ -213,38 +238,56 @@ def parse_tx_queues(intf: Any) -> dict[int, dict[str, Any]]:
     """``tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``), weight, ECN."""
     out: dict[int, dict[str, Any]] = {}
     for q in intf.children:
-        m = _TX_QUEUE.fullmatch(q.text)
-        if not m:
+        if not q.text.startswith("tx-queue ") or not (m := _TX_QUEUE.fullmatch(q.text)):
             continue
-        lines = [c.text for c in q.children]
-        dwrr = "no priority" in lines
-        weight = next((int(t.split()[-1]) for t in lines if t.startswith("bandwidth percent ")), None)
-        ecn = next((_ecn(t) for t in lines if t.startswith("random-detect ecn minimum-threshold")), None)
-        out[int(m.group(1))] = {"scheduler": "dwrr" if dwrr else "strict", "weight": weight if dwrr else None,
-                                "ecn": ecn}
+        scheduler, weight, ecn = _tx_queue(tuple(c.text for c in q.children))
+        out[int(m.group(1))] = {"scheduler": scheduler, "weight": weight, "ecn": None if ecn is None else dict(ecn)}
     return out
+
+
+@lru_cache(maxsize=256)  # every interface has the same few tx-queue sections
+def _tx_queue(lines: tuple[str, ...]) -> tuple[str, int | None, tuple[tuple[str, Any], ...] | None]:
+    """(scheduler, weight, ECN items) of a ``tx-queue`` section's lines."""
+    dwrr = False
+    weight_line = ecn_line = None  # the first line of each kind
+    for t in lines:
+        if t == "no priority":
+            dwrr = True
+        elif weight_line is None and t.startswith("bandwidth percent "):
+            weight_line = t
+        elif ecn_line is None and t.startswith("random-detect ecn minimum-threshold"):
+            ecn_line = t
+    weight = int(weight_line.split()[-1]) if weight_line is not None else None
+    ecn = _ecn(ecn_line) if ecn_line is not None else None
+    return "dwrr" if dwrr else "strict", weight if dwrr else None, None if ecn is None else tuple(ecn.items())
 
 
 def parse_interface(intf: Any) -> dict[str, Any]:
     """One ``interface`` section -> SwitchPort-shaped dict (+ ``trust`` and ``queues`` for the QoS view)."""
-    lines = [c.text for c in intf.children if not c.children]
-
-    def value(prefix: str) -> str | None:
-        return next((t[len(prefix):].strip() for t in lines if t.startswith(prefix)), None)
-
-    no_drop = sorted(int(m.group(1)) for t in lines
-                     if (m := _NO_DROP.fullmatch(t)))
-    speed = value("speed ")
-    mtu = value("mtu ")
+    values: dict[str, str] = {}  # the first line with each _INTF_VALUE prefix: the rest of it, stripped
+    leaves: set[str] = set()
+    no_drop: list[int] = []
+    for c in intf.children:
+        if c.children:
+            continue
+        t = c.text
+        leaves.add(t)
+        if m := _INTF_VALUE.match(t):
+            if m.group(1) not in values:
+                values[m.group(1)] = m.group(2).strip()
+        elif t.startswith("priority-flow-control priority ") and (m := _NO_DROP.fullmatch(t)):
+            no_drop.append(int(m.group(1)))
+    speed = values.get("speed")
+    mtu = values.get("mtu")
     out: dict[str, Any] = {
         "name": intf.text.split(" ", 1)[1],
         "mtu": int(mtu) if mtu else DEFAULT_MTU,
-        "admin_up": "shutdown" not in lines,
-        "description": value("description ") or "",
-        "address": value("ip address "),
-        "pfc_priorities": no_drop if "priority-flow-control on" in lines else [],
-        "pfc_watchdog": "priority-flow-control pause watchdog" in lines,
-        "trust": value("qos trust ") or "none",
+        "admin_up": "shutdown" not in leaves,
+        "description": values.get("description") or "",
+        "address": values.get("ip address"),
+        "pfc_priorities": sorted(no_drop) if "priority-flow-control on" in leaves else [],
+        "pfc_watchdog": "priority-flow-control pause watchdog" in leaves,
+        "trust": values.get("qos trust") or "none",
         "queues": parse_tx_queues(intf),
     }
     if speed is not None:
@@ -261,15 +304,14 @@ def parse_running_config(text: str) -> dict[str, Any]:
     tc_to_queue = {tc: tc for tc in range(8)}
     watchdog: dict[str, Any] = {}
     for t in top:
-        if m := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d+)(?: drop-precedence \d)?", t):
+        if m := _QOS_MAP_DSCP.fullmatch(t):
             dscp_to_tc.update(dict.fromkeys((int(d) for d in m.group(1).split()), int(m.group(2))))
-        elif m := re.fullmatch(r"qos map traffic-class (\d+) to tx-queue (\d+)", t):
+        elif m := _QOS_MAP_TC.fullmatch(t):
             tc_to_queue[int(m.group(1))] = int(m.group(2))
-        elif m := re.fullmatch(r"priority-flow-control pause watchdog default (timeout|recovery-time|polling-interval)"
-                               r" ([\d.]+)", t):
+        elif m := _WATCHDOG_TIMER.fullmatch(t):
             field = {"timeout": "detect_ms", "recovery-time": "restore_ms", "polling-interval": "poll_ms"}[m.group(1)]
             watchdog[field] = round(float(m.group(2)) * 1000)
-        elif m := re.fullmatch(r"priority-flow-control pause watchdog action (\S+)", t):
+        elif m := _WATCHDOG_ACTION.fullmatch(t):
             watchdog["action"] = ACTION_OF_WATCHDOG.get(m.group(1), m.group(1))
     watchdog["enabled"] = any(k in watchdog for k in ("detect_ms", "restore_ms", "poll_ms"))
     bgp: dict[str, Any] = {}
@@ -308,20 +350,34 @@ def expected_queue(q: Any) -> dict[str, Any]:
     return {"scheduler": q.scheduler, "weight": q.weight if q.scheduler == "dwrr" else None, "ecn": ecn}
 
 
+def _updated(model: _Model, update: dict[str, Any]) -> _Model:
+    """``model.model_copy(update=update)``, or ``model`` itself where that copy would equal it in every field
+    and in ``model_fields_set`` (most ports and queues are already as EOS holds them)."""
+    fields = model.model_fields_set
+    for key, value in update.items():
+        old = getattr(model, key)
+        if key not in fields or type(old) is not type(value) or old != value:
+            return model.model_copy(update=update)
+    return model
+
+
 def expected_intent(intent: SwitchIntent) -> SwitchIntent:
     """The intent as EOS represents it: kbytes ECN thresholds, ``alert`` watchdog as ``forward`` (EOS
     ``no-drop``), per-port watchdog only where PFC is on and the watchdog is enabled, networks de-duplicated."""
     qos = intent.qos
     wd = qos.pfc_watchdog
     action = ACTION_OF_WATCHDOG[WATCHDOG_ACTIONS[wd.action]]
-    queues = {qid: q.model_copy(update={"ecn": None if q.ecn is None else q.ecn.model_copy(update={
+    queues = {qid: _updated(q, {"ecn": None if q.ecn is None else _updated(q.ecn, {
         "min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024})})
         for qid, q in qos.queues.items()}
-    ports = {name: p.model_copy(update={"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities)})
+    ports = {name: _updated(p, {"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities)})
              for name, p in intent.ports.items()}
     new_qos = qos.model_copy(update={"queues": queues, "pfc_watchdog": wd.model_copy(update={"action": action})})
     bgp = intent.bgp.model_copy(update={"networks": list(dict.fromkeys(intent.bgp.networks))})
     return intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
+
+
+_port_order = lru_cache(maxsize=4096)(natural_key)  # the same port names on every switch
 
 
 def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
@@ -332,10 +388,13 @@ def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
     else the first port's.
     """
     cfg = parse_running_config(text)
-    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=natural_key) if n in cfg["interfaces"]}
+    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=_port_order) if n in cfg["interfaces"]}
     want_queues = {str(qid): expected_queue(q) for qid, q in intent.qos.queues.items()}
     queues: dict[str, Any] = {}
+    last: dict[int, Any] | None = None  # the queues of the last port looked at, which are as expected
     for p in ports_cfg.values():
+        if p["queues"] == last:
+            continue  # the same queues as a port already found as expected
         seen = {str(qid): p["queues"].get(qid, {"scheduler": "strict", "weight": None, "ecn": None})
                 for qid in intent.qos.queues}
         seen.update({str(qid): v for qid, v in p["queues"].items() if qid not in intent.qos.queues})
@@ -343,6 +402,7 @@ def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
             queues = seen
         if seen != want_queues:
             break
+        last = p["queues"]
     trusts = [p["trust"] for p in ports_cfg.values()]
     lossless = sorted({prio for p in ports_cfg.values() for prio in p["pfc_priorities"]})
     qos: dict[str, Any] = {"dscp_to_tc": cfg["dscp_to_tc"], "tc_to_queue": cfg["tc_to_queue"],
@@ -362,15 +422,16 @@ def _observed_bgp(cfg: dict[str, Any], intent: SwitchIntent) -> dict[str, Any]:
     bgp = cfg["bgp"]
     if not bgp:
         return {"asn": None, "router_id": None, "neighbors": [], "networks": []}
-    subnets = [(ipaddress.ip_interface(p["address"]).network, n) for n, p in cfg["interfaces"].items()
-               if p.get("address")]
+    port_of = SubnetIndex((network_key(p["address"]), n) for n, p in cfg["interfaces"].items() if p.get("address"))
     order = {nb.ip: i for i, nb in enumerate(intent.bgp.neighbors)}
+    keys = {ip: address_key(ip) for ip in bgp["neighbors"]}
+    if all(version == 4 for version, _ in keys.values()):  # ipaddress objects of one version order by integer
+        rank: dict[str, Any] = {ip: number for ip, (_, number) in keys.items()}
+    else:  # as ipaddress orders them (mixed versions do not compare)
+        rank = {ip: ipaddress.ip_address(ip) for ip in bgp["neighbors"]}
     neighbors = []
-    for ip, attrs in sorted(bgp["neighbors"].items(), key=lambda kv: (order.get(kv[0], len(order)),
-                                                                       ipaddress.ip_address(kv[0]))):
-        addr = ipaddress.ip_address(ip)
-        port = next((n for net, n in subnets if addr in net), "")
-        neighbors.append({"ip": ip, "remote_asn": attrs.get("remote_asn"), "port": port,
+    for ip, attrs in sorted(bgp["neighbors"].items(), key=lambda kv: (order.get(kv[0], len(order)), rank[kv[0]])):
+        neighbors.append({"ip": ip, "remote_asn": attrs.get("remote_asn"), "port": port_of.find(keys[ip]) or "",
                           "description": attrs.get("description", "")})
     net_order = {n: i for i, n in enumerate(intent.bgp.networks)}
     networks = sorted(dict.fromkeys(bgp["networks"]), key=lambda n: (net_order.get(n, len(net_order)), n))

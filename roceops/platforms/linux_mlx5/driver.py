@@ -40,16 +40,16 @@ from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
+    ethtool_counters,
     parse_cma_roce_mode,
     parse_cma_roce_tos,
     parse_ethtool_driver,
     parse_ethtool_fec,
-    parse_ethtool_stats,
     parse_ip_json,
     parse_mlnx_qos,
     parse_rdma_links,
     parse_sysctl,
-    parse_sysfs_grep,
+    sysfs_values,
 )
 from roceops.platforms.linux_mlx5.render import script_commands
 from roceops.render.engine import RenderedDevice
@@ -62,6 +62,15 @@ ERROR_TEXT = re.compile(
     r"No such (?:file|device)|must be root|password is required|Failed to|command failed|Invalid |Bad value|"
     r"Cannot find device|cannot |not supported on your system$", re.MULTILINE)
 _BENIGN = ("Rate limit is not supported on your system!",)
+
+
+# operational's ethtool -S counters: (neutral name, ethtool name) of the pause frames per priority, and
+# (neutral name, ethtool names in order of preference) of the others
+_PAUSE_COUNTERS = tuple((f"pfc_{d}_{p}", f"{d}_prio{p}_pause") for p in range(8) for d in ("rx", "tx"))
+_NEUTRAL_COUNTERS = (("crc_errors", ("rx_crc_errors_phy",)), ("pfcwd_storms", ("tx_pause_storm_error_events",)),
+                     ("symbol_errors", ("rx_symbol_err_phy", "rx_pcs_symbol_err_phy")),
+                     ("rx_packets", ("rx_packets_phy", "rx_packets")), ("tx_packets", ("tx_packets_phy", "tx_packets")))
+_ETHTOOL_NAMES = (*(stat for _, stat in _PAUSE_COUNTERS), *(n for _, names in _NEUTRAL_COUNTERS for n in names))
 
 
 def _errors(text: str) -> list[str]:
@@ -155,6 +164,7 @@ class LinuxMlx5Driver:
         links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
         routes = parse_ip_json(outputs.get(dm.CMD_ROUTES, "[]"))
         sysfs = self._sysfs(outputs, intent)
+        ecn_files = dm.ecn_entries(sysfs)
         nics: dict[str, Any] = {}
         for name, want in intent.nics.items():
             link = links.get(name)
@@ -167,7 +177,7 @@ class LinuxMlx5Driver:
             qos_text = outputs.get(dm.cmd_mlnx_qos(name))
             if qos_text is not None:
                 o.update(_qos_observed(parse_mlnx_qos(qos_text)))
-            ecn = dm._ecn(sysfs, name)
+            ecn = dm.ecn_values(ecn_files.get(name, []))
             np_, rp = ecn["roce_np"], ecn["roce_rp"]
             if None not in np_["enable"] + rp["enable"]:
                 o["dcqcn"] = {
@@ -207,18 +217,13 @@ class LinuxMlx5Driver:
             stats_text = outputs.get(f"ethtool -S {name}")
             if stats_text:
                 try:
-                    stats = parse_ethtool_stats(stats_text)
+                    stats = ethtool_counters(stats_text, _ETHTOOL_NAMES)
                 except ParseError:
                     stats = {}
-                for p in range(8):
-                    for d in ("rx", "tx"):
-                        if f"{d}_prio{p}_pause" in stats:
-                            counters[f"pfc_{d}_{p}"] = stats[f"{d}_prio{p}_pause"]
-                for neutral, names in (("crc_errors", ("rx_crc_errors_phy",)),
-                                       ("pfcwd_storms", ("tx_pause_storm_error_events",)),
-                                       ("symbol_errors", ("rx_symbol_err_phy", "rx_pcs_symbol_err_phy")),
-                                       ("rx_packets", ("rx_packets_phy", "rx_packets")),
-                                       ("tx_packets", ("tx_packets_phy", "tx_packets"))):
+                for key, stat in _PAUSE_COUNTERS:
+                    if stat in stats:
+                        counters[key] = stats[stat]
+                for neutral, names in _NEUTRAL_COUNTERS:
                     found = next((stats[n] for n in names if n in stats), None)
                     if found is not None:
                         counters[neutral] = found
@@ -262,7 +267,7 @@ class LinuxMlx5Driver:
         out: dict[str, str] = {}
         for cmd, text in outputs.items():
             if cmd.startswith("grep -r -H -s . "):
-                out.update(parse_sysfs_grep(text))
+                out.update(sysfs_values(text))
         return out
 
     # ==================================================================================== device I/O

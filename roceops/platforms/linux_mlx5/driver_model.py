@@ -97,20 +97,28 @@ def nic_read_commands(links: dict[str, dict[str, Any]]) -> list[str]:
 # ------------------------------------------------------------------------------------ the state document
 
 
-def _ecn(values: dict[str, str], netdev: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"roce_np": {"enable": [None] * 8}, "roce_rp": {"enable": [None] * 8}}
-    prefix = f"/sys/class/net/{netdev}/ecn/"  # a cheap test first: the dump holds every NIC's files
+def ecn_entries(values: dict[str, str]) -> dict[str, list[tuple[str, str | None, str | None, str]]]:
+    """The ECN files of a sysfs dump, per netdev (one pass over the dump, which holds every NIC's files):
+    netdev -> (side, priority or None, file name or None, value) in dump order."""
+    out: dict[str, list[tuple[str, str | None, str | None, str]]] = {}
     for path, value in values.items():
-        if not path.startswith(prefix):
+        if path.startswith("/sys/class/net/") and (m := _ECN.match(path)):
+            dev, side, prio, name = m.groups()
+            out.setdefault(dev, []).append((side, prio, name, value))
+    return out
+
+
+def ecn_values(entries: list[tuple[str, str | None, str | None, str]]) -> dict[str, Any]:
+    """One NIC's ``roce_np``/``roce_rp`` values (integers; per-priority ``enable`` lists) from its
+    :func:`ecn_entries`."""
+    out: dict[str, Any] = {"roce_np": {"enable": [None] * 8}, "roce_rp": {"enable": [None] * 8}}
+    for side, prio, name, value in entries:
+        if not value.lstrip("-").isdigit():
             continue
-        m = _ECN.match(path)
-        if not m or m["dev"] != netdev or not value.lstrip("-").isdigit():
-            continue
-        side = out[m["side"]]
-        if m["prio"] is not None:
-            side["enable"][int(m["prio"])] = int(value)
+        if prio is not None:
+            out[side]["enable"][int(prio)] = int(value)
         else:
-            side[m["name"]] = int(value)
+            out[side][name] = int(value)
     return out
 
 
@@ -151,6 +159,7 @@ def host_state(outputs: dict[str, str]) -> dict[str, Any]:
     links = parse_rdma_links(outputs[CMD_RDMA])
     ifaces = {e["ifname"]: e for e in parse_ip_json(outputs[CMD_ADDR])}
     sysfs = parse_sysfs_grep(outputs.get(cmd_sysfs(f"/sys/class/net/{n}/ecn/" for n in sorted(links)), ""))
+    ecn = ecn_entries(sysfs)
     nics: dict[str, Any] = {}
     for netdev, link in sorted(links.items()):
         iface = ifaces.get(netdev)
@@ -162,7 +171,7 @@ def host_state(outputs: dict[str, str]) -> dict[str, Any]:
         nic.update(qos_fields(parse_mlnx_qos(outputs[cmd_mlnx_qos(netdev)])))
         pause = parse_ethtool_pause(outputs[cmd_pause(netdev)])
         nic["pause"] = {"rx": pause["rx"], "tx": pause["tx"]}
-        nic["ecn"] = _ecn(sysfs, netdev)
+        nic["ecn"] = ecn_values(ecn.get(netdev, []))
         nic["roce_mode"] = parse_cma_roce_mode(outputs.get(cmd_roce_mode(link["rdma_dev"]), ""))
         nic["roce_tos"] = parse_cma_roce_tos(outputs.get(cmd_roce_tos(link["rdma_dev"]), ""))
         nics[netdev] = nic

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 __all__ = [
     "ParseError",
+    "ethtool_counters",
     "parse_cma_roce_mode",
     "parse_cma_roce_tos",
     "parse_dcb_json",
@@ -33,6 +37,7 @@ __all__ = [
     "parse_rdma_links",
     "parse_sysctl",
     "parse_sysfs_grep",
+    "sysfs_values",
 ]
 
 ROCE_MODES = ("IB/RoCE v1", "RoCE v2")
@@ -43,11 +48,20 @@ class ParseError(ValueError):
     """The text is not the output this parser expects."""
 
 
+def _plain(text: str) -> bool:
+    """ASCII text whose only whitespace is blanks, tabs and newlines: there ``splitlines()`` breaks at ``\\n``
+    only, ``\\s`` is ``[ \\t\\n]`` and ``\\d`` is ``[0-9]``, so a pattern over the whole text (``re.M``) reads each
+    line as a per-line pattern does."""
+    return text.isascii() and not any(c in text for c in "\r\v\f\x1c\x1d\x1e\x1f")
+
+
 # ------------------------------------------------------------------------------------ mlnx_qos
 
 _TC = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*(unlimited|[\d.]+\s*Gbps),\s*tsa:\s*(\w+)(?:,\s*bw:\s*(\d+)%)?\s*$")
 _UP = re.compile(r"^priority:\s*(\d+)\s*$")
 _D2P = re.compile(r"^prio:(\d)\s+dscp:((?:\d{2},)*\d{0,2}),?$")
+_QOS_HEADS = ("DCBX mode:", "Priority trust state:", "dscp2prio mapping:", "default priority:", "Receive buffer size",
+              "Cable len:", "PFC configuration:")  # the lines that set or end a section
 
 
 def parse_mlnx_qos(text: str) -> dict[str, Any]:
@@ -58,6 +72,17 @@ def parse_mlnx_qos(text: str) -> dict[str, Any]:
     (priority -> receive buffer, None when the row is absent), ``prio_tc`` ({prio: tc}),
     ``tcs`` ({tc: {"tsa", "bw", "ratelimit_gbps"}}; ``bw`` only for ETS TCs), ``warnings``.
     """
+    dcbx, trust, dscp2prio, cable_len, pfc, pfc_buffer, prio_tc, tcs, warnings = _mlnx_qos(text)
+    return {"dcbx": dcbx, "trust": trust, "dscp2prio": None if dscp2prio is None else dict(dscp2prio),
+            "cable_len": cable_len, "pfc": list(pfc), "pfc_buffer": None if pfc_buffer is None else dict(pfc_buffer),
+            "prio_tc": dict(prio_tc), "tcs": {tc: {"tsa": tsa, "bw": bw, "ratelimit_gbps": rate}
+                                              for tc, tsa, bw, rate in tcs},
+            "warnings": list(warnings)}
+
+
+@lru_cache(maxsize=256)  # every NIC of a host (and most hosts of a fabric) prints the same block
+def _mlnx_qos(text: str) -> tuple[Any, ...]:
+    """:func:`parse_mlnx_qos` as immutable values (remembered per text; the parser builds fresh dicts from them)."""
     out: dict[str, Any] = {"dcbx": None, "trust": None, "dscp2prio": None, "cable_len": None, "pfc": None,
                            "pfc_buffer": None, "prio_tc": {}, "tcs": {}, "warnings": []}
     section = ""
@@ -66,22 +91,23 @@ def parse_mlnx_qos(text: str) -> dict[str, Any]:
         line = raw.strip()
         if not line:
             continue
-        if line.startswith("DCBX mode:"):
-            out["dcbx"] = "os" if "OS" in line else "fw"
-        elif line.startswith("Priority trust state:"):
-            out["trust"] = line.split(":", 1)[1].strip()
-        elif line.startswith("dscp2prio mapping:"):
-            section, out["dscp2prio"] = "dscp", {}
-        elif line.startswith("default priority:") or line.startswith("Receive buffer size"):
-            section = ""
-        elif line.startswith("Cable len:"):
-            out["cable_len"] = int(line.split(":", 1)[1])
-            section = ""
-        elif line.startswith("PFC configuration:"):
-            section = "pfc"
-        elif section == "dscp" and (m := _D2P.match(line)):
-            for d in filter(None, m.group(2).split(",")):
-                out["dscp2prio"][int(d)] = int(m.group(1))
+        if line.startswith(_QOS_HEADS):
+            if line.startswith("DCBX mode:"):
+                out["dcbx"] = "os" if "OS" in line else "fw"
+            elif line.startswith("Priority trust state:"):
+                out["trust"] = line.split(":", 1)[1].strip()
+            elif line.startswith("dscp2prio mapping:"):
+                section, out["dscp2prio"] = "dscp", {}
+            elif line.startswith(("default priority:", "Receive buffer size")):
+                section = ""
+            elif line.startswith("Cable len:"):
+                out["cable_len"] = int(line.split(":", 1)[1])
+                section = ""
+            else:  # PFC configuration:
+                section = "pfc"
+        elif section == "dscp" and line.startswith("prio:") and (m := _D2P.match(line)):
+            prio = int(m.group(1))
+            out["dscp2prio"].update(dict.fromkeys(map(int, filter(None, m.group(2).split(","))), prio))
         elif section == "pfc" and line.split()[0] in ("priority", "enabled", "buffer"):
             words = line.split()
             if words[0] == "enabled":
@@ -91,13 +117,13 @@ def parse_mlnx_qos(text: str) -> dict[str, Any]:
                 out["pfc"] = [p for p, b in enumerate(bits) if b]
             elif words[0] == "buffer":
                 out["pfc_buffer"] = {p: int(b) for p, b in enumerate(words[1:])}
-        elif m := _TC.match(line):
+        elif line.startswith("tc:") and (m := _TC.match(line)):
             tc = int(m.group(1))
             rate = None if m.group(2) == "unlimited" else float(m.group(2).split()[0])
             tsa = m.group(3) if m.group(3) in TSA else "unknown"
             out["tcs"][tc] = {"tsa": tsa, "bw": int(m.group(4)) if m.group(4) else None, "ratelimit_gbps": rate}
             section = "tc"
-        elif section == "tc" and tc is not None and (m := _UP.match(line)):
+        elif section == "tc" and tc is not None and line.startswith("priority:") and (m := _UP.match(line)):
             out["prio_tc"][int(m.group(1))] = tc
         elif "WARNING" in line or "not supported" in line:
             out["warnings"].append(line)
@@ -107,16 +133,27 @@ def parse_mlnx_qos(text: str) -> dict[str, Any]:
         raise ParseError("mlnx_qos: no 'Priority trust state' / PFC 'enabled' row in the output")
     if out["trust"] != "dscp":
         out["dscp2prio"] = None
-    return out
+    d2p, buffers = out["dscp2prio"], out["pfc_buffer"]
+    return (out["dcbx"], out["trust"], None if d2p is None else tuple(d2p.items()), out["cable_len"], tuple(out["pfc"]),
+            None if buffers is None else tuple(buffers.items()), tuple(out["prio_tc"].items()),
+            tuple((tc, t["tsa"], t["bw"], t["ratelimit_gbps"]) for tc, t in out["tcs"].items()),
+            tuple(out["warnings"]))
 
 
 # ------------------------------------------------------------------------------------ ethtool
 
 _STAT = re.compile(r"^\s*([A-Za-z0-9_.\-\[\]]+):\s*(-?\d+)\s*$")
+# a _plain text + "\n" every line of which parse_ethtool_stats accepts: a _STAT line, blank or the header
+_STAT_TEXT = re.compile(r"(?:[ \t]*+(?:[A-Za-z0-9_.\-\[\]]++:[ \t]*+-?[0-9]++|NIC statistics:)?+[ \t]*+\n)*+")
 
 
 def parse_ethtool_stats(text: str) -> dict[str, int]:
     """``ethtool -S <if>``: counter -> value (with or without the ``NIC statistics:`` header/indent)."""
+    tokens = _stat_tokens(text)
+    if tokens is not None:
+        if not tokens:
+            raise ParseError("ethtool -S: no counters in the output")
+        return dict(zip(tokens[::2], map(int, tokens[1::2]), strict=True))
     out: dict[str, int] = {}
     for raw in text.splitlines():
         m = _STAT.match(raw)  # a blank line or the header never matches
@@ -128,6 +165,27 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
     if not out:
         raise ParseError("ethtool -S: no counters in the output")
     return out
+
+
+def ethtool_counters(text: str, names: Iterable[str]) -> dict[str, int]:
+    """``parse_ethtool_stats(text)`` restricted to ``names`` (same ParseError), without converting the
+    hundreds of counters nobody asked for."""
+    tokens = _stat_tokens(text)
+    if tokens is None:
+        stats = parse_ethtool_stats(text)
+        return {n: stats[n] for n in names if n in stats}
+    if not tokens:
+        raise ParseError("ethtool -S: no counters in the output")
+    values = dict(zip(tokens[::2], tokens[1::2], strict=True))
+    return {n: int(values[n]) for n in names if n in values}
+
+
+def _stat_tokens(text: str) -> list[str] | None:
+    """name, value, name, value... of an ethtool -S text that is _plain and has only lines parse_ethtool_stats
+    accepts (else None: read it line by line). Such a text has ``:`` only after a name or in the header."""
+    if not _plain(text) or _STAT_TEXT.fullmatch(text + "\n") is None:
+        return None
+    return text.replace("NIC statistics:", " ").replace(":", " ").split()
 
 
 def _colon_pairs(text: str) -> dict[str, str]:
@@ -272,6 +330,12 @@ def parse_sysfs_grep(text: str) -> dict[str, str]:
             if sep:
                 out[path] = value.strip()
     return out
+
+
+@lru_cache(maxsize=8)  # observe and operational read the same dump
+def sysfs_values(text: str) -> Mapping[str, str]:
+    """:func:`parse_sysfs_grep` as a read-only mapping, remembered per text."""
+    return MappingProxyType(parse_sysfs_grep(text))
 
 
 def parse_sysctl(text: str) -> dict[str, str]:

@@ -31,9 +31,10 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Collection
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonpatch
+from pydantic import BaseModel
 
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
@@ -49,11 +50,14 @@ from roceops.platforms.driver import (
     Snapshot,
 )
 from roceops.platforms.sonic import parsers as P
+from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.render import buffer_model_of
 from roceops.render.engine import RenderedDevice
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 PRINT_DATA = "sonic-cfggen -d --print-data"
 SAVED_DATA = "sonic-cfggen -j /etc/sonic/config_db.json --print-data"
@@ -171,19 +175,28 @@ def expected(intent: Intent) -> Intent:
     wd_on = qos.pfc_watchdog.enabled
     dynamic = buffer_model_of(intent, PLATFORM.buffer_model) == "dynamic"
     headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
-    ports = {name: p.model_copy(update={"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
-                                        "pfc_priorities": sorted(p.pfc_priorities),
-                                        "headroom": {} if dynamic else p.headroom})
+    ports = {name: _updated(p, {"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
+                                "pfc_priorities": sorted(p.pfc_priorities), "headroom": {} if dynamic else p.headroom})
              for name, p in intent.ports.items()}
-    queues = {q: v.model_copy(update={"weight": v.weight if v.scheduler == "dwrr" else None})
-              for q, v in qos.queues.items()}
+    queues = {q: _updated(v, {"weight": v.weight if v.scheduler == "dwrr" else None}) for q, v in qos.queues.items()}
     profiles = sorted((b for b in qos.profiles if not (dynamic and b.name in headroom)), key=lambda b: b.name)
     new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
                                      "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
-    neighbors = sorted((n.model_copy(update={"description": n.description or n.ip}) for n in intent.bgp.neighbors),
+    neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
                        key=lambda n: _ip_key(n.ip))
     return intent.model_copy(update={"qos": new_qos, "ports": ports,
                                      "bgp": intent.bgp.model_copy(update={"neighbors": neighbors})})
+
+
+def _updated(model: _Model, update: dict[str, Any]) -> _Model:
+    """``model.model_copy(update=update)``, or ``model`` itself where that copy would equal it in every field
+    and in ``model_fields_set`` (the intent's ports, queues and neighbours mostly are as CONFIG_DB holds them)."""
+    fields = model.model_fields_set
+    for key, value in update.items():
+        old = getattr(model, key)
+        if key not in fields or type(old) is not type(value) or old != value:
+            return model.model_copy(update=update)
+    return model
 
 
 def _ip_key(ip: str) -> tuple[int, ...]:
@@ -317,13 +330,14 @@ class SonicDriver:
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
         sw = _switch(intent)
-        status = P.show_interfaces_status(outputs[INTERFACES_STATUS]) if INTERFACES_STATUS in outputs else {}
+        # the columns used of show_interfaces_status, show_queue_wredcounters, show_interfaces_counters_errors, ...
+        status = O.interfaces_link(outputs[INTERFACES_STATUS]) if INTERFACES_STATUS in outputs else {}
         pfc = P.show_pfc_counters(outputs[PFC_COUNTERS]) if PFC_COUNTERS in outputs else {"rx": {}, "tx": {}}
-        wred = _optional(outputs, WRED_COUNTERS, P.show_queue_wredcounters) or {}
+        wred = _optional(outputs, WRED_COUNTERS, O.wred_ecn_marked) or {}
         storms = _optional(outputs, PFCWD_STATS, P.pfcwd_show_stats)
-        errors = _optional(outputs, ERROR_COUNTERS, P.show_interfaces_counters_errors) or {}
-        fec = _optional(outputs, FEC_COUNTERS, P.show_interfaces_counters_fec_stats) or {}
-        flaps = _optional(outputs, FLAPS, P.show_interfaces_flap) or {}
+        errors = _optional(outputs, ERROR_COUNTERS, O.errors_rx) or {}
+        fec = _optional(outputs, FEC_COUNTERS, O.fec_errors) or {}
+        flaps = _optional(outputs, FLAPS, O.flap_counts) or {}
         ports: dict[str, PortOper] = {}
         for name in sw.ports:
             row = status.get(name)
@@ -332,8 +346,7 @@ class SonicDriver:
                 for prio, value in (pfc[direction].get(name) or {}).items():
                     if value is not None:
                         counters[f"pfc_{direction}_{prio}"] = value
-            marked = [q["ecn_marked_packets"] for q in (wred.get(name) or {}).values()
-                      if q["ecn_marked_packets"] is not None]
+            marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)
             if storms is not None:

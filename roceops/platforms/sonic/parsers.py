@@ -125,24 +125,69 @@ def tables(text: str) -> list[Table]:
 
 def _blocks(text: str) -> list[tuple[tuple[str, ...], str, list[list[str]]]]:
     """:func:`tables` with each row as its list of cells: (headers, title, rows)."""
+    out: list[tuple[tuple[str, ...], str, list[list[str]]]] = []
+    for headers, title, rule, rows in _block_lines(text):
+        cut = _cutter(rule)
+        out.append((headers, title, [list(map(str.strip, cut(line))) for line in rows]))
+    return out
+
+
+def _block_lines(text: str) -> list[tuple[tuple[str, ...], str, str, list[str]]]:
+    """The blocks :func:`_blocks` reads, rows not cut yet: (headers, title, rule line, row lines)."""
     lines = text.splitlines()
     n = len(lines)
     rules = [k for k, line in enumerate(lines) if line[:1] == "-" and _RULE.match(line)]
     is_rule = set(rules)
-    out: list[tuple[tuple[str, ...], str, list[list[str]]]] = []
+    out: list[tuple[tuple[str, ...], str, str, list[str]]] = []
     i = 0
     for r in rules:  # only a rule line can start a table: the line above it is the header
         if r < i or r == 0 or not lines[r - 1].strip() or r - 1 in is_rule:
             continue
-        cut = _cutter(lines[r])
-        headers = tuple(map(str.strip, cut(lines[r - 1])))
+        headers = tuple(map(str.strip, _cutter(lines[r])(lines[r - 1])))
         title = lines[r - 2].strip() if r >= 2 else ""
         j = r + 1
         while j < n and j not in is_rule and (line := lines[j]) and not line.isspace():
             j += 1
-        out.append((headers, title, [list(map(str.strip, cut(line))) for line in lines[r + 1:j]]))
+        out.append((headers, title, lines[r], lines[r + 1:j]))
         i = j + 1 if j in is_rule else j  # a closing rule is not a new header
     return out
+
+
+@lru_cache(maxsize=256)
+def _column_cutter(rule: str, columns: tuple[int, ...]) -> Callable[[str], tuple[str, ...]]:
+    """:func:`_cutter` for the given columns only (by index, in that order)."""
+    starts = [start for start, _ in _spans(rule)]
+    ends: list[int | None] = [*starts[1:], None]
+    cols = [slice(starts[k], ends[k]) for k in columns]
+    if len(cols) == 1:
+        return lambda line: (line[cols[0]],)
+    return itemgetter(*cols)
+
+
+def columns(headers: tuple[str, ...], rule: str, rows: list[str], names: tuple[str, ...]) -> list[list[str] | None]:
+    """The cells of the columns ``names`` of a block from :func:`_block_lines`, column by column: what the rows of
+    :func:`tables` hold under those headers (a repeated header: its last column), None for a header the block lacks."""
+    at = {h: k for k, h in enumerate(headers)}
+    wanted = [at.get(name) for name in names]
+    present = tuple(k for k in wanted if k is not None)
+    cells: list[list[str]] = [[] for _ in present]
+    if rows and present:
+        cells = [list(map(str.strip, column)) for column in zip(*map(_column_cutter(rule, present), rows), strict=True)]
+    found = iter(cells)
+    return [next(found) if k is not None else None for k in wanted]
+
+
+def table_columns(text: str, first_header: str, command: str, names: tuple[str, ...]) -> list[list[str] | None]:
+    """:func:`columns` of the table :func:`_table` finds (same ParseError when there is none)."""
+    for headers, _, rule, rows in _block_lines(text):
+        if headers and headers[0] == first_header:
+            return columns(headers, rule, rows, names)
+    raise ParseError(f"`{command}`: no table with a {first_header!r} column in the output")
+
+
+def counters(cells: list[str]) -> list[int | None]:
+    """:func:`counter` of each of a column's (stripped) cells."""
+    return [int(v) if v.isdecimal() else counter(v) for v in cells]
 
 
 def _table(text: str, first_header: str, command: str) -> Table:
@@ -261,12 +306,15 @@ def show_pfc_priority(text: str) -> dict[str, list[int] | None]:
 def show_pfc_counters(text: str) -> dict[str, dict[str, dict[int, int | None]]]:
     """``show pfc counters`` -> {"rx": {port: {prio: frames}}, "tx": {...}}."""
     out: dict[str, dict[str, dict[int, int | None]]] = {"rx": {}, "tx": {}}
-    for t in tables(text):
-        if not t.headers or t.headers[0] not in ("Port Rx", "Port Tx"):
+    for headers, _, rule, rows in _block_lines(text):  # column by column: 8 counters a row
+        if not headers or headers[0] not in ("Port Rx", "Port Tx"):
             continue
-        direction = "rx" if t.headers[0] == "Port Rx" else "tx"
-        for r in t.rows:
-            out[direction][r[t.headers[0]]] = {p: counter(r.get(col)) for p, col in _PFC_COLUMNS}
+        ports, *per_prio = columns(headers, rule, rows, (headers[0], *_PFC_HEADERS))
+        assert ports is not None  # headers[0] is a header of the block
+        values = [counters(cells) if cells is not None else [None] * len(ports) for cells in per_prio]
+        table = out["rx" if headers[0] == "Port Rx" else "tx"]
+        for port, *frames in zip(ports, *values, strict=True):
+            table[port] = dict(zip(_PRIOS, frames, strict=True))
     if not out["rx"] and not out["tx"] and text.strip():
         raise ParseError("`show pfc counters`: no 'Port Rx'/'Port Tx' tables in the output")
     return out
@@ -298,6 +346,8 @@ def show_pfc_counters_history(text: str) -> dict[str, dict[int, dict[str, Any]]]
 
 
 _PFC_COLUMNS = tuple((p, f"PFC{p}") for p in range(8))
+_PRIOS = tuple(p for p, _ in _PFC_COLUMNS)
+_PFC_HEADERS = tuple(col for _, col in _PFC_COLUMNS)
 _QUEUE_COLUMNS = {"Counter/pkts": "totalpacket", "Counter/bytes": "totalbytes", "Drop/pkts": "droppacket",
                   "Drop/bytes": "dropbytes"}
 _WRED_COLUMNS = {"WredDrp/pkts": "wred_drop_packets", "WredDrp/bytes": "wred_drop_bytes",

@@ -28,8 +28,10 @@ value that departs from the intent is reported, so audit sees the drift; otherwi
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from roceops.plan.model import SwitchIntent
@@ -39,6 +41,8 @@ from roceops.platforms.sonic.render import DEVICE_TYPES
 ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
 
 _ROLE_OF_TYPE = {v: k for k, v in DEVICE_TYPES.items()}
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0..255 without leading zeros, as ipaddress wants
+_DOTTED_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 _SCHEDULERS = {"STRICT": "strict", "DWRR": "dwrr", "WRR": "dwrr"}
 _MAP_FIELDS = {
     "dscp_to_tc": ("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
@@ -92,6 +96,10 @@ def priorities(value: str | None) -> list[int]:
     return sorted({int(p) for p in value.split(",") if p.strip().isdigit()})
 
 
+def _priority_tuple(value: str | None) -> tuple[int, ...]:
+    return tuple(priorities(value))
+
+
 def _int(value: Any) -> int | None:
     try:
         return int(str(value).strip())
@@ -120,13 +128,36 @@ def port_id_keyed(table: Mapping[str, Mapping[str, str]], copy: bool = True) -> 
         if not sep:
             continue
         try:
-            numbers = id_set(ids)
+            numbers = _id_tuple(ids)
         except ValueError:
             continue
         for port in ports.split(","):
+            port = port.strip()
             for i in numbers:
-                out[(port.strip(), i)] = dict(fields) if copy else fields  # type: ignore[assignment]
+                out[(port, i)] = dict(fields) if copy else fields  # type: ignore[assignment]
     return out
+
+
+@lru_cache(maxsize=1024)  # every port repeats the same few id specs ("0-2", "3")
+def _id_tuple(spec: str) -> tuple[int, ...]:
+    return tuple(id_set(spec))
+
+
+@lru_cache(maxsize=4096)  # the same port names on every switch
+def _port_order(name: str) -> tuple[Any, ...]:
+    return natural_key(name)
+
+
+def _memo(cache: dict[Any, Any], read: Callable[[Any], Any], value: Any) -> Any:
+    """``read(value)``, remembered in ``cache`` for a string or None ``value`` (CONFIG_DB names; anything else is
+    read every time, so it fails as it always did)."""
+    if value is not None and type(value) is not str:
+        return read(value)
+    try:
+        return cache[value]
+    except KeyError:
+        result = cache[value] = read(value)
+        return result
 
 
 def _pick(values: Mapping[str, Any], expected: Any = None, has_expected: bool = False) -> Any:
@@ -135,9 +166,13 @@ def _pick(values: Mapping[str, Any], expected: Any = None, has_expected: bool = 
     if not values:
         return None
     if has_expected:
+        same = None  # the last value found equal to expected (ports share the map they bind)
         for v in values.values():
+            if v is same:
+                continue
             if v != expected:
                 return v
+            same = v
         return expected
     counts = Counter(_freeze(v) for v in values.values())
     best = max(counts.values())
@@ -178,7 +213,10 @@ class _Reader:
         known = set(self.t("PORT")) or ({p for p in self.qos_map if p != "global"}
                                          | {p for p, _ in self.queue} | {p for p, _ in self.buffer_pg})
         wanted = list(ports) if ports is not None else (list(intent.ports) if intent is not None else sorted(known))
-        self.ports = sorted((p for p in wanted if p in known), key=natural_key)
+        self.ports = sorted((p for p in wanted if p in known), key=_port_order)
+        self._cache: dict[str, dict[Any, Any]] = {"scheduler": {}, "ecn": {}, "lossless": {}, "priorities": {},
+                                                  "headroom": {}, "unref": {}}
+        self.tables = {name: self.t(name) for name in ("PORT", "CABLE_LENGTH", "PFC_WD", "BUFFER_PROFILE")}
 
     # ---------------------------------------------------------------- qos
 
@@ -191,7 +229,7 @@ class _Reader:
         out: dict[str, Any] = {}
         glob = self.qos_map.get("global", {})
         for field, (binding, table) in _MAP_FIELDS.items():
-            bound = {p: unref(self.qos_map.get(p, {}).get(binding)) for p in self.ports}
+            bound = {p: _memo(self._cache["unref"], unref, self.qos_map.get(p, {}).get(binding)) for p in self.ports}
             if field == "dscp_to_tc":
                 bound = {p: name or unref(glob.get(binding)) for p, name in bound.items()}
             read: dict[str | None, dict[int, int]] = {}  # ports bind the same few maps: read each once
@@ -225,19 +263,23 @@ class _Reader:
     def _lossless(self, port: str, qid: int) -> bool:
         entry = self.buffer_queue.get((port, qid))
         if entry is not None:
-            profile = unref(entry.get("profile")) or ""
-            if "lossless" in profile:
-                return True
-            if "lossy" in profile:
-                return False
-            pool = unref(self.t("BUFFER_PROFILE").get(profile, {}).get("pool")) or ""
-            return "lossless" in pool
+            return _memo(self._cache["lossless"], self._lossless_profile, entry.get("profile"))  # type: ignore[no-any-return]
         pfc_map = _int_map(self.t("MAP_PFC_PRIORITY_TO_QUEUE"),
                            unref(self.qos_map.get(port, {}).get("pfc_to_queue_map")))
         return qid in {pfc_map.get(p, p) for p in priorities(self.qos_map.get(port, {}).get("pfc_enable"))}
 
+    def _lossless_profile(self, name: str | None) -> bool:
+        profile = unref(name) or ""
+        if "lossless" in profile:
+            return True
+        if "lossy" in profile:
+            return False
+        pool = unref(self.t("BUFFER_PROFILE").get(profile, {}).get("pool")) or ""
+        return "lossless" in pool
+
     def queues(self) -> dict[int, dict[str, Any]]:
-        ids = sorted({q for (p, q) in self.queue if p in self.ports})
+        ports = set(self.ports)
+        ids = sorted({q for (p, q) in self.queue if p in ports})
         pfc_ports = [p for p in self.ports if self.intent is None or (
             p in self.intent.ports and self.intent.ports[p].pfc_priorities)] or self.ports
         out: dict[int, dict[str, Any]] = {}
@@ -245,14 +287,17 @@ class _Reader:
             per_port: dict[str, dict[str, Any]] = {}
             for p in self.ports:
                 entry = self.queue.get((p, qid), {})
-                kind, weight = self._scheduler(entry.get("scheduler"))
-                per_port[p] = {"scheduler": kind, "weight": weight, "ecn": self._ecn(entry.get("wred_profile"))}
+                kind, weight = _memo(self._cache["scheduler"], self._scheduler, entry.get("scheduler"))
+                per_port[p] = {"scheduler": kind, "weight": weight,
+                               "ecn": _memo(self._cache["ecn"], self._ecn, entry.get("wred_profile"))}
             want = self.intent.qos.queues.get(qid) if self.intent is not None else None
             obs: dict[str, Any] = {}
             want_json = want.model_dump(mode="json") if want is not None else None
             for field in ("scheduler", "weight", "ecn"):
                 exp = want_json[field] if want_json is not None else None
                 obs[field] = _pick({p: v[field] for p, v in per_port.items()}, exp, want is not None)
+            if isinstance(obs["ecn"], dict):
+                obs["ecn"] = dict(obs["ecn"])  # ports share the ECN dict of a profile: each queue gets its own
             lossless = {p: self._lossless(p, qid) for p in pfc_ports}
             obs["lossless"] = _pick(lossless, want.lossless if want is not None else None, want is not None)
             out[qid] = obs
@@ -299,7 +344,7 @@ class _Reader:
 
     def port(self, name: str, addresses: Mapping[str, str]) -> dict[str, Any]:
         out: dict[str, Any] = {"name": name}
-        port = self.t("PORT").get(name)
+        port = self.tables["PORT"].get(name)
         if port is not None:
             speed = _int(port.get("speed"))
             if speed is not None:
@@ -308,21 +353,29 @@ class _Reader:
             out["admin_up"] = port.get("admin_status", "down") == "up"
             out["description"] = port.get("description", "")
             out["address"] = addresses.get(name)
-        for cable in self.t("CABLE_LENGTH").values():
+        for cable in self.tables["CABLE_LENGTH"].values():
             if name in cable:
                 out["cable_length"] = _int(cable[name].rstrip("m"))
                 break
-        out["pfc_priorities"] = priorities(self.qos_map.get(name, {}).get("pfc_enable"))
-        out["pfc_watchdog"] = name in self.t("PFC_WD")
+        out["pfc_priorities"] = list(_memo(self._cache["priorities"], _priority_tuple,
+                                           self.qos_map.get(name, {}).get("pfc_enable")))
+        out["pfc_watchdog"] = name in self.tables["PFC_WD"]
         headroom: dict[int, dict[str, Any]] = {}
         for pg, entry in self.pgs_of_port.get(name, []):
-            prof_name = unref(entry.get("profile"))
-            prof = self.t("BUFFER_PROFILE").get(prof_name or "")
-            if prof and prof.get("xoff") is not None:
-                headroom[pg] = {"profile": prof_name, "xon": _int(prof.get("xon")), "xoff": _int(prof.get("xoff")),
-                                "size": _int(prof.get("size"))}
+            values = _memo(self._cache["headroom"], self._headroom, entry.get("profile"))
+            if values is not None:
+                prof_name, xon, xoff, size = values
+                headroom[pg] = {"profile": prof_name, "xon": xon, "xoff": xoff, "size": size}
         out["headroom"] = headroom
         return out
+
+    def _headroom(self, profile: str | None) -> tuple[str | None, int | None, int | None, int | None] | None:
+        """(profile, xon, xoff, size) of a BUFFER_PG profile with an ``xoff`` (a lossless PG's headroom), else None."""
+        prof_name = unref(profile)
+        prof = self.tables["BUFFER_PROFILE"].get(prof_name or "")
+        if prof and prof.get("xoff") is not None:
+            return prof_name, _int(prof.get("xon")), _int(prof.get("xoff")), _int(prof.get("size"))
+        return None
 
     def bgp(self, addresses: Mapping[str, str]) -> dict[str, Any] | None:
         meta = self.t("DEVICE_METADATA").get("localhost", {})
@@ -345,6 +398,9 @@ class _Reader:
 
 
 def _ip_key(ip: str) -> tuple[int, int, str]:
+    if _DOTTED_QUAD.fullmatch(ip):  # what ipaddress.ip_address reads as IPv4 (the usual case), without its checks
+        a, b, c, d = map(int, ip.split("."))
+        return 4, (a << 24) | (b << 16) | (c << 8) | d, ip
     try:
         addr = ipaddress.ip_address(ip)
     except ValueError:
