@@ -117,7 +117,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         sample.error = redact(f"{host.name} {phase} failed: {text}")[:300]
     finally:
         if "netmiko" in host.connections:
-            skip_logout(host.connections["netmiko"].connection)  # read-only: no logout dialogue needed
+            skip_logout(getattr(host.connections["netmiko"], "connection", None))  # read-only: no logout needed
         try:
             host.close_connection("netmiko")
         except Exception:
