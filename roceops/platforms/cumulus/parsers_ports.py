@@ -93,34 +93,47 @@ def _titled(tables: list[TableLines], *titles: str) -> list[TableLines]:
     return [first[title] for title in titles]
 
 
-def _keys(*paths: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(paths, the keys a row may have for its dotted path to be one of them) for :func:`_kv_find`."""
-    return frozenset(paths), frozenset(p[i + 1:] for p in paths for i, c in enumerate(p) if c == ".") | set(paths)
+_Keys = tuple[frozenset[str], frozenset[str], tuple[str, ...]]
 
 
-def _kv_find(t: TableLines, keys: tuple[frozenset[str], frozenset[str]], values: list[str] | None = None
-             ) -> dict[str, str]:
+def _keys(*paths: str) -> _Keys:
+    """(paths, the keys a row may have for its dotted path to be one of them, their last parts) for
+    :func:`_kv_find`."""
+    tails = frozenset(p[i + 1:] for p in paths for i, c in enumerate(p) if c == ".") | set(paths)
+    return frozenset(paths), tails, tuple(dict.fromkeys(p.rsplit(".", 1)[-1] for p in paths))
+
+
+def _kv_find(t: TableLines, keys: _Keys, values: list[str] | None = None) -> dict[str, str]:
     """What ``kv_entries`` gives for the dotted paths ``wanted``: path -> its first value cell (the last row of a
     repeated path; with ``values``, the last one with a value). ``values`` collects every row's first value
-    cell. Fails for a table of one column."""
-    wanted, tails = keys
+    cell. Fails for a table of one column.
+
+    A row's enclosing key is the nearest row above it that is less indented (what ``kv_entries``' stack
+    holds), so only the rows whose key can end a wanted path are followed up.
+    """
+    wanted, tails, lasts = keys
     cut = _cutter(t.dashes, (0, 1))
-    stack: list[tuple[int, str]] = []  # (indentation, key) of the enclosing keys
+    rows = t.rows
+    if values is not None:
+        values += [value.strip() for _, value in map(cut, rows)]
     out: dict[str, str] = {}
-    for line in t.rows:
-        first, value = cut(line)
-        body = first.lstrip()
-        indent = len(first) - len(body)
-        name = body.rstrip()
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        if name in tails:
-            path = ".".join([*(key for _, key in stack), name])
-            if path in wanted and (values is None or value.strip()):
-                out[path] = value.strip()
-        stack.append((indent, name))
-        if values is not None:
-            values.append(value.strip())
+    for r in sorted({r for last in lasts for r, line in enumerate(rows) if last in line}):
+        first, value = cut(rows[r])
+        name = first.strip()
+        if name not in tails:
+            continue
+        parts, need = [name], len(first) - len(first.lstrip())
+        for above in reversed(rows[:r]):
+            if need <= 0:
+                break
+            key = cut(above)[0]
+            indent = len(key) - len(key.lstrip())
+            if indent < need:
+                parts.append(key.strip())
+                need = indent
+        path = ".".join(reversed(parts))
+        if path in wanted and (values is None or value.strip()):
+            out[path] = value.strip()
     return out
 
 
@@ -186,6 +199,7 @@ def _pause_and_ecn(text: str) -> tuple[dict[int, tuple[int | None, int | None]],
     return frames, marked
 
 
+@lru_cache(maxsize=256)  # most ports print the same (all-zero) error counters
 def fcs_rx_errors(text: str) -> int | None:
     """``parse_counters_errors(text)["FCS Errors"]["rx"]`` (None without that row)."""
     try:
@@ -209,7 +223,7 @@ def cnp_packets(text: str) -> int | None:
             raise _AskTheParser
         values: list[str] = []
         found = _kv_find(tables[0], _CNP_KEYS, values)
-        for value in values:
+        for value in set(values):
             if value:
                 size_bytes(value)  # as the full parser converts every value (and may fail on one)
         return size_bytes(found[CNP_PACKETS]) if CNP_PACKETS in found else None

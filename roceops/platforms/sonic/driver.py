@@ -58,6 +58,7 @@ from roceops.render.engine import RenderedDevice
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
 _Model = TypeVar("_Model", bound=BaseModel)
+_PFC_NAMES = {d: {prio: f"pfc_{d}_{prio}" for prio in range(8)} for d in ("rx", "tx")}  # operational's counter names
 
 PRINT_DATA = "sonic-cfggen -d --print-data"
 SAVED_DATA = "sonic-cfggen -j /etc/sonic/config_db.json --print-data"
@@ -186,6 +187,16 @@ def expected(intent: Intent) -> Intent:
                        key=lambda n: _ip_key(n.ip))
     return intent.model_copy(update={"qos": new_qos, "ports": ports,
                                      "bgp": intent.bgp.model_copy(update={"neighbors": neighbors})})
+
+
+def _queues_expected(intent: SwitchIntent) -> SwitchIntent:
+    """What ``parse_config_db`` reads of :func:`expected`: the intent with its queues as CONFIG_DB holds them (its
+    ports, maps, watchdog and the pfc_priorities it tests for are expected's already)."""
+    old = intent.qos.queues
+    queues = {q: _updated(v, {"weight": v.weight if v.scheduler == "dwrr" else None}) for q, v in old.items()}
+    if all(queues[q] is v for q, v in old.items()):
+        return intent
+    return intent.model_copy(update={"qos": intent.qos.model_copy(update={"queues": queues})})
 
 
 def _updated(model: _Model, update: dict[str, Any]) -> _Model:
@@ -326,7 +337,7 @@ class SonicDriver:
 
     def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
         sw = _switch(intent)
-        return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), expected(sw))  # type: ignore[arg-type]
+        return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), _queues_expected(sw))
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
         sw = _switch(intent)
@@ -343,9 +354,10 @@ class SonicDriver:
             row = status.get(name)
             counters: dict[str, int] = {}
             for direction in ("rx", "tx"):
+                names = _PFC_NAMES[direction]
                 for prio, value in (pfc[direction].get(name) or {}).items():
                     if value is not None:
-                        counters[f"pfc_{direction}_{prio}"] = value
+                        counters[names.get(prio) or f"pfc_{direction}_{prio}"] = value
             marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)

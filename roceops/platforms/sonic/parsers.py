@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 _RULE = re.compile(r"^-+(?:  +-+)*\s*$")
+_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where splitlines() ends a line besides "\n"
 _SPAN = re.compile(r"-+")
 _NUMBER = re.compile(r"[+-]?\d[\d,]*")
 _QUEUE_NAME = re.compile(r"([A-Z]+)(\d+)")
@@ -136,21 +137,52 @@ def _block_lines(text: str) -> list[tuple[tuple[str, ...], str, str, list[str]]]
     """The blocks :func:`_blocks` reads, rows not cut yet: (headers, title, rule line, row lines)."""
     lines = text.splitlines()
     n = len(lines)
-    rules = [k for k, line in enumerate(lines) if line[:1] == "-" and _RULE.match(line)]
+    plain = not any(c in text for c in _OTHER_BREAKS)  # lines end at "\n" only
+    rules = _rule_lines(text, lines) if plain else [
+        k for k, line in enumerate(lines) if line[:1] == "-" and _RULE.match(line)]
     is_rule = set(rules)
     out: list[tuple[tuple[str, ...], str, str, list[str]]] = []
     i = 0
-    for r in rules:  # only a rule line can start a table: the line above it is the header
+    for x, r in enumerate(rules):  # only a rule line can start a table: the line above it is the header
         if r < i or r == 0 or not lines[r - 1].strip() or r - 1 in is_rule:
             continue
-        headers = tuple(map(str.strip, _cutter(lines[r])(lines[r - 1])))
+        headers = _headers(lines[r - 1], lines[r])
         title = lines[r - 2].strip() if r >= 2 else ""
-        j = r + 1
-        while j < n and j not in is_rule and (line := lines[j]) and not line.isspace():
-            j += 1
+        j = _rows_end(lines, r + 1, rules[x + 1] if x + 1 < len(rules) else n)
         out.append((headers, title, lines[r], lines[r + 1:j]))
         i = j + 1 if j in is_rule else j  # a closing rule is not a new header
     return out
+
+
+def _rule_lines(text: str, lines: list[str]) -> list[int]:
+    """The indexes of the rule lines, for a text whose lines end at "\n" only: the lines that start with "-",
+    found by searching the text instead of looking at every line."""
+    out = [0] if text.startswith("-") and _RULE.match(lines[0]) else []
+    k = pos = 0  # line k starts at offset pos
+    at = text.find("\n-")
+    while at != -1:
+        k += text.count("\n", pos, at + 1)
+        pos = at + 1
+        if _RULE.match(lines[k]):
+            out.append(k)
+        at = text.find("\n-", pos)
+    return out
+
+
+def _rows_end(lines: list[str], start: int, stop: int) -> int:
+    """The first blank line from ``start`` on, else ``stop`` (the next rule line, or the end)."""
+    try:
+        end = lines.index("", start, stop)
+    except ValueError:
+        end = stop
+    if any(map(str.isspace, lines[start:end])):  # a line of blanks ends the rows too
+        end = next(j for j in range(start, end) if lines[j].isspace())
+    return end
+
+
+@lru_cache(maxsize=256)  # a table per port repeats the same header
+def _headers(header: str, rule: str) -> tuple[str, ...]:
+    return tuple(map(str.strip, _cutter(rule)(header)))
 
 
 @lru_cache(maxsize=256)
