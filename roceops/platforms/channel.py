@@ -105,8 +105,18 @@ def prompt_pattern(conn: Any) -> str:
     return rf"{re.escape(conn.base_prompt)}[^\n]*[$#]\s*$"
 
 
-_BLANKS = re.compile(r"\s+")
 ECHO_GRACE_S = 5.0  # a prompt with no echo before it ends the read after this long a silence
+
+
+def _unblanked(text: str) -> str:
+    """``re.sub(r"\\s+", "", text)``: str.split and the regex's ``\\s`` know the same whitespace."""
+    return "".join(text.split())
+
+
+def _echoed(head: str, echo: str, wanted: str) -> bool:
+    """``wanted`` (``echo`` without blanks) is in ``head`` without blanks. An unwrapped echo, found as it is,
+    answers at once: removing blanks from ``head`` keeps that occurrence whole."""
+    return echo in head or wanted in _unblanked(head)
 
 
 def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | None = None) -> str:
@@ -119,7 +129,7 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | N
     the terminal wrapped it.
     """
     regex = re.compile(pattern)
-    wanted = _BLANKS.sub("", echo) if echo else ""
+    wanted = _unblanked(echo) if echo else ""
     echoed = not wanted
     out = ""
     prompt_at: float | None = None  # when the output last ended in a prompt not preceded by the echo
@@ -130,7 +140,7 @@ def read_until(conn: Any, pattern: str, what: str, timeout: float, echo: str | N
             out += chunk
             prompt_at = None
             if regex.search(out[-512:]):
-                echoed = echoed or wanted in _BLANKS.sub("", out[:2 * len(wanted) + 1024])  # the echo comes first
+                echoed = echoed or _echoed(out[:2 * len(wanted) + 1024], echo or "", wanted)  # the echo comes first
                 if echoed:
                     return out
                 prompt_at = time.monotonic()
@@ -171,14 +181,20 @@ def find_prompt(conn: Any, pattern: re.Pattern[str], timeout: float) -> str:
 def strip_echo(raw: str, command: str) -> str:
     """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or
     after a stale prompt) and without the trailing prompt line."""
-    lines = raw.split("\n")
+    last = raw.rfind("\n")  # the prompt's line starts after it
+    if last < 0:
+        return ""
     wanted = command.replace(" ", "")
     seen = ""
-    for i, line in enumerate(lines[:-1]):
-        seen += line.replace(" ", "")
-        if wanted in seen:
-            return "\n".join(lines[i + 1:-1]).rstrip()
-    return "\n".join(lines[1:-1]).rstrip()
+    start = 0
+    while start <= last:  # the lines before the prompt's, without splitting the whole output into lines
+        end = raw.index("\n", start)
+        line = raw[start:end].replace(" ", "")
+        seen += line
+        if wanted in seen[-(len(wanted) + len(line)):]:  # not in the part seen before: a new one ends in this line
+            return raw[end + 1:last].rstrip()
+        start = end + 1
+    return raw[raw.index("\n") + 1:last].rstrip()
 
 
 def send_line(conn: Any, command: str, timeout: float) -> str:

@@ -11,7 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from paramiko.buffered_pipe import BufferedPipe
 
-from roceops.platforms.channel import find_prompt, read_timeout, read_until, send_line, wait_output
+from roceops.platforms.channel import (
+    _echoed,
+    _unblanked,
+    find_prompt,
+    read_timeout,
+    read_until,
+    send_line,
+    strip_echo,
+    wait_output,
+)
 from roceops.platforms.driver import DriverError
 
 
@@ -209,3 +218,31 @@ def test_linefeeds_are_normalised_exactly_as_netmiko_does(text: str) -> None:
     from roceops.platforms.channel import _normalize_linefeeds
 
     assert _normalize_linefeeds(_Netmiko(), text) == _Netmiko().normalize_linefeeds(text)
+
+
+def _strip_echo_by_lines(raw: str, command: str) -> str:
+    """strip_echo as first written (the whole output split into lines): the reference for the find-based one."""
+    lines = raw.split("\n")
+    wanted = command.replace(" ", "")
+    seen = ""
+    for i, line in enumerate(lines[:-1]):
+        seen += line.replace(" ", "")
+        if wanted in seen:
+            return "\n".join(lines[i + 1:-1]).rstrip()
+    return "\n".join(lines[1:-1]).rstrip()
+
+
+_ECHO_TEXT = st.text(alphabet="ab \n\t$#", max_size=60)
+
+
+@given(_ECHO_TEXT, st.text(alphabet="ab \t", max_size=8))
+def test_strip_echo_equals_the_line_split_version(raw: str, command: str) -> None:
+    assert strip_echo(raw, command) == _strip_echo_by_lines(raw, command)
+    assert strip_echo(f"{command}\n{raw}", command) == _strip_echo_by_lines(f"{command}\n{raw}", command)
+
+
+@given(_ECHO_TEXT, st.text(alphabet="ab \t\n\x0b\x85\u2028\u3000", max_size=12))
+def test_echo_test_equals_the_blank_free_search(head: str, echo: str) -> None:
+    wanted = re.sub(r"\s+", "", echo)
+    assert _unblanked(echo) == wanted
+    assert _echoed(head, echo, wanted) == (wanted in re.sub(r"\s+", "", head))

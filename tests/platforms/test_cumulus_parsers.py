@@ -3,11 +3,14 @@ layouts, values round-trip), and the driver's pure side: diff of ``nv set`` list
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from roceops.audit.compare import compare
 from roceops.lab.fabric_specs import lab_specs
@@ -16,7 +19,7 @@ from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.cumulus import parsers as p
-from roceops.platforms.cumulus.driver import CONFIG, collect_commands, diff_commands, expected
+from roceops.platforms.cumulus.driver import CONFIG, MARK, collect_commands, diff_commands, expected, split_marked
 from roceops.platforms.cumulus.lab import CumulusState, run_line
 from roceops.platforms.cumulus.render import nv_set_paths
 from roceops.platforms.driver import Snapshot
@@ -296,3 +299,12 @@ def test_operational_counters_and_neighbours() -> None:
     assert (oper.lldp["swp5"].device, oper.lldp["swp5"].port) == ("spine01", "Ethernet5/1")
     assert {s.state for s in oper.bgp.values()} == {"Established"}
     assert oper.os_version and oper.os_version.startswith("Cumulus Linux")
+
+
+_MARKED = st.lists(st.sampled_from([f"{MARK}-", "\n", "1", "23", "end", "x", "\u0663", " ", "ROCEOPS-", "OUT"]),
+                   max_size=30).map("".join)
+
+
+@given(_MARKED)
+def test_split_marked_equals_the_line_anchored_regex_split(text: str) -> None:
+    assert split_marked(text) == re.split(rf"^{MARK}-(\d+|end)$", text, flags=re.MULTILINE)

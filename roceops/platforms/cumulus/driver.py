@@ -61,7 +61,7 @@ from roceops.platforms.driver import (
 )
 from roceops.render.engine import RenderedDevice
 
-__all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands"]
+__all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "split_marked"]
 
 FILE = "nvue.commands"
 CONFIG = "nv config show -o commands"
@@ -82,6 +82,7 @@ PORT_SHOWS = ("counters qos", "counters errors", "qos pfc-watchdog", "qos roce s
 COUNTER_SHOWS = ("nv show interface -o json", "nv show interface --view ber")
 PORT_COUNTER_SHOWS = ("counters qos", "counters errors", "qos pfc-watchdog", "qos roce counters")
 MARK = "ROCEOPS-OUT"
+_MARKER = re.compile(rf"{MARK}-(\d+|end)$", re.MULTILINE)  # a marker line, once at a line start
 BATCH = 24  # commands per shell line when reading
 READ_TIMEOUT = 120.0  # an `nv config apply` of a full configuration can take a while
 CHAIN = 40  # nv set/unset per shell line when writing
@@ -407,6 +408,26 @@ def _send(conn: Any, line: str) -> str:
     return send_line(conn, line, read_timeout(conn, READ_TIMEOUT))
 
 
+def split_marked(text: str) -> list[str]:
+    """``re.split(rf"^{MARK}-(\\d+|end)$", text, flags=re.MULTILINE)``: the text between marker lines and the
+    markers' numbers.
+
+    The marker pattern without its ``^`` has a literal start the regex engine looks for directly (with it,
+    it tries a match at every position of a ~100 kB answer); a match not at a line start is skipped. A
+    match never spans a line feed, so a skipped one hides no other.
+    """
+    parts: list[str] = []
+    last = 0
+    for m in _MARKER.finditer(text):
+        start = m.start()
+        if start and text[start - 1] != "\n":
+            continue
+        parts += (text[last:start], m.group(1))
+        last = m.end()
+    parts.append(text[last:])
+    return parts
+
+
 def run_batch(conn: Any, commands: list[str]) -> dict[str, str]:
     """Run read-only commands ``BATCH`` per shell line, split by ``echo`` markers; command -> output."""
     out: dict[str, str] = {}
@@ -414,7 +435,7 @@ def run_batch(conn: Any, commands: list[str]) -> dict[str, str]:
         chunk = commands[start:start + BATCH]
         line = " ; ".join(f"echo {MARK}-{i}'' ; {cmd}" for i, cmd in enumerate(chunk)) + f" ; echo {MARK}-end''"
         text = _send(conn, line).replace("\r", "")
-        parts = re.split(rf"^{MARK}-(\d+|end)$", text, flags=re.MULTILINE)
+        parts = split_marked(text)
         found = {int(parts[i]): parts[i + 1].strip("\n") for i in range(1, len(parts) - 1, 2) if parts[i] != "end"}
         if len(found) != len(chunk) or f"{MARK}-end" not in text:
             raise DriverError(f"incomplete output from the switch (got {len(found)} of {len(chunk)} commands)")
