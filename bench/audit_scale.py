@@ -81,11 +81,14 @@ def main() -> None:
             audit_s = time.perf_counter() - t0
             cpu2, lab2 = cpu_seconds(), cpu_seconds(started.pid)
             print(f"roceops audit: {audit_s:.1f} s, {len(names) / audit_s:.0f} devices/s, "
-                  f"{len(result.findings)} findings, exit {result.exit_code}; CPU s: client {cpu2 - cpu1:.1f}, "
-                  f"parse workers {children_cpu_seconds() - kids0:.1f}, lab {lab2 - lab1:.1f}")
+                  f"{len(result.findings)} findings, exit {result.exit_code}, {result.shards} shards; CPU s: "
+                  f"client {cpu2 - cpu1:.1f} + shard processes {children_cpu_seconds() - kids0:.1f}, "
+                  f"lab {lab2 - lab1:.1f}")
             for f in result.findings[:5]:
                 print(f"  finding: {f.check} {f.device}: {f.message[:100]}")
-            print("  where the time goes: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.phases.items()))
+            print("  where the time goes (wall s; sum.*: summed over devices; cpu.*: CPU s of the devices' "
+                  "threads, the rest of the shards' CPU is Paramiko's transport threads and Nornir): "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in result.phases.items()))
             if not args.skip_bare:
                 print(f"ratio audit / bare loop: {audit_s / bare_s:.2f}x")
             print(f"lab RSS {rss_of(started.pid):.0f} MiB")

@@ -1,15 +1,20 @@
-"""CPU-bound, side-effect-free work (rendering, parsing) spread over one forked process per core.
+"""Work spread over one forked process per core: CPU-bound, side-effect-free maps (rendering) and shards of
+I/O-bound work that also parses (the audit).
 
-Workers are forked, so they inherit the inputs copy-on-write (a 64-SU fabric, collected outputs);
-only the results travel back through pickling. Small jobs run in-process.
+Processes are forked, so they inherit the inputs copy-on-write (a 64-SU fabric, planned state); only the
+results travel back through pickling. Small jobs run in-process.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -41,44 +46,79 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = 64,
         _JOB = None
 
 
-_WORKER: Callable[[Any], Any] | None = None
+@dataclass(frozen=True)
+class ShardEnded:
+    """A shard process that ended before it said it was done: it crashed, was killed, or its work raised."""
+
+    shard: int
+    exitcode: int | None
+    error: str = ""
 
 
-def _call_worker(item: Any) -> Any:
-    assert _WORKER is not None
-    return _WORKER(item)
+class _Done:
+    """What a shard sends last when its work returned."""
 
 
-class ForkedWorkers:
-    """Forked worker processes that run ``fn`` on items submitted from any thread, as they come.
+def forked_shards(work: Callable[[int, Callable[[Any], None]], None], shards: int) -> Iterator[tuple[int, Any]]:
+    """Run ``work(k, send)`` in ``shards`` forked processes and yield ``(k, item)`` for every ``send(item)``, in
+    the order the items arrive; a process that ends before its ``work`` returned yields ``(k, ShardEnded)``.
 
-    For CPU work that can start before a long I/O phase ends (parsing each device's output while the
-    others are still being read). The processes are forked in the constructor, so call it before
-    starting threads: a fork inherits ``fn`` and everything it refers to (copy-on-write), and only the
-    items and results travel, pickled. One instance at a time per process.
+    For I/O-bound work that also parses: each process has its own GIL, so the CPU spent on it is spread
+    over the cores. The processes are forked before this generator yields anything, so call it before
+    starting threads of your own; they inherit everything ``work`` refers to (copy-on-write) and only the
+    items travel, pickled. ``send`` may be called from any thread of the shard. Closing the generator
+    early kills the processes that are still running.
     """
-
-    def __init__(self, fn: Callable[[T], R], workers: int | None = None) -> None:
-        global _WORKER
-        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-        _WORKER = fn
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("fork"))
-        list(self._pool.map(_ready_item, range(self.workers)))  # fork every worker now, while single-threaded
-
-    def submit(self, item: T) -> Future[R]:
-        return self._pool.submit(_call_worker, item)
-
-    def close(self) -> None:
-        global _WORKER
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        _WORKER = None
-
-    def __enter__(self) -> ForkedWorkers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    ctx = mp.get_context("fork")  # forked now, when this is called, not when the iterator is first read
+    readers: dict[Any, tuple[int, Any]] = {}
+    for k in range(shards):
+        reader, writer = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_shard_main, args=(work, k, writer), daemon=True, name=f"roceops-shard-{k}")
+        proc.start()
+        writer.close()  # only the shard writes: its end-of-file then means the shard ended
+        readers[reader] = (k, proc)
+    return _arrivals(readers)
 
 
-def _ready_item(_: int) -> int:
-    return os.getpid()
+def _arrivals(readers: dict[Any, tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """What the shards send, as it comes; see :func:`forked_shards`."""
+    done: set[int] = set()  # shards that said how they ended
+    try:
+        while readers:
+            for reader in mp_connection.wait(list(readers)):
+                k, proc = readers[reader]
+                try:
+                    item = reader.recv()
+                except (EOFError, OSError):
+                    del readers[reader]
+                    proc.join()
+                    if k not in done:
+                        yield k, ShardEnded(k, proc.exitcode)
+                    continue
+                if isinstance(item, ShardEnded | _Done):
+                    done.add(k)  # said how it ended: its end-of-file needs no second word
+                    if isinstance(item, _Done):
+                        continue
+                yield k, item
+    finally:
+        for reader, (_, proc) in readers.items():
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+            reader.close()
+
+
+def _shard_main(work: Callable[[int, Callable[[Any], None]], None], k: int, writer: Any) -> None:
+    lock = threading.Lock()
+
+    def send(item: Any) -> None:
+        with lock:
+            writer.send(item)
+
+    try:
+        work(k, send)
+    except Exception as exc:  # reported to the parent, which names what this shard did not finish
+        send(ShardEnded(k, 1, f"{type(exc).__name__}: {exc}"[:300]))
+        sys.exit(1)  # an exit status, not a traceback on the user's terminal
+    send(_Done())
+    writer.close()

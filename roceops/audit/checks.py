@@ -1,4 +1,10 @@
-"""Turn observations into findings: per-device drift, then checks across the two ends of each link."""
+"""Turn observations into findings: each device's own (drift, LLDP, BGP), then the checks across the two
+ends of each host-leaf link.
+
+A device's own findings need only that device (its intent, its observed state and the cabling plan), so
+they are worked out wherever the device was read, in any process. What the link checks need of each end
+travels as :class:`EndFacts`: a few values per NIC or port, not the whole observed state.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +35,17 @@ class Observation:
     phases: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class EndFacts:
+    """One end of a host-leaf link as observed (values as the parser gave them; None: not observable), and for a
+    host NIC what its intent asks, so that a mismatch can be blamed on the end that departs from intent."""
+
+    pfc_priorities: Any = None
+    mtu: Any = None
+    intended_pfc: tuple[int, ...] | None = None
+    intended_mtu: int | None = None
+
+
 def _hint(device: str, d: Drift) -> str:
     fix = f"roceops deploy --limit {device} --commit"
     if d.kind == "missing":
@@ -52,19 +69,25 @@ def drift_findings(obs: Observation) -> list[Finding]:
     ]
 
 
-def _observed_port(obs: Observation | None, port: str) -> dict[str, Any] | None:
-    if obs is None or obs.observed is None:
-        return None
-    ports = obs.observed.get("ports") or {}
-    value = ports.get(port)
-    return value if isinstance(value, dict) else None
-
-
-def _observed_nic(obs: Observation | None, netdev: str) -> dict[str, Any] | None:
-    if obs is None or obs.observed is None:
-        return None
-    value = (obs.observed.get("nics") or {}).get(netdev)
-    return value if isinstance(value, dict) else None
+def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
+    """NIC netdev or switch port -> what the link checks need of it, for the host-leaf links of this device."""
+    observed = obs.observed
+    if observed is None:
+        return {}
+    if isinstance(obs.intent, HostIntent):
+        nics = observed.get("nics") or {}
+        out: dict[str, EndFacts] = {}
+        for netdev, value in nics.items():
+            want = obs.intent.nics.get(netdev)
+            if isinstance(value, dict) and want is not None:
+                out[netdev] = EndFacts(value.get("pfc_priorities"), value.get("mtu"),
+                                       tuple(want.pfc_priorities), want.mtu)
+        return out
+    ports = observed.get("ports") or {}
+    host_ports = {link.b.port if link.b.device == obs.device else link.a.port
+                  for link in fabric.links_of(obs.device) if link.tier == "host-leaf"}
+    return {name: EndFacts(value.get("pfc_priorities"), value.get("mtu"))
+            for name, value in ports.items() if name in host_ports and isinstance(value, dict)}
 
 
 def _blame(host_ok: bool, host: tuple[str, str], leaf: tuple[str, str]) -> list[tuple[str, str]]:
@@ -72,78 +95,84 @@ def _blame(host_ok: bool, host: tuple[str, str], leaf: tuple[str, str]) -> list[
     return [leaf] if host_ok else [host]
 
 
-def link_findings(fabric: Fabric, by_name: dict[str, Observation]) -> list[Finding]:
+def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list[Finding]:
     """Host NIC vs its leaf port: the contract no single device can check on its own.
 
-    A mismatch is reported at the end that departs from intent, so it merges with that
-    device's drift finding instead of showing up twice.
+    ``facts`` holds each audited device's :func:`end_facts`. A mismatch is reported at the end that departs
+    from intent, so it merges with that device's drift finding instead of showing up twice.
     """
     out: list[Finding] = []
     for host in fabric.hosts:
-        hobs = by_name.get(host.name)
+        host_facts = facts.get(host.name) or {}
         for nic in host.nics:
-            n = _observed_nic(hobs, nic.netdev)
-            p = _observed_port(by_name.get(nic.leaf), nic.leaf_port)
-            if n is None or p is None or hobs is None or not isinstance(hobs.intent, HostIntent):
+            n = host_facts.get(nic.netdev)
+            p = (facts.get(nic.leaf) or {}).get(nic.leaf_port)
+            if n is None or p is None:
                 continue
-            want = hobs.intent.nics[nic.netdev]
             where = f"{host.name}:{nic.netdev} <-> {nic.leaf}:{nic.leaf_port}"
-            if "pfc_priorities" in n and "pfc_priorities" in p and sorted(n["pfc_priorities"]) != sorted(
-                    p["pfc_priorities"]):
-                host_ok = sorted(n["pfc_priorities"]) == sorted(want.pfc_priorities)
+            if n.pfc_priorities is not None and p.pfc_priorities is not None and sorted(n.pfc_priorities) != sorted(
+                    p.pfc_priorities):
+                host_ok = sorted(n.pfc_priorities) == sorted(n.intended_pfc or ())
                 for dev, path in _blame(host_ok, (host.name, f"nics[{nic.netdev}].pfc_priorities"),
                                         (nic.leaf, f"ports[{nic.leaf_port}].pfc_priorities")):
-                    out.append(Finding(check="pfc.mismatch", device=dev, path=path, expected=want.pfc_priorities,
-                                       observed=p["pfc_priorities"] if host_ok else n["pfc_priorities"],
+                    out.append(Finding(check="pfc.mismatch", device=dev, path=path,
+                                       expected=list(n.intended_pfc or ()),
+                                       observed=p.pfc_priorities if host_ok else n.pfc_priorities,
                                        message=f"PFC priorities differ across {where}",
                                        hint="PFC must be on the same priorities on the NIC and its leaf port"))
-            if "mtu" in n and "mtu" in p and int(n["mtu"]) + 18 > int(p["mtu"]):
-                host_ok = int(n["mtu"]) == want.mtu
+            if n.mtu is not None and p.mtu is not None and int(n.mtu) + 18 > int(p.mtu):
+                host_ok = int(n.mtu) == n.intended_mtu
                 for dev, path in _blame(host_ok, (host.name, f"nics[{nic.netdev}].mtu"),
                                         (nic.leaf, f"ports[{nic.leaf_port}].mtu")):
                     out.append(Finding(check="mtu.fit", device=dev, path=path,
-                                       expected=f"NIC {n['mtu']} + 18 <= port {p['mtu']}",
-                                       observed=p["mtu"] if host_ok else n["mtu"],
+                                       expected=f"NIC {n.mtu} + 18 <= port {p.mtu}",
+                                       observed=p.mtu if host_ok else n.mtu,
                                        message=f"NIC MTU does not fit the leaf port MTU across {where}",
                                        hint="host MTU + 18 bytes of L2 overhead must not exceed the switch port MTU"))
     return out
 
 
-def lldp_findings(fabric: Fabric, by_name: dict[str, Observation]) -> list[Finding]:
+def lldp_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+    """This switch's LLDP neighbours against the cabling plan (switch-to-switch links)."""
+    if obs.oper is None or not obs.oper.lldp or not isinstance(obs.intent, SwitchIntent):
+        return []
     out: list[Finding] = []
-    for sw in fabric.switches:
-        obs = by_name.get(sw.name)
-        if obs is None or obs.oper is None or not obs.oper.lldp:
+    for link in fabric.links_of(obs.device):
+        if link.tier == "host-leaf":
+            continue  # hosts rarely run LLDP agents; checked on the switch-to-switch cabling only
+        local, peer = (link.a, link.b) if link.a.device == obs.device else (link.b, link.a)
+        seen = obs.oper.lldp.get(local.port)
+        if seen is None:
             continue
-        for link in fabric.links_of(sw.name):
-            if link.tier == "host-leaf":
-                continue  # hosts rarely run LLDP agents; checked on the switch-to-switch cabling only
-            local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
-            seen = obs.oper.lldp.get(local.port)
-            if seen is None:
-                continue
-            if (seen.device, seen.port) != (peer.device, peer.port):
-                out.append(Finding(check="lldp.neighbor", device=sw.name, path=f"lldp[{local.port}]",
-                                   expected=f"{peer.device}:{peer.port}", observed=f"{seen.device}:{seen.port}",
-                                   message="LLDP neighbour differs from the cabling plan",
-                                   hint="check the cable against `roceops cabling`"))
+        if (seen.device, seen.port) != (peer.device, peer.port):
+            out.append(Finding(check="lldp.neighbor", device=obs.device, path=f"lldp[{local.port}]",
+                               expected=f"{peer.device}:{peer.port}", observed=f"{seen.device}:{seen.port}",
+                               message="LLDP neighbour differs from the cabling plan",
+                               hint="check the cable against `roceops cabling`"))
     return out
 
 
-def bgp_findings(by_name: dict[str, Observation]) -> list[Finding]:
+def bgp_findings(obs: Observation) -> list[Finding]:
+    """Every BGP neighbour this switch's intent plans is Established."""
+    if not isinstance(obs.intent, SwitchIntent) or obs.oper is None or not obs.oper.bgp:
+        return []
     out: list[Finding] = []
-    for obs in by_name.values():
-        if not isinstance(obs.intent, SwitchIntent) or obs.oper is None or not obs.oper.bgp:
-            continue
-        for nb in obs.intent.bgp.neighbors:
-            session = obs.oper.bgp.get(nb.ip)
-            state = session.state if session else "absent"
-            if state != "Established":
-                out.append(Finding(check="bgp.session", device=obs.device, path=f"bgp.sessions[{nb.ip}]",
-                                   expected="Established", observed=state,
-                                   message=f"BGP session to {nb.description or nb.ip} is {state}",
-                                   hint=f"check {nb.port} and the peer {nb.description}"))
+    for nb in obs.intent.bgp.neighbors:
+        session = obs.oper.bgp.get(nb.ip)
+        state = session.state if session else "absent"
+        if state != "Established":
+            out.append(Finding(check="bgp.session", device=obs.device, path=f"bgp.sessions[{nb.ip}]",
+                               expected="Established", observed=state,
+                               message=f"BGP session to {nb.description or nb.ip} is {state}",
+                               hint=f"check {nb.port} and the peer {nb.description}"))
     return out
+
+
+def device_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+    """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
+    if obs.error is not None:
+        return [obs.error]
+    return [*drift_findings(obs), *lldp_findings(fabric, obs), *bgp_findings(obs)]
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:
@@ -157,14 +186,3 @@ def merge(findings: Iterable[Finding]) -> list[Finding]:
         else:
             merged[key] = f
     return sorted(merged.values(), key=lambda f: (f.device, f.path, f.check))
-
-
-def all_findings(fabric: Fabric, observations: list[Observation]) -> list[Finding]:
-    by_name = {o.device: o for o in observations}
-    found: list[Finding] = [o.error for o in observations if o.error is not None]
-    for o in observations:
-        found.extend(drift_findings(o))
-    found.extend(link_findings(fabric, by_name))
-    found.extend(lldp_findings(fabric, by_name))
-    found.extend(bgp_findings(by_name))
-    return merge(found)

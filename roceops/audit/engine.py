@@ -1,49 +1,57 @@
-"""Audit orchestration: collect read-only state on Nornir, parse, compare, check across devices.
+"""Audit orchestration: every device planned, read (read-only, on Nornir), parsed and checked where it is read,
+then the checks across host-leaf links.
 
-One bad device never stops the audit: unreachable devices, timeouts and unparsable output
-become findings of their own (``device.unreachable``/``device.timeout``/``device.unparsable``).
+Large audits are split into one shard per core, each a forked process with its own Nornir run and its own
+GIL: reading a device (Paramiko's packet handling, the drivers' reads) and parsing what it said are both CPU
+work in Python, and one process tops out at one core (bench/RESULTS.md, audit of 1,000 devices). A shard
+sends back one :class:`~roceops.audit.device.DeviceAudit` per device as it finishes.
+
+One bad device never stops the audit: unreachable devices, timeouts and unparsable output become findings of
+their own (``device.unreachable``/``device.timeout``/``device.unparsable``), and a device whose audit never
+reported back (its shard died) is ``device.failed``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import gc
+import math
 import multiprocessing as mp
+import os
 import time
-from concurrent.futures import Future
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netmiko.exceptions import NetmikoTimeoutException, ReadTimeout
 from nornir.core.task import Result, Task
 
-from roceops.audit.checks import Observation, all_findings
+from roceops.audit.checks import link_findings, merge
+from roceops.audit.device import DeviceAudit, audit_device, not_audited
 from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
-from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
-from roceops.parallel import ForkedWorkers
-from roceops.plan import plan
-from roceops.platforms.base import get_driver
-from roceops.redact import redact
+from roceops.nornir_glue.runner import Progress, make_nornir
+from roceops.parallel import ShardEnded, forked_shards
 from roceops.topology.fabric import Fabric
+
+SHARD_MIN_DEVICES = 64  # a shard of fewer devices costs more to fork than it saves
 
 
 @dataclass(frozen=True)
 class AuditOptions:
-    workers: int = 64
+    workers: int = 64  # devices read at once, over all shards
     timeout_s: float = 30.0
     lab_dir: Path | None = None
     quiet: bool = False
-    with_oper: bool = True
+    shards: int | None = None  # processes reading devices; None: one per core for large audits
 
 
 @dataclass
 class AuditResult:
     fabric: str
     devices: list[str]
-    observations: list[Observation]
+    audits: list[DeviceAudit]  # one per device, in ``devices`` order
     findings: list[Finding]
     seconds: float
-    phases: dict[str, float] = field(default_factory=dict)
+    phases: dict[str, float] = field(default_factory=dict)  # wall seconds; sum.*: over devices; cpu.*: CPU-s
+    shards: int = 1
 
     @property
     def unreachable(self) -> list[str]:
@@ -60,144 +68,90 @@ class AuditResult:
         return 1 if self.drift else 0
 
 
-def _error_finding(device: str, exc: BaseException, phase: str) -> Finding:
-    text = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)[:300]
-    if phase == "parse":
-        check, msg = "device.unparsable", f"could not parse the device's output: {text}"
-    elif isinstance(exc, ReadTimeout | TimeoutError) or "timed out" in text.lower() or "timeout" in text.lower():
-        check, msg = "device.timeout", f"device did not answer in time: {text}"
-    elif isinstance(exc, NetmikoTimeoutException | OSError | EOFError) or phase == "connect":
-        check, msg = "device.unreachable", f"could not reach the device: {text}"
-    else:
-        check, msg = "device.unreachable", f"{type(exc).__name__}: {text}"
-    return Finding(check=check, device=device, path="", message=msg,
-                   hint="check reachability and credentials; the device was not audited")
+def shard_count(devices: int, requested: int | None = None) -> int:
+    """How many processes read ``devices`` devices: as asked, else one per core with at least
+    :data:`SHARD_MIN_DEVICES` each; always 1 where processes cannot be forked."""
+    if "fork" not in mp.get_all_start_methods():
+        return 1
+    if requested is not None:
+        return max(1, min(requested, devices))
+    return max(1, min(os.cpu_count() or 1, devices // SHARD_MIN_DEVICES))
 
 
-def collect_device(task: Task, obs: Observation) -> Observation:
-    """Device I/O only: connect and run the read-only commands. Parsing happens elsewhere, off the I/O threads."""
-    driver = get_driver(obs.platform)
-    start = time.monotonic()
-    phase = "connect"
+def audit_shard(fabric: Fabric, names: list[str], opts: AuditOptions, workers: int,
+                emit: Callable[[DeviceAudit], None]) -> None:
+    """Audit ``names`` on one Nornir run in this process, handing each device's result to ``emit`` as it ends."""
+    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=workers, timeout_s=opts.timeout_s)
+
+    def task(t: Task) -> Result:
+        audit = audit_device(t, fabric)
+        emit(audit)
+        return Result(host=t.host, result=audit.audited)
+
     try:
-        conn = TaskConnector(task).connect()
-        t0 = time.monotonic()
-        obs.phases["connect"] = t0 - start
-        phase = "collect"
-        obs.outputs = driver.collect(conn, obs.intent)
-        obs.phases["collect"] = time.monotonic() - t0
-    except Exception as exc:
-        obs.error = _error_finding(obs.device, exc, phase)
-        obs.outputs = None
-    obs.seconds = time.monotonic() - start
-    return obs
+        nr.run(task=task, on_failed=True)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
 
 
-def parse_observation(obs: Observation, with_oper: bool) -> tuple[dict | None, object, Finding | None, float]:
-    """(observed, oper, error finding, seconds) for one collected device. Pure: runs in any process."""
-    if obs.outputs is None:
-        return None, None, obs.error, 0.0
-    driver = get_driver(obs.platform)
-    t0 = time.monotonic()
-    try:
-        observed = driver.observe(obs.outputs, obs.intent)
-        oper = driver.operational(obs.outputs, obs.intent) if with_oper else None
-    except Exception as exc:
-        return None, None, _error_finding(obs.device, exc, "parse"), time.monotonic() - t0
-    return observed, oper, None, time.monotonic() - t0
+def _collect(fabric: Fabric, names: list[str], opts: AuditOptions, shards: int,
+             progress: Progress) -> tuple[dict[str, DeviceAudit], dict[int, ShardEnded]]:
+    """Every device's :class:`DeviceAudit`: read in this process, or by ``shards`` forked ones (device k of
+    ``names`` goes to shard k mod shards, so each shard gets a mix of platforms). The shards are forked
+    before the progress display starts its thread."""
+    results: dict[str, DeviceAudit] = {}
+
+    def on_result(audit: DeviceAudit) -> None:
+        results[audit.device] = audit
+        progress.advance(audit.device, audit)
+
+    ended: dict[int, ShardEnded] = {}
+    if shards == 1:
+        with progress:
+            audit_shard(fabric, names, opts, opts.workers, on_result)
+        return results, ended
+    workers = max(1, math.ceil(opts.workers / shards))
+
+    def work(k: int, send: Callable[[DeviceAudit], None]) -> None:
+        audit_shard(fabric, names[k::shards], opts, workers, send)
+
+    arrivals = forked_shards(work, shards)
+    with progress:
+        for k, item in arrivals:
+            if isinstance(item, ShardEnded):
+                ended[k] = item
+            else:
+                on_result(item)
+    return results, ended
 
 
-PARALLEL_PARSE_THRESHOLD = 64  # below this, forking costs more than parsing
-
-Parsed = tuple[dict | None, object, Finding | None, float]
-
-
-def _apply(obs: Observation, parsed: Parsed) -> None:
-    obs.observed, obs.oper, obs.error = parsed[0], parsed[1], parsed[2]  # type: ignore[assignment]
-    obs.phases["parse"] = parsed[3]
-    obs.outputs = None  # release the raw text
-
-
-class _Parser:
-    """Parses each device as soon as its outputs arrive: in forked workers for large audits (started
-    before the I/O threads, fed from them), so parsing overlaps collection instead of following it.
-
-    Parsing inside the I/O threads would hold the GIL while other sessions wait (the audit once ran at
-    4.7x a bare Netmiko loop that way); small audits parse in-process after collection.
-    """
-
-    def __init__(self, observations: dict[str, Observation], with_oper: bool) -> None:
-        self.with_oper = with_oper
-        self.futures: dict[str, Future[Parsed]] = {}
-        self.workers: ForkedWorkers | None = None
-        if len(observations) >= PARALLEL_PARSE_THRESHOLD and "fork" in mp.get_all_start_methods():
-            def parse(item: tuple[str, dict[str, str]]) -> Parsed:  # runs in a worker, on its inherited copy
-                return parse_observation(dataclasses.replace(observations[item[0]], outputs=item[1]), with_oper)
-
-            self.workers = ForkedWorkers(parse)
-
-    def submit(self, obs: Observation) -> None:
-        if self.workers is not None and obs.outputs is not None:
-            self.futures[obs.device] = self.workers.submit((obs.device, obs.outputs))
-            obs.outputs = None
-
-    def finish(self, observations: list[Observation]) -> None:
-        """Every device parsed (collected its worker's result, or parsed here)."""
-        try:
-            for obs in observations:
-                future = self.futures.get(obs.device)
-                try:
-                    parsed = future.result() if future is not None else parse_observation(obs, self.with_oper)
-                except Exception:  # a worker died; the outputs went with the job, so say so, never "no drift"
-                    parsed = (None, None, Finding(check="device.unparsable", device=obs.device, path="",
-                                                  message="the parse worker failed on this device's output",
-                                                  hint="re-run the audit for this device"), 0.0)
-                _apply(obs, parsed)
-        finally:
-            if self.workers is not None:
-                self.workers.close()
+def _why_missing(ended: ShardEnded | None) -> str:
+    if ended is None:
+        return "the device's task ended without a result"
+    if ended.error:
+        return f"the audit process reading it failed ({ended.error})"
+    return f"the audit process reading it stopped (exit status {ended.exitcode})"
 
 
 def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResult:
     start = time.monotonic()
-    observations: dict[str, Observation] = {}
-    for n in names:
-        intent = plan(fabric, n)
-        driver = get_driver(intent.platform)
-        expected = getattr(driver, "expected", lambda i: i)(intent)
-        observations[n] = Observation(device=n, platform=intent.platform, intent=intent, expected=expected)
+    shards = shard_count(len(names), opts.shards)
+    _ = fabric.by_name, fabric.links_by_device  # built once here, inherited by the shards
     gc.collect()
-    gc.freeze()  # the planned intents are long-lived: keep the cyclic GC from walking them during I/O
-    planned = time.monotonic()
-    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
-    parser = _Parser(observations, opts.with_oper)  # forks its workers now, before any I/O thread starts
-
-    def task(t: Task) -> Result:
-        try:
-            obs = collect_device(t, observations[t.host.name])
-        finally:
-            TaskConnector(t).close(logout=False)  # read-only: no logout dialogue needed
-        parser.submit(obs)
-        return Result(host=t.host, result=obs)
-
-    obs_list = [observations[n] for n in names]
-    try:
-        with Progress("audit", len(names), lambda n, o: f"{n}: {'error' if o.error else 'ok'}",
-                      quiet=opts.quiet) as progress:
-            nr.with_processors([progress]).run(task=task, on_failed=True)
-    finally:
-        nr.close_connections(on_good=True, on_failed=True)
-        collected = time.monotonic()
-        parser.finish(obs_list)
-    parsed = time.monotonic()
-    for o in obs_list:  # a task that died outside collect_device (should not happen) is still reported
-        if o.observed is None and o.error is None:
-            o.error = Finding(check="device.unreachable", device=o.device, path="", message="no result from device")
-    findings = all_findings(fabric, obs_list)
+    gc.freeze()  # the fabric is long-lived: keep the cyclic GC (and copy-on-write) off it while devices are read
+    progress = Progress("audit", len(names), lambda n, a: f"{n}: {'ok' if a.audited else 'error'}", quiet=opts.quiet)
+    results, ended = _collect(fabric, names, opts, shards, progress)
+    collected = time.monotonic()
+    audits = [results.get(n) or not_audited(n, fabric.device(n).platform, _why_missing(ended.get(i % shards)))
+              for i, n in enumerate(names)]
+    found = [f for a in audits for f in a.findings]
+    found.extend(link_findings(fabric, {a.device: a.ends for a in audits}))
+    findings = merge(found)
     end = time.monotonic()
-    phases = {"plan": planned - start, "devices": collected - planned, "parse": parsed - collected,
-              "checks": end - parsed}
-    for key in ("connect", "collect", "parse"):
-        phases[f"sum.{key}"] = sum(o.phases.get(key, 0.0) for o in obs_list)
-    return AuditResult(fabric=fabric.intent.name, devices=names, observations=obs_list, findings=findings,
-                       seconds=end - start, phases=phases)
+    phases = {"devices": collected - start, "checks": end - collected}
+    for key in ("plan", "connect", "collect", "parse", "check"):
+        phases[f"sum.{key}"] = sum(a.phases.get(key, 0.0) for a in audits)
+    for key in ("plan", "read", "parse", "check"):
+        phases[f"cpu.{key}"] = sum(a.cpu.get(key, 0.0) for a in audits)
+    return AuditResult(fabric=fabric.intent.name, devices=names, audits=audits, findings=findings,
+                       seconds=end - start, phases=phases, shards=shards)

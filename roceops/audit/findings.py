@@ -29,4 +29,5 @@ class Finding(BaseModel):
         return (self.device, self.path)
 
 
-UNREACHABLE_CHECKS = ("device.unreachable", "device.timeout", "device.unparsable")
+UNREACHABLE_CHECKS = ("device.unreachable", "device.timeout", "device.unparsable", "device.failed")
+"""Findings that say a device was not (fully) audited: never read as "no drift" (exit code 2)."""

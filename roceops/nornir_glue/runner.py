@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,7 @@ class Progress:
     def __init__(self, label: str, total: int, line: Callable[[str, Any], str], quiet: bool = False) -> None:
         self.label, self.total, self.line, self.quiet = label, total, line, quiet
         self.done = 0
+        self._lock = threading.Lock()
         self._bar: Any = None
         self._task_id: Any = None
         if not quiet and sys.stderr.isatty():
@@ -116,12 +118,17 @@ class Progress:
     def subtask_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None: ...
 
     def task_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None:
-        self.done += 1
+        self.advance(host.name, result[0].result if result else None)
+
+    def advance(self, name: str, value: Any) -> None:
+        """One more device done (``value`` is what ``line`` describes); callable from any thread."""
+        with self._lock:
+            self.done += 1
+            done = self.done
         if self.quiet:
             return
         if self._bar is not None:
             self._bar.update(self._task_id, advance=1)
         else:
-            value = result[0].result if result else None
-            sys.stderr.write(f"[{self.done}/{self.total}] {self.line(host.name, value)}\n")
+            sys.stderr.write(f"[{done}/{self.total}] {self.line(name, value)}\n")
             sys.stderr.flush()

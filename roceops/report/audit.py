@@ -78,7 +78,7 @@ def to_junit(result: AuditResult) -> str:
     by_device: dict[str, list[Any]] = defaultdict(list)
     for f in result.findings:
         by_device[f.device].append(f)
-    platform = {o.device: o.platform for o in result.observations}
+    platform = {a.device: a.platform for a in result.audits}
     failures = sum(1 for d in result.devices if any(f.check not in UNREACHABLE_CHECKS for f in by_device[d]))
     errors = sum(1 for d in result.devices if any(f.check in UNREACHABLE_CHECKS for f in by_device[d]))
     suite = ET.Element("testsuite", name=f"roceops audit {result.fabric}", tests=str(len(result.devices)),
@@ -129,11 +129,11 @@ def to_prometheus(result: AuditResult, last_success: float | None = None) -> str
     duration = Gauge("roceops_audit_duration_seconds", "audit wall time", ["fabric"], registry=registry)
     counts = Counter(f.device for f in result.findings)
     bad = {f.device for f in result.findings if f.check in UNREACHABLE_CHECKS}
-    for o in result.observations:
-        lv = (result.fabric, o.device, o.platform)
-        per_device.labels(*lv).set(counts[o.device])
-        reachable.labels(*lv).set(0 if o.device in bad else 1)
-        ok.labels(*lv).set(1 if counts[o.device] == 0 else 0)
+    for a in result.audits:
+        lv = (result.fabric, a.device, a.platform)
+        per_device.labels(*lv).set(counts[a.device])
+        reachable.labels(*lv).set(0 if a.device in bad else 1)
+        ok.labels(*lv).set(1 if counts[a.device] == 0 else 0)
     for check, n in Counter(f.check for f in result.findings).items():
         per_check.labels(result.fabric, check).set(n)
     total.labels(result.fabric).set(len(result.findings))
