@@ -81,7 +81,8 @@ def shard_count(devices: int, requested: int | None = None) -> int:
 def audit_shard(fabric: Fabric, names: list[str], opts: AuditOptions, workers: int,
                 emit: Callable[[DeviceAudit], None]) -> None:
     """Audit ``names`` on one Nornir run in this process, handing each device's result to ``emit`` as it ends."""
-    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=workers, timeout_s=opts.timeout_s)
+    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=workers, timeout_s=opts.timeout_s,
+                     quick_login=True)
 
     def task(t: Task) -> Result:
         audit = audit_device(t, fabric)

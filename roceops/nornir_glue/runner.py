@@ -15,23 +15,33 @@ from nornir.core.task import AggregatedResult, MultiResult, Task
 from nornir.plugins.runners import ThreadedRunner
 
 from roceops.nornir_glue.inventory import build_inventory
+from roceops.platforms.base import get_platform
+from roceops.platforms.channel import read_timeout
+from roceops.platforms.login import open_session
 from roceops.topology.fabric import Fabric
 
 CONNECTION = "netmiko"
+QUICK_LOGIN_TIMEOUT_S = 20.0  # for the prompt after login, unless the run sets read_timeout_override
 
 
 def make_nornir(fabric: Fabric, names: list[str], *, lab_dir: Path | None, workers: int,
-                timeout_s: float | None = None) -> Nornir:
-    """A Nornir over exactly ``names`` (fabric order), with per-command timeouts applied to every host."""
+                timeout_s: float | None = None, quick_login: bool = False) -> Nornir:
+    """A Nornir over exactly ``names`` (fabric order), with per-command timeouts applied to every host.
+
+    ``quick_login`` (read-only runs): Netmiko opens each connection without its session preparation and
+    :class:`TaskConnector` prepares it with :func:`roceops.platforms.login.open_session`.
+    """
     inventory = build_inventory(fabric, None, lab_dir, only=set(names))
-    if timeout_s is not None:
-        for host in inventory.hosts.values():
-            extras = host.connection_options["netmiko"].extras
-            assert extras is not None
+    for host in inventory.hosts.values():
+        extras = host.connection_options["netmiko"].extras
+        assert extras is not None
+        if timeout_s is not None:
             extras.setdefault("conn_timeout", min(timeout_s, 10))
             extras.setdefault("auth_timeout", timeout_s)
             extras.setdefault("banner_timeout", timeout_s)
             extras["read_timeout_override"] = timeout_s
+        if quick_login:
+            extras["auto_connect"] = False
     return Nornir(inventory=inventory, config=Config(), runner=ThreadedRunner(num_workers=max(1, workers)))
 
 
@@ -42,7 +52,11 @@ class TaskConnector:
         self.task = task
 
     def connect(self) -> Any:
-        return self.task.host.get_connection(CONNECTION, self.task.nornir.config)
+        conn = self.task.host.get_connection(CONNECTION, self.task.nornir.config)
+        if getattr(conn, "remote_conn", None) is None:  # opened with auto_connect=False (quick_login)
+            platform = get_platform(self.task.host.data["roceops_platform"])
+            open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
+        return conn
 
     def reconnect(self) -> Any:
         self.close()

@@ -33,10 +33,16 @@ class RenderOutput:
 
 @dataclass(frozen=True)
 class NetmikoSettings:
-    """Connection quirks as data: the netmiko device_type and extra ConnectHandler arguments."""
+    """Connection quirks as data: the netmiko device_type and extra ConnectHandler arguments.
+
+    ``session_lines`` are what Netmiko's session preparation for ``device_type`` sends after the prompt (EOS:
+    terminal width and paging); read-only runs log in with :mod:`roceops.platforms.login`, which sends them
+    too.
+    """
 
     device_type: str
     extras: Mapping[str, Any] = field(default_factory=dict)
+    session_lines: tuple[str, ...] = ()
 
 
 class Platform(Protocol):

@@ -28,6 +28,7 @@ class EosPlatform:
         device_type="arista_eos",
         # fast_cli trims netmiko's fixed sleeps; EOS answers promptly, so the default delay factor is enough.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20},
+        session_lines=("terminal width 511", "terminal length 0"),  # Netmiko's arista_eos session_preparation
     ))
 
     def render_context(self, device: Any) -> dict[str, Any]:

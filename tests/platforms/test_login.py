@@ -1,0 +1,90 @@
+"""roceops.platforms.login without a lab: the steps of a quick login against a scripted shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from paramiko.buffered_pipe import BufferedPipe
+
+from roceops.platforms.base import NetmikoSettings
+from roceops.platforms.driver import DriverError
+from roceops.platforms.login import base_prompt, open_session
+
+
+class _Chan:
+    def __init__(self) -> None:
+        self.in_buffer = BufferedPipe()
+        self.closed = self.eof_received = False
+
+
+class _Shell:
+    """Just what open_session touches of a Netmiko connection made with auto_connect=False; the "device" echoes
+    each line and answers with ``answers`` and its prompt."""
+
+    RETURN = "\n"
+    read_timeout_override = None
+
+    def __init__(self, prompt: str, answers: dict[str, str] | None = None, silent: bool = False) -> None:
+        self.prompt, self.answers, self.silent = prompt, answers or {}, silent
+        self.written: list[str] = []
+        self.steps: list[str] = []
+        self.remote_conn: Any = None
+        self.ansi_escape_codes = False
+
+    def _modify_connection_params(self) -> None:
+        self.steps.append("params")
+
+    def establish_connection(self) -> None:
+        self.steps.append("connect")
+        self.remote_conn = _Chan()
+        self._feed("Last login: today\n")
+
+    def disconnect(self) -> None:
+        self.steps.append("disconnect")
+        self.remote_conn = None
+
+    def _feed(self, text: str) -> None:
+        self.remote_conn.in_buffer.feed(text.encode())
+
+    def write_channel(self, text: str) -> None:
+        self.written.append(text)
+        if self.silent:
+            return
+        for line in text.split("\n")[:-1]:
+            answer = self.answers.get(line, "")
+            self._feed(f"{line}\n{answer}{chr(10) if answer else ''}{self.prompt}")
+
+    def read_channel(self) -> str:
+        buf = self.remote_conn.in_buffer
+        return buf.read(65536, 0.001).decode() if buf.read_ready() else ""
+
+
+def test_base_prompt_keeps_everything_but_the_terminator() -> None:
+    assert base_prompt("admin@leaf01:~$") == "admin@leaf01:~"
+    assert base_prompt("spine01>") == "spine01"
+    assert base_prompt("#") == "#"
+
+
+def test_linux_shell_one_return_then_the_prompt() -> None:
+    shell = _Shell("admin@leaf01:~$ ")
+    open_session(shell, NetmikoSettings(device_type="linux"), timeout=2)
+    assert shell.steps == ["params", "connect"]
+    assert shell.written == ["\n"]
+    assert shell.base_prompt == "admin@leaf01:~" and shell.ansi_escape_codes is True
+
+
+def test_eos_session_lines_go_in_one_write_after_the_prompt() -> None:
+    shell = _Shell("spine01>", {"terminal width 511": "Width set to 511 columns.",
+                                "terminal length 0": "Pagination disabled."})
+    settings = NetmikoSettings(device_type="arista_eos", session_lines=("terminal width 511", "terminal length 0"))
+    open_session(shell, settings, timeout=2)
+    assert shell.written == ["\n", "terminal width 511\nterminal length 0\n"]
+    assert shell.base_prompt == "spine01"
+
+
+def test_no_prompt_in_time_closes_the_connection() -> None:
+    shell = _Shell("spine01>", silent=True)
+    with pytest.raises(DriverError, match="no prompt"):
+        open_session(shell, NetmikoSettings(device_type="arista_eos"), timeout=0.5)
+    assert shell.steps[-1] == "disconnect"
