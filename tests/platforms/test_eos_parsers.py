@@ -234,7 +234,9 @@ priority-flow-control pause watchdog action no-drop
 
 
 def _tree(node: object) -> list[tuple[str, list]]:
-    return [(c.text, _tree(c)) for c in node.children]  # type: ignore[attr-defined]
+    """(text, subtree) per child, of a hier_config tree or of config_tree's (where a line without lines under
+    it is a plain str)."""
+    return [(c, []) if isinstance(c, str) else (c.text, _tree(c)) for c in node.children]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("text", [
@@ -244,6 +246,9 @@ def _tree(node: object) -> list[tuple[str, list]]:
     "hostname a\nbanner motd\nhello\nEOF\nhostname b\n",  # banner: hier_config itself
     "interface Ethernet1/1\n   mtu 1500\n   mtu 1500\n",  # duplicate line: hier_config's error
     "router bgp 1\n   address-family ipv4\n      network 1.0.0.0/8\n      exit-address-family\n",
+    "  a\nb\n      c\n   d\n    e\n f\ng\n",  # uneven indentation: a line goes under the nearest less indented one
+    "a\n   b\n   c\n      d\n   b\n",  # a duplicate line that had lines under it
+    "interface Ethernet1/1\ninterface Ethernet1/1\n   mtu 1500\n",  # a line twice, once with lines under it
 ])
 def test_config_tree_is_the_hier_config_tree(text: str) -> None:
     try:

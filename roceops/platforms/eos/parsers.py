@@ -104,30 +104,27 @@ def hconfig(text: str) -> HConfig:
 
 
 class ConfigLine:
-    """A config line and the lines indented under it: the part of a hier_config node :func:`observe_config` reads.
+    """A config line with lines indented under it: the part of a hier_config node :func:`observe_config` reads.
 
-    Most lines have no children: they share an empty tuple until they get one (fewer objects for the
-    cyclic GC to track).
+    ``children`` are the lines under it, in order: a line without lines under it is just its text (a
+    ``str``), so the tree has one object per section, not per line.
     """
 
-    __slots__ = ("children", "indent", "parent", "text", "texts")
+    __slots__ = ("children", "text")
 
-    def __init__(self, text: str, indent: int, parent: ConfigLine | None) -> None:
-        self.text, self.indent, self.parent = text, indent, parent
-        self.children: list[ConfigLine] | tuple[()] = ()
-        self.texts: set[str] | None = None  # the children's texts, from the second child on
+    def __init__(self, text: str, children: list[ConfigLine | str]) -> None:
+        self.text, self.children = text, children
 
-    def add(self, child: ConfigLine) -> None:
-        """Append ``child``; a text already among the children raises :class:`_NeedsHConfig`."""
-        if not self.children:
-            self.children = [child]
-            return
-        if self.texts is None:
-            self.texts = {c.text for c in self.children}
-        if child.text in self.texts:
-            raise _NeedsHConfig
-        self.texts.add(child.text)
-        self.children.append(child)  # type: ignore[union-attr]  # a list once it has a child
+
+Line = ConfigLine | str  # a node of a :func:`config_tree`
+
+
+def line_text(node: Line) -> str:
+    return node if isinstance(node, str) else node.text
+
+
+def line_children(node: Line) -> list[Line] | tuple[()]:
+    return () if isinstance(node, str) else node.children
 
 
 class _NeedsHConfig(Exception):
@@ -143,24 +140,31 @@ _PLAIN_READER = not (_RULES.full_text_sub or _RULES.indent_adjust or _RULES.post
     and type(HC_DRIVER).config_preprocessor is HConfigDriverBase.config_preprocessor
 
 
-def config_tree(text: str) -> ConfigLine | HConfig:
+def config_tree(text: str) -> ConfigLine:
     """EOS config text as a tree of lines, the same lines and nesting as :func:`hconfig` (read-only use).
 
-    Builds :class:`ConfigLine` nodes the way hier_config's loader does (whitespace collapsed, the driver's
-    per-line substitutions, parents by indentation) without its per-line costs; text with a banner, a
-    duplicate line in one section or an ``exit`` line goes through :func:`hconfig` itself (same result and
-    errors as before).
+    Reads lines the way hier_config's loader does (whitespace collapsed, the driver's per-line
+    substitutions, parents by indentation) without its per-line costs; text with a banner, a duplicate
+    line in one section or an ``exit`` line goes through :func:`hconfig` itself (same result and errors
+    as before), whose tree is then copied into the same shape.
     """
-    if not _PLAIN_READER:
-        return hconfig(text)
-    try:
-        return _plain_tree(text)
-    except _NeedsHConfig:
-        return hconfig(text)
+    if _PLAIN_READER:
+        try:
+            return _plain_tree(text)
+        except _NeedsHConfig:
+            pass
+    return _copied("", hconfig(text))
+
+
+def _copied(text: str, node: Any) -> ConfigLine:
+    return ConfigLine(text, [_copied(c.text, c) if c.children else c.text for c in node.children])
 
 
 def _plain_tree(text: str) -> ConfigLine:
-    root = current = recent = ConfigLine("", -1, None)
+    root = ConfigLine("", [])
+    sections = [root]
+    open_: list[tuple[int, list[Line]]] = [(-1, root.children)]  # (indent, children) from the root to the parent
+    last = -1  # the indentation of the line read last
     seen: dict[str, tuple[str, int] | None] = {}  # a running-config repeats most of its lines: read each once
     for raw in text.splitlines():
         if raw in seen:
@@ -170,12 +174,20 @@ def _plain_tree(text: str) -> ConfigLine:
         if read is None:
             continue
         body, indent = read
-        while indent <= current.indent:
-            current = current.parent  # type: ignore[assignment]  # the root's indent (-1) stops the walk
-        if indent > recent.indent:
-            current = recent
-        recent = ConfigLine(body, indent, current)
-        current.add(recent)
+        siblings = open_[-1][1]
+        if indent > last and siblings:  # under the line read last, which becomes a section
+            section = ConfigLine(siblings[-1], [])  # type: ignore[arg-type]  # that line is still a str here
+            siblings[-1] = section
+            sections.append(section)
+            open_.append((last, section.children))
+        else:
+            while indent <= open_[-1][0]:  # the root's indentation (-1) stops the walk
+                open_.pop()
+        open_[-1][1].append(body)
+        last = indent
+    for section in sections:  # hier_config refuses a line twice in one section
+        if len(section.children) > 1 and len({line_text(c) for c in section.children}) < len(section.children):
+            raise _NeedsHConfig
     return root
 
 
@@ -219,11 +231,6 @@ def default_dscp_to_tc() -> dict[int, int]:
     return {d: d >> 3 for d in range(64)}
 
 
-def _values(node: Any) -> dict[str, str]:
-    """Children of a hier_config node keyed by text (leaf lines only)."""
-    return {c.text: c.text for c in node.children if not c.children}
-
-
 def _ecn(line: str) -> dict[str, Any] | None:
     m = _ECN.match(line)
     if m is None:
@@ -234,13 +241,14 @@ def _ecn(line: str) -> dict[str, Any] | None:
             "probability": int(prob) if prob else DEFAULT_MARK_PROBABILITY}
 
 
-def parse_tx_queues(intf: Any) -> dict[int, dict[str, Any]]:
+def parse_tx_queues(intf: Line) -> dict[int, dict[str, Any]]:
     """``tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``), weight, ECN."""
     out: dict[int, dict[str, Any]] = {}
-    for q in intf.children:
-        if not q.text.startswith("tx-queue ") or not (m := _TX_QUEUE.fullmatch(q.text)):
+    for q in line_children(intf):
+        text = line_text(q)
+        if not text.startswith("tx-queue ") or not (m := _TX_QUEUE.fullmatch(text)):
             continue
-        scheduler, weight, ecn = _tx_queue(tuple(c.text for c in q.children))
+        scheduler, weight, ecn = _tx_queue(tuple(map(line_text, line_children(q))))
         out[int(m.group(1))] = {"scheduler": scheduler, "weight": weight, "ecn": None if ecn is None else dict(ecn)}
     return out
 
@@ -262,16 +270,12 @@ def _tx_queue(lines: tuple[str, ...]) -> tuple[str, int | None, tuple[tuple[str,
     return "dwrr" if dwrr else "strict", weight if dwrr else None, None if ecn is None else tuple(ecn.items())
 
 
-def parse_interface(intf: Any) -> dict[str, Any]:
+def parse_interface(intf: Line) -> dict[str, Any]:
     """One ``interface`` section -> SwitchPort-shaped dict (+ ``trust`` and ``queues`` for the QoS view)."""
     values: dict[str, str] = {}  # the first line with each _INTF_VALUE prefix: the rest of it, stripped
-    leaves: set[str] = set()
+    leaves = [c for c in line_children(intf) if isinstance(c, str)]  # the lines without lines under them
     no_drop: list[int] = []
-    for c in intf.children:
-        if c.children:
-            continue
-        t = c.text
-        leaves.add(t)
+    for t in leaves:
         if m := _INTF_VALUE.match(t):
             if m.group(1) not in values:
                 values[m.group(1)] = m.group(2).strip()
@@ -280,7 +284,7 @@ def parse_interface(intf: Any) -> dict[str, Any]:
     speed = values.get("speed")
     mtu = values.get("mtu")
     out: dict[str, Any] = {
-        "name": intf.text.split(" ", 1)[1],
+        "name": line_text(intf).split(" ", 1)[1],
         "mtu": int(mtu) if mtu else DEFAULT_MTU,
         "admin_up": "shutdown" not in leaves,
         "description": values.get("description") or "",
@@ -298,8 +302,9 @@ def parse_interface(intf: Any) -> dict[str, Any]:
 def parse_running_config(text: str) -> dict[str, Any]:
     """Everything roceops reads from an EOS running-config, platform-neutral but not yet intent-shaped."""
     hc = config_tree(text)
-    top = [c.text for c in hc.children if not c.children]
-    interfaces = {c.text.split(" ", 1)[1]: parse_interface(c) for c in hc.children if c.text.startswith("interface ")}
+    top = [c for c in hc.children if isinstance(c, str)]
+    interfaces = {line_text(c).split(" ", 1)[1]: parse_interface(c) for c in hc.children
+                  if line_text(c).startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
     tc_to_queue = {tc: tc for tc in range(8)}
     watchdog: dict[str, Any] = {}
@@ -316,7 +321,7 @@ def parse_running_config(text: str) -> dict[str, Any]:
     watchdog["enabled"] = any(k in watchdog for k in ("detect_ms", "restore_ms", "poll_ms"))
     bgp: dict[str, Any] = {}
     for sec in hc.children:
-        if sec.text.startswith("router bgp "):
+        if line_text(sec).startswith("router bgp "):
             bgp = _parse_bgp(sec)
     hostname = next((t.split(" ", 1)[1] for t in top if t.startswith("hostname ")), "localhost")
     loopback = interfaces.get("Loopback0", {}).get("address")
@@ -324,11 +329,10 @@ def parse_running_config(text: str) -> dict[str, Any]:
             "pfc_watchdog": watchdog, "bgp": bgp, "loopback": loopback}
 
 
-def _parse_bgp(sec: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"asn": int(sec.text.split()[-1]) if sec.text.split()[-1].isdigit() else sec.text.split()[-1],
-                           "neighbors": {}, "networks": []}
-    for c in sec.children:
-        t = c.text
+def _parse_bgp(sec: Line) -> dict[str, Any]:
+    asn = line_text(sec).split()[-1]
+    out: dict[str, Any] = {"asn": int(asn) if asn.isdigit() else asn, "neighbors": {}, "networks": []}
+    for t in map(line_text, line_children(sec)):
         if t.startswith("router-id "):
             out["router_id"] = t.split()[1]
         elif m := _NEIGHBOR_AS.fullmatch(t):
