@@ -20,7 +20,7 @@ from nornir.core.inventory import Host as NornirHost
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.nornir_glue.inventory import build_inventory
-from roceops.nornir_glue.runner import skip_logout
+from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
@@ -94,8 +94,9 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             extras = host.connection_options["netmiko"].extras
             assert extras is not None
             extras.update(conn_timeout=min(CONNECT_TIMEOUT_S, remaining), auth_timeout=remaining,
-                          banner_timeout=remaining, read_timeout_override=max(1.0, remaining - 0.5))
-            conn = host.get_connection("netmiko", Config())
+                          banner_timeout=remaining, read_timeout_override=max(1.0, remaining - 0.5),
+                          auto_connect=False)  # read-only: roceops' quick session preparation
+            conn = connect_host(host, Config())
             phase = "first sample"
             t0 = time.monotonic()
             first = driver.collect(conn, intent, ports)

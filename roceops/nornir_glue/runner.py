@@ -45,6 +45,16 @@ def make_nornir(fabric: Fabric, names: list[str], *, lab_dir: Path | None, worke
     return Nornir(inventory=inventory, config=Config(), runner=ThreadedRunner(num_workers=max(1, workers)))
 
 
+def connect_host(host: Host, config: Config) -> Any:
+    """The host's Netmiko connection, opened if need be. A host whose extras say ``auto_connect=False`` (see
+    ``make_nornir(quick_login=True)``) gets its session prepared by :func:`roceops.platforms.login.open_session`."""
+    conn = host.get_connection(CONNECTION, config)
+    if getattr(conn, "remote_conn", None) is None:  # made without connecting: log in the quick way
+        platform = get_platform(host.data["roceops_platform"])
+        open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
+    return conn
+
+
 class TaskConnector:
     """Connector over a Nornir host's netmiko connection (open lazily; reopen after a dropped session)."""
 
@@ -52,11 +62,7 @@ class TaskConnector:
         self.task = task
 
     def connect(self) -> Any:
-        conn = self.task.host.get_connection(CONNECTION, self.task.nornir.config)
-        if getattr(conn, "remote_conn", None) is None:  # opened with auto_connect=False (quick_login)
-            platform = get_platform(self.task.host.data["roceops_platform"])
-            open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
-        return conn
+        return connect_host(self.task.host, self.task.nornir.config)
 
     def reconnect(self) -> Any:
         self.close()
