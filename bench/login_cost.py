@@ -1,7 +1,9 @@
 """Bench: what logging in and out costs, before any command runs, on ~1,000 lab devices.
 
-Opens and closes one session per device, no commands: raw Paramiko (connect + interactive shell) and a
-Netmiko ``ConnectHandler`` (which adds its session preparation: prompt discovery, buffer clearing).
+Opens and closes one session per device, no commands: raw Paramiko (connect + interactive shell), a
+Netmiko ``ConnectHandler`` (which adds its session preparation: prompt discovery, buffer clearing, and its
+logout on disconnect), and the quick login audit and health use (Netmiko's connection, roceops' session
+preparation, closed without the logout dialogue).
 Prints wall time and CPU per device for the client (this process) and the lab. This is the floor under
 ``bench/audit_scale.py``'s bare loop and audit on the same machine.
 
@@ -26,7 +28,9 @@ from netmiko import ConnectHandler
 
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import read_overlay, start_lab, stop_lab
+from roceops.nornir_glue.runner import skip_logout
 from roceops.platforms.base import get_platform
+from roceops.platforms.login import open_session
 from roceops.topology.expand import expand
 
 
@@ -58,8 +62,18 @@ def main() -> None:
                 client.invoke_shell().close()
                 client.close()
 
+            def quick_login(name: str) -> None:  # what audit and health do (roceops.platforms.login)
+                o, platform = overlay[name], get_platform(fabric.device(name).platform)
+                conn = ConnectHandler(device_type=platform.netmiko.device_type, host=o["host"], port=o["port"],
+                                      username=o["username"], use_keys=True, key_file=o["key_file"],
+                                      allow_agent=False, auto_connect=False, **platform.netmiko.extras)
+                open_session(conn, platform.netmiko, timeout=30)
+                skip_logout(conn)
+                conn.disconnect()
+
             runs: list[tuple[str, Callable[[str], None]]] = [("paramiko connect + shell", paramiko_login),
-                                                              ("netmiko ConnectHandler", netmiko_login)]
+                                                              ("netmiko ConnectHandler", netmiko_login),
+                                                              ("roceops quick login (audit, health)", quick_login)]
             for label, login in runs:
                 c0, l0, t0 = cpu_seconds(), cpu_seconds(started.pid), time.perf_counter()
                 with ThreadPoolExecutor(args.workers) as pool:
