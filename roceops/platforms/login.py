@@ -6,13 +6,17 @@ prompt with fixed sleeps and 10 ms polling reads, and for EOS sends ``terminal w
 length`` one after the other, each read the same way. That costs more CPU per device than the SSH
 handshake itself (bench/login_cost.py). :func:`open_session` does the same steps with one RETURN and
 blocking reads (:mod:`roceops.platforms.channel`), and leaves the connection as Netmiko's would be: the
-SSH channel open, ``base_prompt`` set, ANSI escapes stripped, the platform's session lines sent.
+SSH channel open, ``base_prompt`` set, ANSI escapes stripped, the platform's session lines sent. Its TCP
+socket has Nagle's algorithm off (:func:`tcp_socket`).
 """
 
 from __future__ import annotations
 
 import re
+import socket
 from typing import Any
+
+from netmiko.exceptions import NetmikoTimeoutException
 
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import find_prompt, read_until
@@ -33,7 +37,15 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     connection is closed again on any failure.
     """
     conn._modify_connection_params()
-    conn.establish_connection()
+    own_socket = conn.sock is None and not conn.ssh_config_file  # a proxy from an ssh_config brings its own
+    if own_socket:
+        conn.sock = tcp_socket(conn.host, conn.port, conn.conn_timeout)
+    try:
+        conn.establish_connection()
+    except BaseException:
+        if own_socket:
+            conn.sock.close()
+        raise
     try:
         conn.ansi_escape_codes = True  # as Netmiko's session preparation for these types sets it
         prompt = find_prompt(conn, PROMPT_AT_END, timeout)
@@ -43,6 +55,21 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     except BaseException:
         conn.disconnect()
         raise
+
+
+def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:
+    """A TCP connection with Nagle's algorithm off, as OpenSSH's client sets it for interactive sessions.
+
+    Paramiko leaves Nagle on: the handshake's back-to-back small packets then wait for the peer's delayed
+    ACK (40 ms on Linux) several times per login, which made a login ~70 ms instead of ~5 ms on the lab
+    (bench/RESULTS.md). Errors are Netmiko's, as if it had opened the socket itself.
+    """
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        raise NetmikoTimeoutException(f"TCP connection to device failed: {host}:{port}: {exc}") from exc
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
 def _send_session_lines(conn: Any, lines: tuple[str, ...], timeout: float) -> None:

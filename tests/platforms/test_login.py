@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
+from netmiko.exceptions import NetmikoTimeoutException
 from paramiko.buffered_pipe import BufferedPipe
 
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.driver import DriverError
-from roceops.platforms.login import base_prompt, open_session
+from roceops.platforms.login import base_prompt, open_session, tcp_socket
 
 
 class _Chan:
@@ -24,6 +26,7 @@ class _Shell:
 
     RETURN = "\n"
     read_timeout_override = None
+    ssh_config_file = None
 
     def __init__(self, prompt: str, answers: dict[str, str] | None = None, silent: bool = False) -> None:
         self.prompt, self.answers, self.silent = prompt, answers or {}, silent
@@ -31,6 +34,7 @@ class _Shell:
         self.steps: list[str] = []
         self.remote_conn: Any = None
         self.ansi_escape_codes = False
+        self.sock: Any = socket.socket()  # given, as with a proxy: open_session opens none of its own
 
     def _modify_connection_params(self) -> None:
         self.steps.append("params")
@@ -43,6 +47,7 @@ class _Shell:
     def disconnect(self) -> None:
         self.steps.append("disconnect")
         self.remote_conn = None
+        self.sock.close()
 
     def _feed(self, text: str) -> None:
         self.remote_conn.in_buffer.feed(text.encode())
@@ -88,3 +93,18 @@ def test_no_prompt_in_time_closes_the_connection() -> None:
     with pytest.raises(DriverError, match="no prompt"):
         open_session(shell, NetmikoSettings(device_type="arista_eos"), timeout=0.5)
     assert shell.steps[-1] == "disconnect"
+
+
+def test_own_socket_has_nagle_off_and_refusals_are_netmiko_s_error() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    host, port = server.getsockname()
+    sock = tcp_socket(host, port, 2)
+    try:
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        sock.close()
+        server.close()
+    with pytest.raises(NetmikoTimeoutException, match=f"TCP connection to device failed: {host}:{port}"):
+        tcp_socket(host, port, 2)  # nothing listens there now
