@@ -30,8 +30,9 @@ DRIFTS = [
 ]
 
 
-def audit(lab, names=None):
-    return run_audit(lab.fabric, names or lab.names, AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10))
+def audit(lab, names=None, shards=None):
+    return run_audit(lab.fabric, names or lab.names,
+                     AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10, shards=shards))
 
 
 def remediate(lab, devices) -> None:
@@ -82,10 +83,11 @@ def test_sharded_audit_gives_the_same_findings(deployed_lab) -> None:
     assert [a.device for a in sharded.audits] == deployed_lab.names
 
 
-def test_unreachable_device_is_its_own_finding(deployed_lab) -> None:
+@pytest.mark.parametrize("shards", [None, 3], ids=["one process", "three shards"])
+def test_unreachable_device_is_its_own_finding(deployed_lab, shards) -> None:
     deployed_lab.thread.inject("spine02", "refuse")
     try:
-        result = audit(deployed_lab)
+        result = audit(deployed_lab, shards=shards)
     finally:
         deployed_lab.thread.clear("spine02")
     assert result.exit_code == 2
@@ -115,3 +117,30 @@ def test_random_drift_sets_all_found_no_false_positives(deployed_lab, picks: set
         assert all(any(d == ad and p.startswith(pre) for ad, pre in allowed) for d, p in found), found
     finally:
         remediate(deployed_lab, devices)
+
+
+def test_a_shard_that_dies_names_every_device_it_did_not_report(deployed_lab, monkeypatch) -> None:
+    """A shard process killed mid-audit (here: it exits while auditing spine02) costs only its unreported
+    devices, each a device.failed finding (exit 2); the other shards' devices are audited as usual."""
+    import os
+
+    import roceops.audit.engine as engine
+
+    real = engine.audit_device
+
+    def dies_on_spine02(task, fabric):
+        if task.host.name == "spine02":
+            os._exit(3)
+        return real(task, fabric)
+
+    monkeypatch.setattr(engine, "audit_device", dies_on_spine02)
+    result = run_audit(deployed_lab.fabric, deployed_lab.names,
+                       AuditOptions(lab_dir=deployed_lab.state_dir, quiet=True, timeout_s=10, shards=3))
+    assert result.exit_code == 2
+    failed = {f.device for f in result.findings if f.check == "device.failed"}
+    assert "spine02" in failed
+    assert {f.check for f in result.findings} == {"device.failed"}  # the devices that were read show no drift
+    shard_of_spine02 = set(deployed_lab.names[deployed_lab.names.index("spine02") % 3::3])
+    assert failed <= shard_of_spine02
+    assert all("exit status 3" in f.message for f in result.findings)
+    assert [a.device for a in result.audits] == deployed_lab.names
