@@ -178,6 +178,18 @@ def find_prompt(conn: Any, pattern: re.Pattern[str], timeout: float) -> str:
             raise DriverError(f"no prompt {timeout:.0f} s after a RETURN; last output: {out.strip()[-200:]!r}")
 
 
+LOGIN_PROMPT = "roceops_login_prompt"  # attribute a quick login leaves on the connection (see current_prompt)
+
+
+def current_prompt(conn: Any, pattern: re.Pattern[str], timeout: float) -> str:
+    """The shell's prompt now: the one a quick login (:mod:`roceops.platforms.login`) saw last, the first time
+    this is asked after it (nothing has been sent since), else :func:`find_prompt`'s answer."""
+    seen = vars(conn).pop(LOGIN_PROMPT, None) if hasattr(conn, "__dict__") else None
+    if isinstance(seen, str) and pattern.search("\n" + seen):
+        return seen
+    return find_prompt(conn, pattern, timeout)
+
+
 def strip_echo(raw: str, command: str) -> str:
     """Command output without the echo of ``command`` (even wrapped over several lines by the terminal, or
     after a stale prompt) and without the trailing prompt line."""

@@ -19,7 +19,7 @@ from typing import Any
 from netmiko.exceptions import NetmikoTimeoutException
 
 from roceops.platforms.base import NetmikoSettings
-from roceops.platforms.channel import find_prompt, read_until
+from roceops.platforms.channel import LOGIN_PROMPT, find_prompt, read_until
 
 PROMPT_AT_END = re.compile(r"(?:^|\n)[^\n]*[$>#][ \t]*$")  # a last line ending in Netmiko's terminators
 
@@ -51,7 +51,8 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
         prompt = find_prompt(conn, PROMPT_AT_END, timeout)
         conn.base_prompt = base_prompt(prompt)
         if settings.session_lines:
-            _send_session_lines(conn, settings.session_lines, timeout)
+            prompt = _send_session_lines(conn, settings.session_lines, timeout)
+        setattr(conn, LOGIN_PROMPT, prompt)  # the drivers' first question for the prompt needs no round trip
     except BaseException:
         conn.disconnect()
         raise
@@ -72,8 +73,9 @@ def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:
     return sock
 
 
-def _send_session_lines(conn: Any, lines: tuple[str, ...], timeout: float) -> None:
-    """Send every line in one write and read until the prompt follows the last one's echo."""
+def _send_session_lines(conn: Any, lines: tuple[str, ...], timeout: float) -> str:
+    """Send every line in one write, read until the prompt follows the last one's echo; that prompt."""
     conn.write_channel("".join(f"{line}\n" for line in lines))
     pattern = rf"{re.escape(conn.base_prompt)}[^\n]*[$>#]\s*$"
-    read_until(conn, pattern, lines[-1], timeout, echo=lines[-1])
+    out = read_until(conn, pattern, lines[-1], timeout, echo=lines[-1])
+    return out.rstrip().rsplit("\n", 1)[-1].strip()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from typing import Any
 
@@ -10,6 +11,7 @@ from netmiko.exceptions import NetmikoTimeoutException
 from paramiko.buffered_pipe import BufferedPipe
 
 from roceops.platforms.base import NetmikoSettings
+from roceops.platforms.channel import current_prompt
 from roceops.platforms.driver import DriverError
 from roceops.platforms.login import base_prompt, open_session, tcp_socket
 
@@ -108,3 +110,23 @@ def test_own_socket_has_nagle_off_and_refusals_are_netmiko_s_error() -> None:
         server.close()
     with pytest.raises(NetmikoTimeoutException, match=f"TCP connection to device failed: {host}:{port}"):
         tcp_socket(host, port, 2)  # nothing listens there now
+
+
+def test_the_drivers_first_prompt_question_after_login_needs_no_round_trip() -> None:
+    shell = _Shell("spine01>", {"terminal width 511": "Width set to 511 columns.",
+                                "terminal length 0": "Pagination disabled."})
+    open_session(shell, NetmikoSettings(device_type="arista_eos",
+                                        session_lines=("terminal width 511", "terminal length 0")), timeout=2)
+    pattern = re.compile(r"(?:^|\n)([\w.\-]+[>#]) ?$")
+    writes = len(shell.written)
+    assert current_prompt(shell, pattern, 2) == "spine01>" and len(shell.written) == writes  # remembered
+    assert current_prompt(shell, pattern, 2) == "spine01>" and shell.written[writes:] == ["\n"]  # asked again
+
+
+def test_a_remembered_prompt_the_driver_does_not_recognise_is_asked_for() -> None:
+    shell = _Shell("admin@gpu001:~$ ")
+    open_session(shell, NetmikoSettings(device_type="linux"), timeout=2)
+    writes = len(shell.written)
+    with pytest.raises(DriverError):  # an EOS-only pattern: the remembered "$" prompt is not taken, the shell asked
+        current_prompt(shell, re.compile(r"(?:^|\n)[\w.\-]+[>#] ?$"), 0.3)
+    assert shell.written[writes:] == ["\n"]

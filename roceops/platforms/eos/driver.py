@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from hier_config import HConfig, WorkflowRemediation
 
 from roceops.plan.model import SwitchIntent
-from roceops.platforms.channel import alive, find_prompt, wait_output
+from roceops.platforms.channel import alive, current_prompt, wait_output
 from roceops.platforms.driver import (
     BgpSession,
     Change,
@@ -251,7 +251,7 @@ class EosDriver:
 
     def _privileged(self, conn: Any) -> None:
         """Privileged exec (``#``), leaving any config mode (an open session stays pending)."""
-        prompt = find_prompt(conn, PROMPT_END, self.read_timeout)
+        prompt = current_prompt(conn, PROMPT_END, self.read_timeout)
         if ")#" in prompt:
             self._send(conn, "end")
         elif prompt.endswith(">"):

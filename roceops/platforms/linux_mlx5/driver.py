@@ -34,7 +34,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
-from roceops.platforms.channel import alive, find_prompt, wait_output
+from roceops.platforms.channel import alive, current_prompt, wait_output
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
@@ -311,7 +311,7 @@ class LinuxMlx5Driver:
             return self._root[conn]
         except (KeyError, TypeError):
             pass
-        root = find_prompt(conn, _PROMPT_END, self.read_timeout).endswith("#")
+        root = current_prompt(conn, _PROMPT_END, self.read_timeout).endswith("#")
         with contextlib.suppress(TypeError):  # not weak-referenceable: ask again next time
             self._root[conn] = root
         return root
