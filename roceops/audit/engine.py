@@ -32,6 +32,9 @@ from roceops.parallel import ShardEnded, forked_shards
 from roceops.topology.fabric import Fabric
 
 SHARD_MIN_DEVICES = 64  # a shard of fewer devices costs more to fork than it saves
+# A shard is a short-lived process whose allocations (outputs, parsed state, SSH messages) die young: fewer
+# young-generation collections halve its GC time for ~20 MiB more memory (bench/RESULTS.md).
+SHARD_GC_THRESHOLDS = (20_000, 20, 10)
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ def _collect(fabric: Fabric, names: list[str], opts: AuditOptions, shards: int,
     workers = max(1, math.ceil(opts.workers / shards))
 
     def work(k: int, send: Callable[[DeviceAudit], None]) -> None:
+        gc.set_threshold(*SHARD_GC_THRESHOLDS)
         audit_shard(fabric, names[k::shards], opts, workers, send)
 
     arrivals = forked_shards(work, shards)
