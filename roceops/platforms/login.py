@@ -12,10 +12,13 @@ socket has Nagle's algorithm off (:func:`tcp_socket`).
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import socket
 from typing import Any
 
+import paramiko
 from netmiko.exceptions import NetmikoTimeoutException
 
 from roceops.platforms.base import NetmikoSettings
@@ -37,6 +40,8 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     connection is closed again on any failure.
     """
     conn._modify_connection_params()
+    if conn.key_file and conn.pkey is None:
+        conn.pkey = private_key(conn.key_file, conn.passphrase)  # None: Paramiko reads the file as it would
     own_socket = conn.sock is None and not conn.ssh_config_file  # a proxy from an ssh_config brings its own
     if own_socket:
         conn.sock = tcp_socket(conn.host, conn.port, conn.conn_timeout)
@@ -56,6 +61,24 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     except BaseException:
         conn.disconnect()
         raise
+
+
+def private_key(path: str, passphrase: str | None) -> paramiko.PKey | None:
+    """The private key in ``path``, read once per process and file version (Paramiko reads and parses the
+    file again for every connection, trying each key type in turn); None if it cannot be read here."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _cached_key(path, stat.st_mtime_ns, stat.st_size, passphrase)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_key(path: str, mtime_ns: int, size: int, passphrase: str | None) -> paramiko.PKey | None:
+    try:
+        return paramiko.PKey.from_path(path, passphrase)
+    except (OSError, paramiko.SSHException, ValueError):
+        return None
 
 
 def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 from typing import Any
@@ -13,7 +14,7 @@ from paramiko.buffered_pipe import BufferedPipe
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import current_prompt
 from roceops.platforms.driver import DriverError
-from roceops.platforms.login import base_prompt, open_session, tcp_socket
+from roceops.platforms.login import base_prompt, open_session, private_key, tcp_socket
 
 
 class _Chan:
@@ -29,6 +30,9 @@ class _Shell:
     RETURN = "\n"
     read_timeout_override = None
     ssh_config_file = None
+    key_file: str | None = None
+    pkey: Any = None
+    passphrase: str | None = None
 
     def __init__(self, prompt: str, answers: dict[str, str] | None = None, silent: bool = False) -> None:
         self.prompt, self.answers, self.silent = prompt, answers or {}, silent
@@ -130,3 +134,23 @@ def test_a_remembered_prompt_the_driver_does_not_recognise_is_asked_for() -> Non
     with pytest.raises(DriverError):  # an EOS-only pattern: the remembered "$" prompt is not taken, the shell asked
         current_prompt(shell, re.compile(r"(?:^|\n)[\w.\-]+[>#] ?$"), 0.3)
     assert shell.written[writes:] == ["\n"]
+
+
+def test_the_key_file_is_read_once_per_process_and_version(tmp_path) -> None:
+    import asyncssh
+
+    path = tmp_path / "id_ed25519"
+    asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(path))
+    first = private_key(str(path), None)
+    assert first is not None and private_key(str(path), None) is first  # cached
+    before = path.stat().st_mtime_ns
+    asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(path))  # rotated: a new version
+    os.utime(path, ns=(before + 10**9, before + 10**9))  # whatever the file system's timestamp resolution
+    assert private_key(str(path), None) is not first
+    assert private_key(str(tmp_path / "missing"), None) is None  # Paramiko reports it as it would
+    (tmp_path / "junk").write_text("not a key")
+    assert private_key(str(tmp_path / "junk"), None) is None
+    shell = _Shell("admin@leaf01:~$ ")
+    shell.key_file = str(path)
+    open_session(shell, NetmikoSettings(device_type="linux"), timeout=2)
+    assert shell.pkey is private_key(str(path), None)
