@@ -12,10 +12,10 @@ import multiprocessing.connection as mp_connection
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,7 +59,8 @@ class _Done:
     """What a shard sends last when its work returned."""
 
 
-def forked_shards(work: Callable[[int, Callable[[Any], None]], None], shards: int) -> Iterator[tuple[int, Any]]:
+def forked_shards(work: Callable[[int, Callable[[Any], None]], None], shards: int
+                  ) -> Generator[tuple[int, Any], None, None]:
     """Run ``work(k, send)`` in ``shards`` forked processes and yield ``(k, item)`` for every ``send(item)``, in
     the order the items arrive; a process that ends before its ``work`` returned yields ``(k, ShardEnded)``.
 
@@ -80,12 +81,13 @@ def forked_shards(work: Callable[[int, Callable[[Any], None]], None], shards: in
     return _arrivals(readers)
 
 
-def _arrivals(readers: dict[Any, tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+def _arrivals(readers: dict[Any, tuple[int, Any]]) -> Generator[tuple[int, Any], None, None]:
     """What the shards send, as it comes; see :func:`forked_shards`."""
     done: set[int] = set()  # shards that said how they ended
     try:
         while readers:
-            for reader in mp_connection.wait(list(readers)):
+            for ready in mp_connection.wait(list(readers)):
+                reader = cast(mp_connection.Connection, ready)  # wait() gives back what it was given
                 k, proc = readers[reader]
                 try:
                     item = reader.recv()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roceops.audit.compare import Drift, compare
-from roceops.audit.findings import Finding
+from roceops.audit.findings import Finding, Severity
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.driver import OperState
 from roceops.topology.fabric import Fabric
@@ -55,7 +55,7 @@ def _hint(device: str, d: Drift) -> str:
     return f"set {d.path} back to {d.expected!r} ({fix})"
 
 
-def _severity(path: str) -> str:
+def _severity(path: str) -> Severity:
     return "warning" if path.endswith(".description") or ".networks" in path else "error"
 
 

@@ -19,6 +19,7 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def _collect(fabric: Fabric, names: list[str], opts: AuditOptions, shards: int,
         audit_shard(fabric, names[k::shards], opts, workers, send)
 
     arrivals = forked_shards(work, shards)
-    with progress:
+    with closing(arrivals), progress:  # closing: an interrupted audit kills its shards at once
         for k, item in arrivals:
             if isinstance(item, ShardEnded):
                 ended[k] = item
