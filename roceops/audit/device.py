@@ -109,7 +109,7 @@ def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
     try:
         obs = plan_observation(fabric, name)
     except Exception as exc:  # a planning bug must not stop the audit of the other devices
-        return DeviceAudit(name, str(task.host.platform or ""), [error_finding(name, exc, "audit")])
+        return DeviceAudit(name, str(task.host.data.get("roceops_platform", "")), [error_finding(name, exc, "audit")])
     clock.lap("plan")
     collect_device(task, obs)
     clock.lap("read")

@@ -144,3 +144,20 @@ def test_a_shard_that_dies_names_every_device_it_did_not_report(deployed_lab, mo
     assert failed <= shard_of_spine02
     assert all("exit status 3" in f.message for f in result.findings)
     assert [a.device for a in result.audits] == deployed_lab.names
+
+
+def test_a_device_roceops_fails_on_is_device_failed_and_the_rest_is_audited(deployed_lab, monkeypatch) -> None:
+    import roceops.audit.device as device
+
+    real = device.plan
+
+    def plan_fails_for_gpu002(fabric, name):
+        if name == "gpu002":
+            raise ValueError("a planning bug")
+        return real(fabric, name)
+
+    monkeypatch.setattr(device, "plan", plan_fails_for_gpu002)
+    result = audit(deployed_lab)
+    assert [(f.device, f.check) for f in result.findings] == [("gpu002", "device.failed")]
+    assert "ValueError: a planning bug" in result.findings[0].message and result.exit_code == 2
+    assert {a.device: a.platform for a in result.audits}["gpu002"] == "linux_mlx5"
