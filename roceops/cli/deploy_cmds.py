@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TypedDict
 
 import typer
 from rich.table import Table
@@ -70,6 +71,17 @@ def deploy(
     raise typer.Exit(report.exit_code)
 
 
+class _HistoryRow(TypedDict):
+    id: str
+    kind: str
+    user: str
+    started: str
+    fabric: str
+    result: str | None
+    exit: int | None
+    devices: int
+
+
 def _result_word(code: int) -> str:
     return {0: "ok", 1: "failed devices rolled back", 2: "unreachable devices"}.get(code, "error")
 
@@ -85,9 +97,12 @@ def history(
     """
     with open_journal(journal) as j:
         runs = j.runs(limit)
-        rows = [{"id": r.id, "kind": r.kind, "user": r.user, "started": time.strftime("%Y-%m-%d %H:%M:%S",
-                 time.localtime(r.started)), "fabric": r.fabric, "result": r.result, "exit": r.exit_code,
-                 "devices": len(j.devices(r.id))} for r in runs]
+        rows: list[_HistoryRow] = [
+            {"id": r.id, "kind": r.kind, "user": r.user,
+             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started)), "fabric": r.fabric,
+             "result": r.result, "exit": r.exit_code, "devices": len(j.devices(r.id))}
+            for r in runs
+        ]
     if fmt is TableOrJson.json:
         print_json(rows)
         return

@@ -8,11 +8,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from roceops.deploy.device import Status
 from roceops.deploy.engine import DeployReport
 
-ORDER = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
-STYLE = {"changed": "green", "would_change": "yellow", "unchanged": "dim", "rolled_back": "bold red",
-         "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
+ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
+STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
+                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
 
 
 def as_json(report: DeployReport) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from roceops.health.model import CheckResult, Thresholds
+from roceops.health.model import CheckResult, ResultStatus, Thresholds
 from roceops.plan.model import NicIntent, SwitchIntent, SwitchPort
 from roceops.platforms.driver import OperState, PortOper
 
@@ -57,7 +57,7 @@ class Check:
 
     def result(self, ctx: LinkContext, item: str, ok: bool | None, expected: Any, observed: Any,
                message: str) -> CheckResult:
-        status = "unknown" if ok is None else "ok" if ok else "fail"
+        status: ResultStatus = "unknown" if ok is None else "ok" if ok else "fail"
         return CheckResult(node=ctx.node, check=self.name, item=item, status=status, expected=expected,
                            observed=observed, message=message)
 
@@ -163,14 +163,19 @@ class _RateCheck(Check):
     def limit(self, ctx: LinkContext, speed: int) -> float:
         raise NotImplementedError
 
+    def counters(self, ctx: LinkContext) -> tuple[str, ...]:
+        """The counters this check adds up on both ends of the link."""
+        return self.counter_names
+
     def test(self, ctx: LinkContext) -> list[CheckResult]:
         out = []
+        counter_names = self.counters(ctx)
         for sample, port, item, speed in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx), ctx.nic.speed),
                                          (ctx.switch, ctx.leaf_port.name, self.port_item(ctx), ctx.leaf_port.speed)):
             if sample.first is None or sample.second is None or _port(sample.second, port) is None:
                 out.append(self.result(ctx, item, None, None, None, sample.error or "counters not sampled"))
                 continue
-            known = [d for c in self.counter_names if (d := _delta(sample, port, c)) is not None]
+            known = [d for c in counter_names if (d := _delta(sample, port, c)) is not None]
             if not known:
                 continue  # this platform does not expose the counter: not applicable, not unknown
             worst = max(d / w for d, w in known)
@@ -188,9 +193,8 @@ class _RateCheck(Check):
 class PauseStorm(_RateCheck):
     name, description = "counters.pause", "PFC pause-frame rate (storm)"
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
-        self.counter_names = tuple(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx"))
-        return super().test(ctx)
+    def counters(self, ctx: LinkContext) -> tuple[str, ...]:
+        return tuple(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx"))
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
         return ctx.thresholds.pause_rate_max

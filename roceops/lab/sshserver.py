@@ -345,6 +345,8 @@ class LabServer:
 
     def _protocol_factory(self, loop: asyncio.AbstractEventLoop, dev: LabDevice) -> Any:
         options = self._options
+        if options is None:  # start() sets them before it creates the first listener
+            raise LabError("the lab is not started")
 
         def factory() -> asyncio.BaseProtocol:
             if dev.state.faults.refuse:

@@ -19,7 +19,7 @@ import hashlib
 import re
 import types
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union
@@ -339,9 +339,9 @@ def _problems(exc: ValidationError, data: Any, nodes: dict[Loc, _Node], name: st
         elif err["type"] == "literal_error":  # one field, several Literal branches of a union
             entry["ctx"] = {"expected": _join_expected(entry, err)}
     out: list[Problem] = []
-    for err in merged.values():
-        loc, message = _relocate(err, nodes, model)
-        line, col = _error_pos(nodes, loc, err["type"])
+    for details in merged.values():
+        loc, message = _relocate(details, nodes, model)
+        line, col = _error_pos(nodes, loc, details["type"])
         out.append(Problem(name, line, col, _path_in(data, loc), message))
     unique = {(p.line, p.column, p.path, p.message): p for p in out}
     return list(unique.values())
@@ -380,7 +380,7 @@ def _has(container: Any, part: Key) -> bool:
     return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
 
 
-def _join_expected(a: dict[str, Any], b: dict[str, Any]) -> str:
+def _join_expected(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     values: list[str] = []
     for err in (a, b):
         expected = str((err.get("ctx") or {}).get("expected", ""))

@@ -45,6 +45,7 @@ Platform = Literal["sonic", "cumulus", "eos", "linux_mlx5"]
 SwitchPlatform = Literal["sonic", "cumulus", "eos"]
 HostPlatform = Literal["linux_mlx5"]
 Role = Literal["leaf", "spine", "core", "host"]
+SwitchRole = Literal["leaf", "spine", "core"]
 Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
 _SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GM])(?:b(?:ps|/s)?)?\s*$", re.IGNORECASE)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import gc
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TypedDict, TypeGuard, Unpack, get_args
 
 from roceops.model.intent import DEFAULT_PORT_NAMING, FabricIntent, TierIntent
+from roceops.model.types import SwitchPlatform, SwitchRole
 from roceops.topology.addressing import Pool, ip, split
 from roceops.topology.fabric import (
     Endpoint,
@@ -106,13 +108,26 @@ def _name(b: _Build, tier: TierIntent, role: str, plane: int, **keys: int) -> st
     return name
 
 
-def _switch(b: _Build, role: str, plane: int, index: int, groups: list[str], name_keys: dict[str, int],
-            **fields: int | None) -> Switch:
+class _Placement(TypedDict, total=False):
+    """Where a switch sits, besides its plane and index (the fields of :class:`Switch` a role may leave unset)."""
+
+    su: int | None
+    rail: int | None
+    pod: int | None
+    group: int | None
+
+
+def _is_switch_platform(platform: str) -> TypeGuard[SwitchPlatform]:
+    return platform in get_args(SwitchPlatform)
+
+
+def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[str], name_keys: dict[str, int],
+            **fields: Unpack[_Placement]) -> Switch:
     intent = b.intent
     tier: TierIntent = getattr(intent.tiers, role)
     name = _name(b, tier, role, plane, n=index, **name_keys)
     platform = platform_override(override_chain(intent, name, groups)) or tier.platform
-    if platform not in ("sonic", "cumulus", "eos"):
+    if not _is_switch_platform(platform):
         raise TopologyError(f"{name}: platform {platform!r} is not a switch platform", f"overrides.devices.{name}")
     # the platform is known now: platform groups ("sonic", ...) may override the other settings
     chain = override_chain(intent, name, [groups[0], platform, *groups[1:]])

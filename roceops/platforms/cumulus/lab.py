@@ -285,7 +285,8 @@ def _split_line(line: str) -> list[tuple[str, list[str]]]:
     lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
     out: list[tuple[str, list[str]]] = []
-    sep, argv = "", []
+    sep = ""
+    argv: list[str] = []
     for tok in lex:
         if tok in (";", "&&", "||"):
             out.append((sep, argv))

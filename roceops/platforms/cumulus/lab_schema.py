@@ -286,7 +286,8 @@ def resolve(verb: str, tokens: list[str]) -> Resolved:
     root = tokens[0]
     if root not in STRICT_ROOTS and root not in LOOSE_ROOTS:
         raise _invalid(verb, tokens)
-    node, path = SCHEMA, []
+    node = SCHEMA
+    path: list[str] = []
     for i, tok in enumerate(tokens):
         if node.leaf is not None:
             if i != len(tokens) - 1:

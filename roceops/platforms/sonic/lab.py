@@ -24,7 +24,7 @@ import re
 import shlex
 from typing import Any
 
-from roceops.lab.personality import CloseSession, Reply, Session, SessionInfo
+from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, SessionInfo
 from roceops.platforms.sonic.lab_format import cfggen_dump, natsorted, redis_array
 from roceops.platforms.sonic.lab_show import GROUPS, SHOW, ecn_list, pfcwd_config, pfcwd_stats
 from roceops.platforms.sonic.lab_state import CONFIG_FILE, CommandFailed, SonicState
@@ -67,7 +67,7 @@ _SHLEX_SPECIAL = re.compile(r"['\"\\]|[^\S \t\r\n]")
 class SonicSession(Session):
     state: SonicState
 
-    def __init__(self, state: SonicState, info: SessionInfo) -> None:
+    def __init__(self, state: DeviceState, info: SessionInfo) -> None:
         super().__init__(state, info)
         self.heredoc: tuple[str, str, list[str]] | None = None  # (path, delimiter, lines so far)
 

@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic.lab_format import natural_key
@@ -237,7 +237,7 @@ class _Reader:
                       for p, name in bound.items()}
             if not values and field == "dscp_to_tc" and glob.get(binding):
                 values = {"global": _int_map(self.t(table), unref(glob.get(binding)))}
-            exp, has = self._expect(lambda i, f=field: {int(k): int(v) for k, v in getattr(i.qos, f).items()})
+            exp, has = self._expect(_intent_map(field))
             picked = _pick(values, exp, has)
             out[field] = picked if picked is not None else {}
         any_dscp = bool(glob.get("dscp_to_tc_map")) or any(self.qos_map.get(p, {}).get("dscp_to_tc_map")
@@ -383,7 +383,7 @@ class _Reader:
         if not table and "bgp_asn" not in meta:
             return None
         local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
-        neighbors = []
+        neighbors: list[_Neighbor] = []
         for key, f in table.items():
             ip = key.rsplit("|", 1)[-1]
             neighbors.append({"ip": ip, "remote_asn": _int(f.get("asn")),
@@ -395,6 +395,20 @@ class _Reader:
         if "bgp_router_id" in meta:
             out["router_id"] = meta["bgp_router_id"]
         return out
+
+
+class _Neighbor(TypedDict):
+    ip: str
+    remote_asn: int | None
+    port: str
+    description: str
+
+
+def _intent_map(field: str) -> Callable[[SwitchIntent], dict[int, int]]:
+    """Reads the intent's QoS map ``field`` (dscp_to_tc, ...) with integer keys and values."""
+    def read(intent: SwitchIntent) -> dict[int, int]:
+        return {int(k): int(v) for k, v in getattr(intent.qos, field).items()}
+    return read
 
 
 def _ip_key(ip: str) -> tuple[int, int, str]:

@@ -150,7 +150,8 @@ def _leaf(node: libyang.SNode) -> _Leaf:
 
 
 def _leaves(node: libyang.SNode) -> dict[str, _Leaf]:
-    return {c.name(): _leaf(c) for c in node if c.keyword() in ("leaf", "leaf-list")}
+    # libyang types the children of a container or list as SNode, which declares no __iter__; they are iterable
+    return {c.name(): _leaf(c) for c in node if c.keyword() in ("leaf", "leaf-list")}  # type: ignore[attr-defined]
 
 
 def _digest_list(node: libyang.SList) -> _List:
@@ -170,7 +171,7 @@ def _digest_module(module: libyang.Module) -> Iterator[_Table]:
     for top in module:
         if top.keyword() != "container":
             continue
-        for table in top:
+        for table in top:  # type: ignore[attr-defined]  # a container: iterable, though typed as a bare SNode
             if table.keyword() != "container":
                 continue
             yield _Table(
