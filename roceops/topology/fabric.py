@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.intent import FabricIntent
 from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog
+from roceops.model.types import SwitchPlatform, SwitchRole
 
 LinkTier = Literal["host-leaf", "leaf-spine", "spine-core"]
 
@@ -61,8 +62,8 @@ class Link:
 class Switch(_Data):
     kind: Literal["switch"] = "switch"
     name: str
-    role: Literal["leaf", "spine", "core"]
-    platform: Literal["sonic", "cumulus", "eos"]
+    role: SwitchRole
+    platform: SwitchPlatform
     model: str
     hwsku: str | None = None
     plane: int
