@@ -23,3 +23,17 @@ def redact(text: str) -> str:
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
     return text
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in one redacted line: the exception's first line, and the next one when the first only
+    announces it (Netmiko's "A paramiko SSHException occurred during connection creation:" is followed by
+    the reason).
+
+    >>> reason(ValueError("\\nA paramiko SSHException occurred:\\n\\nHost key does not match\\n"))
+    'A paramiko SSHException occurred: Host key does not match'
+    """
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return redact(" ".join(lines[:2]) if lines[0].endswith(":") and len(lines) > 1 else lines[0])

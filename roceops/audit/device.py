@@ -18,7 +18,7 @@ from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
 from roceops.nornir_glue.runner import TaskConnector
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
-from roceops.redact import redact
+from roceops.redact import reason
 from roceops.topology.fabric import Fabric
 
 
@@ -40,7 +40,7 @@ class DeviceAudit:
 
 
 def error_finding(device: str, exc: BaseException, phase: str) -> Finding:
-    text = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)[:300]
+    text = reason(exc)[:300]
     if phase == "parse":
         check, msg = "device.unparsable", f"could not parse the device's output: {text}"
     elif phase == "audit":

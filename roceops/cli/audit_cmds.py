@@ -10,7 +10,15 @@ import typer
 
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.audit.history import record
-from roceops.cli.common import Exit, FabricOption, LimitOption, console, fail, load_fabric_or_exit
+from roceops.cli.common import (
+    Exit,
+    FabricOption,
+    LimitOption,
+    check_connection_settings,
+    console,
+    fail,
+    load_fabric_or_exit,
+)
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
 from roceops.journal import open_journal
@@ -43,6 +51,7 @@ def audit(
     Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
     """
     loaded = load_fabric_or_exit(fabric)
+    check_connection_settings()
     names = [d.name for d in selected(loaded.fabric, limit)]
     quiet = fmt is not AuditFormat.table or not sys.stderr.isatty()
     opts = AuditOptions(workers=workers, timeout_s=timeout, lab_dir=lab_dir_option(lab), quiet=quiet)

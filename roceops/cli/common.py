@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from enum import IntEnum
@@ -13,6 +14,7 @@ import typer
 from rich.console import Console
 
 from roceops.model.loader import IntentError, LoadedIntent, load
+from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
@@ -65,6 +67,14 @@ def load_fabric_or_exit(path: Path) -> Loaded:
         line, col = source.locate(exc.path)
         fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} (run `roceops validate` for all findings)")
     return Loaded(source=source, fabric=fabric)
+
+
+def check_connection_settings() -> None:
+    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file is bad input (exit 3), not a
+    fleet of refused connections."""
+    known_hosts = from_environment().known_hosts
+    if known_hosts and not os.access(known_hosts, os.R_OK):
+        fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
 
 
 def print_json(data: Any) -> None:

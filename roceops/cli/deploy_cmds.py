@@ -9,7 +9,16 @@ from typing import TypedDict
 import typer
 from rich.table import Table
 
-from roceops.cli.common import Exit, FabricOption, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.common import (
+    Exit,
+    FabricOption,
+    LimitOption,
+    check_connection_settings,
+    console,
+    fail,
+    load_fabric_or_exit,
+    print_json,
+)
 from roceops.cli.fabric_cmds import TableOrJson, selected
 from roceops.deploy.engine import DeployOptions, rollback_run
 from roceops.deploy.engine import deploy as run_deploy
@@ -44,6 +53,7 @@ def deploy(
     Dry run by default. Example: roceops deploy --lab --commit --canary 2 --batch 25%
     """
     loaded = load_fabric_or_exit(fabric)
+    check_connection_settings()
     report_lint = lint(loaded.source.intent, loaded.fabric)
     if not report_lint.ok:
         fail(f"{len(report_lint.errors)} lint errors; see `roceops validate -f {fabric}`")
@@ -127,6 +137,7 @@ def rollback(
     Example: roceops rollback last --lab --commit
     """
     loaded = load_fabric_or_exit(fabric)
+    check_connection_settings()
     name = loaded.fabric.intent.name
     opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
                          quiet=fmt is TableOrJson.json)

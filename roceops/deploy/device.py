@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from roceops.audit.compare import Drift, compare
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
-from roceops.redact import redact
+from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched"]
@@ -48,9 +48,7 @@ class DeviceOutcome:
 
 
 def _error(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else ""
-    return redact(f"{type(exc).__name__}: {first}"[:400])
+    return f"{type(exc).__name__}: {reason(exc)}"[:400]
 
 
 def verify_intent(driver: Driver, intent: Intent) -> Callable[[Any], None]:

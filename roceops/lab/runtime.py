@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import asyncssh
 from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.lab.control import ControlClient, ControlServer, LabNotRunning, control_socket_path
@@ -69,6 +70,7 @@ SPEC_FILE = "lab-spec.json"
 PID_FILE = "lab.pid"
 LOCK_FILE = "lab.lock"
 OVERLAY_FILE = "overlay.json"
+KNOWN_HOSTS_FILE = "known_hosts"  # the devices' host key, for ROCEOPS_KNOWN_HOSTS (strict host key checks)
 LOG_FILE = "lab.log"
 ERROR_FILE = "startup-error.txt"
 
@@ -201,6 +203,7 @@ async def serve(
                 for dev in lab.devices.values()
             }
             _write_atomic(overlay_path, json.dumps(overlay, indent=1) + "\n")
+            _write_atomic(state_dir / KNOWN_HOSTS_FILE, known_hosts_text(lab))
             if install_signal_handlers:
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.add_signal_handler(sig, stop.set)
@@ -219,6 +222,15 @@ async def serve(
     finally:
         pid_path.unlink(missing_ok=True)
         lock.release()
+
+
+def known_hosts_text(lab: LabServer) -> str:
+    """An OpenSSH known_hosts file naming every lab device at its address and port with the lab's host key."""
+    key = asyncssh.read_private_key(lab.keys.host_key).export_public_key("openssh").decode().split()
+    public = " ".join(key[:2])
+    lines = (dev.spec.address if dev.spec.port == 22 else f"[{dev.spec.address}]:{dev.spec.port}"
+             for dev in lab.devices.values())
+    return "".join(f"{name} {public}\n" for name in lines)
 
 
 def _prepare(

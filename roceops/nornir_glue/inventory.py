@@ -27,7 +27,7 @@ from nornir.core.inventory import (
 )
 
 from roceops.model.loader import load
-from roceops.nornir_glue.credentials import from_environment
+from roceops.nornir_glue.credentials import from_environment, strict_host_keys
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_platform
@@ -76,6 +76,8 @@ def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | No
         key_file = conn.get("key_file") or creds.key_file
         if key_file:
             extras.update({"use_keys": True, "key_file": key_file, "allow_agent": False})
+        if creds.known_hosts:
+            extras.update(strict_host_keys(creds.known_hosts))
         hosts[dev.name] = Host(
             name=dev.name,
             hostname=conn.get("host", dev.mgmt_ip),

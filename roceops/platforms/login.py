@@ -42,6 +42,9 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     conn._modify_connection_params()
     if conn.key_file and conn.pkey is None:
         conn.pkey = private_key(conn.key_file, conn.passphrase)  # None: Paramiko reads the file as it would
+    if getattr(conn, "ssh_strict", False) and getattr(conn, "alt_key_file", None) \
+            and getattr(conn, "alt_host_keys", False) and not getattr(conn, "system_host_keys", False):
+        conn._build_ssh_client = functools.partial(_checking_client, conn)  # known_hosts read once, not per login
     own_socket = conn.sock is None and not conn.ssh_config_file  # a proxy from an ssh_config brings its own
     if own_socket:
         conn.sock = tcp_socket(conn.host, conn.port, conn.conn_timeout)
@@ -79,6 +82,35 @@ def _cached_key(path: str, mtime_ns: int, size: int, passphrase: str | None) -> 
         return paramiko.PKey.from_path(path, passphrase)
     except (OSError, paramiko.SSHException, ValueError):
         return None
+
+
+def known_host_keys(path: str) -> paramiko.HostKeys | None:
+    """The known_hosts file at ``path``, read once per process and file version; None if it cannot be read."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _cached_host_keys(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_host_keys(path: str, mtime_ns: int, size: int) -> paramiko.HostKeys | None:
+    try:
+        return paramiko.HostKeys(path)
+    except (OSError, paramiko.SSHException, ValueError):
+        return None
+
+
+def _checking_client(conn: Any) -> paramiko.SSHClient:
+    """What Netmiko's ``_build_ssh_client`` makes for a strict connection (its key policy rejects unknown
+    hosts), knowing only this device's entries of the known_hosts file instead of parsing all of it."""
+    client = conn._get_ssh_client_instance()
+    keys = known_host_keys(conn.alt_key_file)
+    name = conn.host if int(conn.port) == 22 else f"[{conn.host}]:{conn.port}"  # as Paramiko looks it up
+    for key_type, key in ((keys.lookup(name) if keys is not None else None) or {}).items():
+        client.get_host_keys().add(name, key_type, key)
+    client.set_missing_host_key_policy(conn.key_policy)
+    return client
 
 
 def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:

@@ -122,3 +122,12 @@ def test_lab_cli_up_twice_inject_status_down(tmp_path: Path, monkeypatch) -> Non
     assert down.exit_code == 0
     again = run("lab", "down")
     assert again.exit_code == 3 and "no lab is running" in again.output
+
+
+@pytest.mark.parametrize("command", [["audit"], ["deploy"], ["health", "gpu001"]])
+def test_a_known_hosts_file_that_is_not_there_is_bad_input(command: list[str], tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(tmp_path / "nowhere"))
+    result = run(*command, "-f", MINI, "--journal", str(tmp_path / "j.sqlite")) if command[0] != "health" \
+        else run(*command, "-f", MINI)
+    assert result.exit_code == 3, result.output
+    assert "ROCEOPS_KNOWN_HOSTS" in result.output and "no readable known_hosts file" in result.output

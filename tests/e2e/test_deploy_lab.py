@@ -148,3 +148,18 @@ def test_credentials_never_leak(fresh_lab, tmp_path: Path, monkeypatch) -> None:
         if path.is_file() and not path.is_socket():
             assert secret.encode() not in path.read_bytes(), path
     assert secret not in os.environ.get("ROCEOPS_LAB_PASSWORD", "")
+
+
+def test_changed_host_key_refuses_the_deploy_before_anything_is_sent(fresh_lab, tmp_path: Path, monkeypatch) -> None:
+    """ROCEOPS_KNOWN_HOSTS with a key the devices do not have: every device unreachable, none touched."""
+    import asyncssh
+
+    stranger = asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()
+    names = [line.split()[0] for line in (fresh_lab.state_dir / "known_hosts").read_text().splitlines()]
+    (tmp_path / "known_hosts").write_text("".join(f"{n} {stranger[0]} {stranger[1]}\n" for n in names))
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    before = snapshot_all(fresh_lab)
+    report = fresh_lab.deploy(["spine01", "gpu001", "leaf-su1-r1"])
+    assert {o.status for o in report.outcomes.values()} == {"unreachable"} and report.exit_code == 2
+    assert all("does not match" in (o.error or "") for o in report.outcomes.values())
+    assert snapshot_all(fresh_lab) == before
