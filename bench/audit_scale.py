@@ -2,12 +2,13 @@
 runs the same commands. Prints wall time, devices/s and where the time goes.
 
 Goal (issue 6): 1,000 devices in under 20 s on a 2-core machine, within 1.5x of the bare loop.
-Run: python bench/audit_scale.py [SUS] [--workers N]
+Run: python bench/audit_scale.py [SUS] [--workers N] [--skip-bare] [--known-hosts]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -59,6 +60,8 @@ def main() -> None:
     ap.add_argument("sus", nargs="?", type=int, default=18)
     ap.add_argument("--workers", type=int, default=64, help="as roceops audit's default")
     ap.add_argument("--skip-bare", action="store_true", help="only the roceops audit")
+    ap.add_argument("--known-hosts", action="store_true",
+                    help="the audit checks host keys against the lab's known_hosts (ROCEOPS_KNOWN_HOSTS)")
     args = ap.parse_args()
     fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
@@ -74,6 +77,8 @@ def main() -> None:
             if not args.skip_bare:
                 print(f"bare netmiko loop, same commands: {bare_s:.1f} s ({len(names) / bare_s:.0f} devices/s), "
                       f"{failed} devices failed; CPU s: client {cpu1 - cpu0:.1f}, lab {lab1 - lab0:.1f}")
+            if args.known_hosts:
+                os.environ["ROCEOPS_KNOWN_HOSTS"] = str(state / "known_hosts")
             kids0 = children_cpu_seconds()
             t0 = time.perf_counter()
             result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,

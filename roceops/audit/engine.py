@@ -86,7 +86,7 @@ def audit_shard(fabric: Fabric, names: list[str], opts: AuditOptions, workers: i
                 emit: Callable[[DeviceAudit], None]) -> None:
     """Audit ``names`` on one Nornir run in this process, handing each device's result to ``emit`` as it ends."""
     nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=workers, timeout_s=opts.timeout_s,
-                     quick_login=True)
+                     login="quick")
 
     def task(t: Task) -> Result:
         audit = audit_device(t, fabric)

@@ -90,7 +90,8 @@ def _closing(task: Task, work: Callable[[Task], DeviceOutcome]) -> Result:
 
 def run_wave(fabric: Fabric, names: list[str], opts: DeployOptions, label: str,
              work: Callable[[Task], DeviceOutcome]) -> dict[str, DeviceOutcome]:
-    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s)
+    nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=opts.workers, timeout_s=opts.timeout_s,
+                     login="netmiko")  # connect_host: Netmiko's session preparation, keys read once
     try:
         with Progress(label, len(names), _line, quiet=opts.quiet) as progress:
             results = nr.with_processors([progress]).run(task=lambda t: _closing(t, work), on_failed=True)

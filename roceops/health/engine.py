@@ -94,8 +94,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             extras = host.connection_options["netmiko"].extras
             assert extras is not None
             extras.update(conn_timeout=min(CONNECT_TIMEOUT_S, remaining), auth_timeout=remaining,
-                          banner_timeout=remaining, read_timeout_override=max(1.0, remaining - 0.5),
-                          auto_connect=False)  # read-only: roceops' quick session preparation
+                          banner_timeout=remaining, read_timeout_override=max(1.0, remaining - 0.5))
             conn = connect_host(host, Config())
             phase = "first sample"
             t0 = time.monotonic()
@@ -149,7 +148,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     gc.collect()
     gc.freeze()  # long-lived intents: keep the cyclic GC off them while threads collect
     planned = time.monotonic()
-    inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices))
+    inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices), login="quick")  # read-only
     gate = threading.Semaphore(opts.max_parallel)
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
                                 args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,

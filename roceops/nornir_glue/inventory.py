@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from nornir.core.inventory import (
     ConnectionOptions,
@@ -55,8 +55,14 @@ def register_plugins() -> None:
         ConnectionPluginRegister.register("netmiko", Netmiko)
 
 
+Login = Literal["netmiko", "quick"]
+
+
 def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | None = None,
-                    only: set[str] | None = None) -> Inventory:
+                    only: set[str] | None = None, login: Login | None = None) -> Inventory:
+    """Nornir hosts for the fabric's devices. ``login``: None, Netmiko connects each host itself (the plugin,
+    exported inventories); otherwise roceops connects it (``runner.connect_host``) with Netmiko's session
+    preparation ("netmiko", deploy) or roceops' quick one ("quick", read-only runs)."""
     register_plugins()
     creds = from_environment()
     overlay = read_overlay(lab_dir) if lab_dir else {}
@@ -78,6 +84,8 @@ def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | No
             extras.update({"use_keys": True, "key_file": key_file, "allow_agent": False})
         if creds.known_hosts:
             extras.update(strict_host_keys(creds.known_hosts))
+        if login is not None:
+            extras["auto_connect"] = False
         hosts[dev.name] = Host(
             name=dev.name,
             hostname=conn.get("host", dev.mgmt_ip),
@@ -86,7 +94,8 @@ def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | No
             password=creds.password,
             platform=platform.netmiko.device_type,
             groups=ParentGroups(parents),
-            data={"device": dev, "fabric": fabric, "roceops_platform": dev.platform, "role": dev.role},
+            data={"device": dev, "fabric": fabric, "roceops_platform": dev.platform, "role": dev.role,
+                  "roceops_login": login},
             connection_options={"netmiko": ConnectionOptions(extras=extras)},
         )
     return Inventory(hosts=hosts, groups=groups, defaults=Defaults())

@@ -14,10 +14,10 @@ from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from roceops.nornir_glue.inventory import build_inventory
+from roceops.nornir_glue.inventory import Login, build_inventory
 from roceops.platforms.base import get_platform
 from roceops.platforms.channel import read_timeout
-from roceops.platforms.login import open_session
+from roceops.platforms.login import open_netmiko_session, open_session
 from roceops.topology.fabric import Fabric
 
 CONNECTION = "netmiko"
@@ -25,33 +25,36 @@ QUICK_LOGIN_TIMEOUT_S = 20.0  # for the prompt after login, unless the run sets 
 
 
 def make_nornir(fabric: Fabric, names: list[str], *, lab_dir: Path | None, workers: int,
-                timeout_s: float | None = None, quick_login: bool = False) -> Nornir:
+                timeout_s: float | None = None, login: Login | None = None) -> Nornir:
     """A Nornir over exactly ``names`` (fabric order), with per-command timeouts applied to every host.
 
-    ``quick_login`` (read-only runs): Netmiko opens each connection without its session preparation and
-    :class:`TaskConnector` prepares it with :func:`roceops.platforms.login.open_session`.
+    ``login`` (see ``build_inventory``): None, ``host.get_connection`` connects as Netmiko does; "netmiko"
+    (deploy) or "quick" (read-only runs, :func:`roceops.platforms.login.open_session`): connections are
+    opened by :func:`connect_host`.
     """
-    inventory = build_inventory(fabric, None, lab_dir, only=set(names))
-    for host in inventory.hosts.values():
-        extras = host.connection_options["netmiko"].extras
-        assert extras is not None
-        if timeout_s is not None:
+    inventory = build_inventory(fabric, None, lab_dir, only=set(names), login=login)
+    if timeout_s is not None:
+        for host in inventory.hosts.values():
+            extras = host.connection_options["netmiko"].extras
+            assert extras is not None
             extras.setdefault("conn_timeout", min(timeout_s, 10))
             extras.setdefault("auth_timeout", timeout_s)
             extras.setdefault("banner_timeout", timeout_s)
             extras["read_timeout_override"] = timeout_s
-        if quick_login:
-            extras["auto_connect"] = False
     return Nornir(inventory=inventory, config=Config(), runner=ThreadedRunner(num_workers=max(1, workers)))
 
 
 def connect_host(host: Host, config: Config) -> Any:
-    """The host's Netmiko connection, opened if need be. A host whose extras say ``auto_connect=False`` (see
-    ``make_nornir(quick_login=True)``) gets its session prepared by :func:`roceops.platforms.login.open_session`."""
+    """The host's Netmiko connection, opened if need be. Hosts from ``build_inventory(login=...)`` are made
+    without connecting; they are connected here, with roceops' quick session preparation ("quick") or
+    Netmiko's own ("netmiko"), reading key files and known_hosts once per process."""
     conn = host.get_connection(CONNECTION, config)
-    if getattr(conn, "remote_conn", None) is None:  # made without connecting: log in the quick way
-        platform = get_platform(host.data["roceops_platform"])
-        open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
+    if getattr(conn, "remote_conn", None) is None:  # made with auto_connect=False
+        if host.data.get("roceops_login") == "quick":
+            platform = get_platform(host.data["roceops_platform"])
+            open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
+        else:
+            open_netmiko_session(conn)
     return conn
 
 

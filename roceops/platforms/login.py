@@ -13,16 +13,15 @@ socket has Nagle's algorithm off (:func:`tcp_socket`).
 from __future__ import annotations
 
 import functools
-import os
 import re
 import socket
 from typing import Any
 
-import paramiko
 from netmiko.exceptions import NetmikoTimeoutException
 
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import LOGIN_PROMPT, find_prompt, read_until
+from roceops.platforms.ssh_keys import checking_client, checks_host_keys, private_key
 
 PROMPT_AT_END = re.compile(r"(?:^|\n)[^\n]*[$>#][ \t]*$")  # a last line ending in Netmiko's terminators
 
@@ -33,27 +32,13 @@ def base_prompt(prompt: str) -> str:
 
 
 def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
-    """Connect ``conn`` (a Netmiko connection made with ``auto_connect=False``) and prepare its shell.
+    """Connect ``conn`` (a Netmiko connection made with ``auto_connect=False``) and prepare its shell the quick way.
 
-    Raises what Netmiko's connect raises (authentication, TCP, SSH errors) or
+    Raises what Netmiko's connect raises (authentication, TCP, SSH, host key errors) or
     :class:`~roceops.platforms.driver.DriverError` when no prompt comes within ``timeout``; the
     connection is closed again on any failure.
     """
-    conn._modify_connection_params()
-    if conn.key_file and conn.pkey is None:
-        conn.pkey = private_key(conn.key_file, conn.passphrase)  # None: Paramiko reads the file as it would
-    if getattr(conn, "ssh_strict", False) and getattr(conn, "alt_key_file", None) \
-            and getattr(conn, "alt_host_keys", False) and not getattr(conn, "system_host_keys", False):
-        conn._build_ssh_client = functools.partial(_checking_client, conn)  # known_hosts read once, not per login
-    own_socket = conn.sock is None and not conn.ssh_config_file  # a proxy from an ssh_config brings its own
-    if own_socket:
-        conn.sock = tcp_socket(conn.host, conn.port, conn.conn_timeout)
-    try:
-        conn.establish_connection()
-    except BaseException:
-        if own_socket:
-            conn.sock.close()
-        raise
+    connect(conn)
     try:
         conn.ansi_escape_codes = True  # as Netmiko's session preparation for these types sets it
         prompt = find_prompt(conn, PROMPT_AT_END, timeout)
@@ -66,51 +51,30 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
         raise
 
 
-def private_key(path: str, passphrase: str | None) -> paramiko.PKey | None:
-    """The private key in ``path``, read once per process and file version (Paramiko reads and parses the
-    file again for every connection, trying each key type in turn); None if it cannot be read here."""
+def open_netmiko_session(conn: Any) -> None:
+    """Connect ``conn`` (made with ``auto_connect=False``) and let Netmiko prepare the session as it would
+    have (deploy: config mode, enable and paging exactly as Netmiko sets them up)."""
+    connect(conn)
+    conn._try_session_preparation()  # closes the connection itself when it fails
+
+
+def connect(conn: Any) -> None:
+    """Netmiko's ``establish_connection``, with the private key and known_hosts read once per process
+    (:mod:`roceops.platforms.ssh_keys`) and a socket with Nagle's algorithm off (:func:`tcp_socket`)."""
+    conn._modify_connection_params()
+    if conn.key_file and conn.pkey is None:
+        conn.pkey = private_key(conn.key_file, conn.passphrase)  # None: Paramiko reads the file as it would
+    if checks_host_keys(conn):
+        conn._build_ssh_client = functools.partial(checking_client, conn)
+    own_socket = conn.sock is None and not conn.ssh_config_file  # a proxy from an ssh_config brings its own
+    if own_socket:
+        conn.sock = tcp_socket(conn.host, conn.port, conn.conn_timeout)
     try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return _cached_key(path, stat.st_mtime_ns, stat.st_size, passphrase)
-
-
-@functools.lru_cache(maxsize=8)
-def _cached_key(path: str, mtime_ns: int, size: int, passphrase: str | None) -> paramiko.PKey | None:
-    try:
-        return paramiko.PKey.from_path(path, passphrase)
-    except (OSError, paramiko.SSHException, ValueError):
-        return None
-
-
-def known_host_keys(path: str) -> paramiko.HostKeys | None:
-    """The known_hosts file at ``path``, read once per process and file version; None if it cannot be read."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return _cached_host_keys(path, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _cached_host_keys(path: str, mtime_ns: int, size: int) -> paramiko.HostKeys | None:
-    try:
-        return paramiko.HostKeys(path)
-    except (OSError, paramiko.SSHException, ValueError):
-        return None
-
-
-def _checking_client(conn: Any) -> paramiko.SSHClient:
-    """What Netmiko's ``_build_ssh_client`` makes for a strict connection (its key policy rejects unknown
-    hosts), knowing only this device's entries of the known_hosts file instead of parsing all of it."""
-    client = conn._get_ssh_client_instance()
-    keys = known_host_keys(conn.alt_key_file)
-    name = conn.host if int(conn.port) == 22 else f"[{conn.host}]:{conn.port}"  # as Paramiko looks it up
-    for key_type, key in ((keys.lookup(name) if keys is not None else None) or {}).items():
-        client.get_host_keys().add(name, key_type, key)
-    client.set_missing_host_key_policy(conn.key_policy)
-    return client
+        conn.establish_connection()
+    except BaseException:
+        if own_socket:
+            conn.sock.close()
+        raise
 
 
 def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:

@@ -14,7 +14,8 @@ from paramiko.buffered_pipe import BufferedPipe
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import current_prompt
 from roceops.platforms.driver import DriverError
-from roceops.platforms.login import base_prompt, open_session, private_key, tcp_socket
+from roceops.platforms.login import base_prompt, open_session, tcp_socket
+from roceops.platforms.ssh_keys import private_key
 
 
 class _Chan:
