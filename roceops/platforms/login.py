@@ -1,5 +1,7 @@
-"""Logging in for read-only runs (audit, health): Netmiko's connection, with a session preparation that waits
-on the channel instead of sleeping and polling.
+"""Logging in: Netmiko's connection, opened by roceops (:func:`connect`: key file and known_hosts read once per
+process, Nagle off) and, for read-only runs (audit, health), prepared with a session preparation that waits
+on the channel instead of sleeping and polling (:func:`open_session`; deploy keeps Netmiko's own,
+:func:`open_netmiko_session`).
 
 Netmiko's own preparation (``_try_session_preparation``) writes a RETURN and sleeps 0.1 s, then finds the
 prompt with fixed sleeps and 10 ms polling reads, and for EOS sends ``terminal width`` and ``terminal
