@@ -80,3 +80,23 @@ def test_deadline_holds_with_a_leaf_that_never_answers(deployed_lab) -> None:
     assert unknown == behind, [(v.node, v.status, v.reasons) for v in report.verdicts]
     assert all(any("leaf-su2-r2" in r for r in v.reasons) for v in report.verdicts if v.node in behind)
     assert report.exit_code == 2
+
+
+def test_host_keys_checked_when_asked(deployed_lab, monkeypatch, tmp_path) -> None:
+    """ROCEOPS_KNOWN_HOSTS: the lab's own file lets every node through; one node's key changed makes that node
+    unknown (never "ok"), naming the host key, and leaves the others as they are."""
+    import asyncssh
+
+    known = deployed_lab.state_dir / "known_hosts"
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(known))
+    assert health(deployed_lab, ["gpu001", "gpu002"]).exit_code == 0
+    gpu002 = deployed_lab.thread.overlay["gpu002"]
+    name = f"[{gpu002['host']}]:{gpu002['port']}"
+    stranger = " ".join(asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()[:2])
+    lines = [f"{name} {stranger}" if line.split()[0] == name else line for line in known.read_text().splitlines()]
+    (tmp_path / "known_hosts").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    report = health(deployed_lab, ["gpu001", "gpu002"])
+    status = {v.node: v for v in report.verdicts}
+    assert status["gpu001"].status == "ok" and status["gpu002"].status == "unknown" and report.exit_code == 2
+    assert any("does not match" in r for r in status["gpu002"].reasons), status["gpu002"].reasons
