@@ -19,6 +19,7 @@ from roceops.plan.model import SwitchIntent
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.eos import DRIVER
 from roceops.platforms.eos import parsers as p
+from roceops.platforms.eos.config_tree import ConfigLine, config_tree, hconfig
 from roceops.platforms.eos.driver import display_form, hms
 from roceops.platforms.eos.lab import EosCli, EosState
 from roceops.render.engine import render_device
@@ -252,18 +253,18 @@ def _tree(node: object) -> list[tuple[str, list]]:
 ])
 def test_config_tree_is_the_hier_config_tree(text: str) -> None:
     try:
-        want: object = _tree(p.hconfig(text))
+        want: object = _tree(hconfig(text))
     except Exception as exc:  # the same exception must come out of config_tree
         with pytest.raises(type(exc)):
-            p.config_tree(text)
+            config_tree(text)
         return
-    assert _tree(p.config_tree(text)) == want
+    assert _tree(config_tree(text)) == want
 
 
 def test_config_tree_of_a_lab_running_config_is_the_hier_config_tree() -> None:
     text = lab_state().running_text()
-    assert isinstance(p.config_tree(text), p.ConfigLine)  # the light reader, not the fallback
-    assert _tree(p.config_tree(text)) == _tree(p.hconfig(text))
+    assert isinstance(config_tree(text), ConfigLine)  # the light reader, not the fallback
+    assert _tree(config_tree(text)) == _tree(hconfig(text))
 
 
 def test_expected_rounds_to_what_eos_holds() -> None:
@@ -284,7 +285,7 @@ def test_expected_rounds_to_what_eos_holds() -> None:
 
 
 def test_display_form_drops_what_eos_hides() -> None:
-    hc = display_form(p.hconfig("""interface Ethernet1/1
+    hc = display_form(hconfig("""interface Ethernet1/1
    no shutdown
    tx-queue 6
       priority strict

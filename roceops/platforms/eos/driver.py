@@ -45,6 +45,7 @@ from roceops.platforms.driver import (
     Snapshot,
 )
 from roceops.platforms.eos import parsers as p
+from roceops.platforms.eos.config_tree import hconfig
 from roceops.platforms.eos.render import LOOPBACK, config_lines
 from roceops.render.engine import RenderedDevice
 
@@ -149,8 +150,8 @@ class EosDriver:
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         if not isinstance(intent, SwitchIntent):
             raise TypeError("the EOS driver manages switches only")
-        intended = display_form(p.hconfig(rendered.files["config.eos"]))
-        running = p.hconfig(current.text)
+        intended = display_form(hconfig(rendered.files["config.eos"]))
+        running = hconfig(current.text)
         keep = _managed(intent, intended)
         for child in list(running.children):
             if child.text not in keep and not child.text.startswith(MANAGED_PREFIXES):
@@ -158,7 +159,7 @@ class EosDriver:
         return _change(running, intended)
 
     def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
-        return _change(p.hconfig(current.text), p.hconfig(backup.text))
+        return _change(hconfig(current.text), hconfig(backup.text))
 
     def expected(self, intent: Intent) -> Intent:
         return p.expected_intent(intent) if isinstance(intent, SwitchIntent) else intent

@@ -23,13 +23,15 @@ import re
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from hier_config import HConfig, MatchRule, get_hconfig
-from hier_config.models import IdempotentCommandsRule, NegationDefaultWithRule
-from hier_config.platforms.arista_eos.driver import HConfigDriverAristaEOS
-from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 from pydantic import BaseModel
 
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.eos.config_tree import (
+    Line,
+    config_tree,
+    line_children,
+    line_text,
+)
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, address_key, network_key
 from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, kbytes, natural_key
 
@@ -58,154 +60,6 @@ _Model = TypeVar("_Model", bound=BaseModel)
 
 class ParseError(ValueError):
     """Output that is not what the command prints (an EOS error, truncated JSON...)."""
-
-
-# --------------------------------------------------------------------------- hier_config
-
-
-class EosHConfigDriver(HConfigDriverAristaEOS):
-    """hier_config's EOS driver plus the commands roceops renders: value-style lines replace each other
-    (no negation needed), and ``no priority`` in a tx-queue is undone with ``priority strict``."""
-
-    @staticmethod
-    def _instantiate_rules() -> HConfigDriverRules:
-        rules = HConfigDriverAristaEOS._instantiate_rules()
-        intf, txq, bgp = MatchRule(startswith="interface "), MatchRule(startswith="tx-queue "), \
-            MatchRule(startswith="router bgp ")
-        top_values = ("service routing protocols model", "spanning-tree mode", "priority-flow-control pause watchdog "
-                      "default timeout", "priority-flow-control pause watchdog default recovery-time",
-                      "priority-flow-control pause watchdog default polling-interval",
-                      "priority-flow-control pause watchdog action")
-        idempotent = [IdempotentCommandsRule(match_rules=(MatchRule(startswith=v),)) for v in top_values]
-        idempotent += [
-            IdempotentCommandsRule(match_rules=(MatchRule(re_search=r"^qos map traffic-class (\d+) "),)),
-            *(IdempotentCommandsRule(match_rules=(intf, MatchRule(startswith=v)))
-              for v in ("description", "speed", "qos trust", "load-interval", "vrf")),
-            IdempotentCommandsRule(match_rules=(intf, MatchRule(re_search=r"^priority-flow-control priority (\d) "))),
-            *(IdempotentCommandsRule(match_rules=(intf, txq, MatchRule(startswith=v)))
-              for v in ("bandwidth percent", "bandwidth guaranteed percent", "shape rate",
-                        "random-detect ecn minimum-threshold")),
-            *(IdempotentCommandsRule(match_rules=(bgp, MatchRule(startswith=v)))
-              for v in ("router-id", "maximum-paths")),
-            IdempotentCommandsRule(match_rules=(bgp, MatchRule(re_search=r"^neighbor (\S+) remote-as "))),
-        ]
-        negate = NegationDefaultWithRule(match_rules=(intf, txq, MatchRule(equals="no priority")),
-                                         use="priority strict")
-        return rules.model_copy(update={"idempotent_commands": [*rules.idempotent_commands, *idempotent],
-                                        "negate_with": [*rules.negate_with, negate]})
-
-
-HC_DRIVER = EosHConfigDriver()
-
-
-def hconfig(text: str) -> HConfig:
-    """EOS config text (a running-config, a rendered file) as a hier_config tree (comments and ``end`` dropped)."""
-    return get_hconfig(HC_DRIVER, text)
-
-
-class ConfigLine:
-    """A config line with lines indented under it: the part of a hier_config node :func:`observe_config` reads.
-
-    ``children`` are the lines under it, in order: a line without lines under it is just its text (a
-    ``str``), so the tree has one object per section, not per line.
-    """
-
-    __slots__ = ("children", "text")
-
-    def __init__(self, text: str, children: list[ConfigLine | str]) -> None:
-        self.text, self.children = text, children
-
-
-Line = ConfigLine | str  # a node of a :func:`config_tree`
-
-
-def line_text(node: Line) -> str:
-    return node if isinstance(node, str) else node.text
-
-
-def line_children(node: Line) -> list[Line] | tuple[()]:
-    return () if isinstance(node, str) else node.children
-
-
-class _NeedsHConfig(Exception):
-    """A line the plain reader leaves to hier_config (banner, duplicate line, sectional exit)."""
-
-
-_RULES = HC_DRIVER.rules
-_LINE_SUBS = [(re.compile(r.search), r.replace) for r in _RULES.per_line_sub]
-_ANY_LINE_SUB = re.compile("|".join(f"(?:{r.search})" for r in _RULES.per_line_sub) or "(?!)")
-_EXITS = {"exit", *(r.exit_text for r in _RULES.sectional_exiting if r.exit_text)}
-_PLAIN_READER = not (_RULES.full_text_sub or _RULES.indent_adjust or _RULES.post_load_callbacks
-                     or _RULES.parent_allows_duplicate_child) \
-    and type(HC_DRIVER).config_preprocessor is HConfigDriverBase.config_preprocessor
-
-
-def config_tree(text: str) -> ConfigLine:
-    """EOS config text as a tree of lines, the same lines and nesting as :func:`hconfig` (read-only use).
-
-    Reads lines the way hier_config's loader does (whitespace collapsed, the driver's per-line
-    substitutions, parents by indentation) without its per-line costs; text with a banner, a duplicate
-    line in one section or an ``exit`` line goes through :func:`hconfig` itself (same result and errors
-    as before), whose tree is then copied into the same shape.
-    """
-    if _PLAIN_READER:
-        try:
-            return _plain_tree(text)
-        except _NeedsHConfig:
-            pass
-    return _copied("", hconfig(text))
-
-
-def _copied(text: str, node: Any) -> ConfigLine:
-    return ConfigLine(text, [_copied(c.text, c) if c.children else c.text for c in node.children])
-
-
-def _plain_tree(text: str) -> ConfigLine:
-    root = ConfigLine("", [])
-    sections = [root]
-    open_: list[tuple[int, list[Line]]] = [(-1, root.children)]  # (indent, children) from the root to the parent
-    last = -1  # the indentation of the line read last
-    seen: dict[str, tuple[str, int] | None] = {}  # a running-config repeats most of its lines: read each once
-    for raw in text.splitlines():
-        if raw in seen:
-            read = seen[raw]
-        else:
-            read = seen[raw] = _plain_line(raw)
-        if read is None:
-            continue
-        body, indent = read
-        siblings = open_[-1][1]
-        if indent > last and siblings:  # under the line read last, which becomes a section
-            section = ConfigLine(siblings[-1], [])  # type: ignore[arg-type]  # that line is still a str here
-            siblings[-1] = section
-            sections.append(section)
-            open_.append((last, section.children))
-        else:
-            while indent <= open_[-1][0]:  # the root's indentation (-1) stops the walk
-                open_.pop()
-        open_[-1][1].append(body)
-        last = indent
-    for section in sections:  # hier_config refuses a line twice in one section
-        if len(section.children) > 1 and len({line_text(c) for c in section.children}) < len(section.children):
-            raise _NeedsHConfig
-    return root
-
-
-def _plain_line(raw: str) -> tuple[str, int] | None:
-    """(text, indentation) of one line as hier_config's loader reads it, None for a line it drops."""
-    if raw.startswith("banner "):
-        raise _NeedsHConfig
-    line = " " * (len(raw) - len(raw.lstrip())) + " ".join(raw.split())
-    if _ANY_LINE_SUB.search(line):  # else no substitution changes the line
-        for pattern, replace in _LINE_SUBS:
-            line = pattern.sub(replace, line)
-    line = line.rstrip()
-    if not line:
-        return None
-    body = line.lstrip()
-    if body in _EXITS:
-        raise _NeedsHConfig
-    return body, len(line) - len(body)
 
 
 # --------------------------------------------------------------------------- running-config -> intent
