@@ -31,7 +31,6 @@ class Observation:
     oper: OperState | None = None
     error: Finding | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
-    seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
 
 

@@ -30,7 +30,6 @@ class DeviceAudit:
     platform: str
     findings: list[Finding]
     ends: dict[str, EndFacts] = field(default_factory=dict)  # NIC netdev / host-facing port -> facts
-    seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, connect, collect, parse, check
     cpu: dict[str, float] = field(default_factory=dict)  # this device's thread's CPU seconds, per phase
 
@@ -121,7 +120,7 @@ def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
         findings, ends = [error_finding(name, exc, "audit")], {}
     clock.lap("check")
     wall = {k: v for k, v in clock.wall.items() if k != "read"} | obs.phases  # read = connect + collect
-    return DeviceAudit(name, obs.platform, findings, ends, clock.total, wall, clock.cpu)
+    return DeviceAudit(name, obs.platform, findings, ends, wall, clock.cpu)
 
 
 class _PhaseClock:
@@ -129,7 +128,7 @@ class _PhaseClock:
     the time it waited for the GIL or the device, so summed over devices it says where the CPU goes."""
 
     def __init__(self) -> None:
-        self.start = self._wall = time.monotonic()
+        self._wall = time.monotonic()
         self._cpu = time.thread_time()
         self.wall: dict[str, float] = {}
         self.cpu: dict[str, float] = {}
@@ -138,7 +137,3 @@ class _PhaseClock:
         wall, cpu = time.monotonic(), time.thread_time()
         self.wall[phase], self.cpu[phase] = wall - self._wall, cpu - self._cpu
         self._wall, self._cpu = wall, cpu
-
-    @property
-    def total(self) -> float:
-        return self._wall - self.start

@@ -39,6 +39,20 @@ class Lab:
         return report
 
 
+def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) -> Path:
+    """The lab's known_hosts with the key of ``devices`` (None: every device) replaced by one the lab does
+    not have, written to ``path``."""
+    import asyncssh
+
+    stranger = " ".join(asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()[:2])
+    changed = None if devices is None else {f"[{lab.thread.overlay[d]['host']}]:{lab.thread.overlay[d]['port']}"
+                                            for d in devices}
+    lines = [f"{line.split()[0]} {stranger}" if changed is None or line.split()[0] in changed else line
+             for line in (lab.state_dir / "known_hosts").read_text().splitlines()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def start_lab(tmp: Path, configured: bool = False) -> Lab:
     fabric = lab_mini()
     state = tmp / "lab"

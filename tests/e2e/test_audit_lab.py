@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from labkit import changed_host_keys, deployed_lab, fresh_lab  # noqa: F401  (fixtures)
 from prometheus_client.parser import text_string_to_metric_families
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -163,24 +163,13 @@ def test_a_device_roceops_fails_on_is_device_failed_and_the_rest_is_audited(depl
     assert {a.device: a.platform for a in result.audits}["gpu002"] == "linux_mlx5"
 
 
-def _stranger_known_hosts(lab, path):
-    """The lab's known_hosts with every device's key replaced by one the lab does not have."""
-    import asyncssh
-
-    stranger = asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()
-    lines = [f"{line.split()[0]} {stranger[0]} {stranger[1]}" for line in
-             (lab.state_dir / "known_hosts").read_text().splitlines()]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_host_keys_checked_against_known_hosts_when_asked(deployed_lab, monkeypatch, tmp_path) -> None:
     """ROCEOPS_KNOWN_HOSTS: the lab's own known_hosts lets every device through; a changed key or a device
     missing from the file refuses the connection, named as such, on every platform."""
     monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(deployed_lab.state_dir / "known_hosts"))
     assert audit(deployed_lab).findings == []
 
-    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(_stranger_known_hosts(deployed_lab, tmp_path / "changed")))
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(changed_host_keys(deployed_lab, tmp_path / "changed")))
     changed = audit(deployed_lab, shards=2)
     assert {f.device for f in changed.findings} == set(deployed_lab.names) and changed.exit_code == 2
     assert all(f.check == "device.unreachable" and "does not match" in f.message for f in changed.findings)

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from labkit import changed_host_keys, deployed_lab, fresh_lab  # noqa: F401  (fixtures)
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -152,12 +152,7 @@ def test_credentials_never_leak(fresh_lab, tmp_path: Path, monkeypatch) -> None:
 
 def test_changed_host_key_refuses_the_deploy_before_anything_is_sent(fresh_lab, tmp_path: Path, monkeypatch) -> None:
     """ROCEOPS_KNOWN_HOSTS with a key the devices do not have: every device unreachable, none touched."""
-    import asyncssh
-
-    stranger = asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()
-    names = [line.split()[0] for line in (fresh_lab.state_dir / "known_hosts").read_text().splitlines()]
-    (tmp_path / "known_hosts").write_text("".join(f"{n} {stranger[0]} {stranger[1]}\n" for n in names))
-    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(changed_host_keys(fresh_lab, tmp_path / "known_hosts")))
     before = snapshot_all(fresh_lab)
     report = fresh_lab.deploy(["spine01", "gpu001", "leaf-su1-r1"])
     assert {o.status for o in report.outcomes.values()} == {"unreachable"} and report.exit_code == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from labkit import deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from labkit import changed_host_keys, deployed_lab, fresh_lab  # noqa: F401  (fixtures)
 
 from roceops.health.engine import HealthOptions, run_health
 
@@ -85,17 +85,9 @@ def test_deadline_holds_with_a_leaf_that_never_answers(deployed_lab) -> None:
 def test_host_keys_checked_when_asked(deployed_lab, monkeypatch, tmp_path) -> None:
     """ROCEOPS_KNOWN_HOSTS: the lab's own file lets every node through; one node's key changed makes that node
     unknown (never "ok"), naming the host key, and leaves the others as they are."""
-    import asyncssh
-
-    known = deployed_lab.state_dir / "known_hosts"
-    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(known))
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(deployed_lab.state_dir / "known_hosts"))
     assert health(deployed_lab, ["gpu001", "gpu002"]).exit_code == 0
-    gpu002 = deployed_lab.thread.overlay["gpu002"]
-    name = f"[{gpu002['host']}]:{gpu002['port']}"
-    stranger = " ".join(asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()[:2])
-    lines = [f"{name} {stranger}" if line.split()[0] == name else line for line in known.read_text().splitlines()]
-    (tmp_path / "known_hosts").write_text("\n".join(lines) + "\n")
-    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    monkeypatch.setenv("ROCEOPS_KNOWN_HOSTS", str(changed_host_keys(deployed_lab, tmp_path / "kh", ["gpu002"])))
     report = health(deployed_lab, ["gpu001", "gpu002"])
     status = {v.node: v for v in report.verdicts}
     assert status["gpu001"].status == "ok" and status["gpu002"].status == "unknown" and report.exit_code == 2

@@ -52,6 +52,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     sysfs_values,
 )
 from roceops.platforms.linux_mlx5.render import script_commands
+from roceops.platforms.text import breaks_only_at_lf
 from roceops.render.engine import RenderedDevice
 
 Privilege = Literal["auto", "sudo", "none"]
@@ -414,14 +415,13 @@ class LinuxMlx5Driver:
 
 
 _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
-_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where splitlines() ends a line besides "\n"
 
 
 def marked_segments(text: str, needle: str, marker: re.Pattern[str]) -> list[str]:
     """The text before each marker line (a line whose stripped text ``marker`` matches), in order; what follows
     the last marker is dropped. Marker lines contain ``needle``: only the lines where it occurs are looked
     at, instead of every line of a ~100 kB answer (same result as :func:`marked_segments_by_lines`)."""
-    if any(c in text for c in _OTHER_BREAKS):
+    if not breaks_only_at_lf(text):
         return marked_segments_by_lines(text, marker)
     segments: list[str] = []
     start = 0  # where the current segment begins

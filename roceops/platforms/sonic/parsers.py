@@ -20,6 +20,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from roceops.platforms.text import breaks_only_at_lf
+
 __all__ = [
     "ParseError",
     "Table",
@@ -47,7 +49,6 @@ __all__ = [
 ]
 
 _RULE = re.compile(r"^-+(?:  +-+)*\s*$")
-_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where splitlines() ends a line besides "\n"
 _SPAN = re.compile(r"-+")
 _NUMBER = re.compile(r"[+-]?\d[\d,]*")
 _QUEUE_NAME = re.compile(r"([A-Z]+)(\d+)")
@@ -137,7 +138,7 @@ def _block_lines(text: str) -> list[tuple[tuple[str, ...], str, str, list[str]]]
     """The blocks :func:`_blocks` reads, rows not cut yet: (headers, title, rule line, row lines)."""
     lines = text.splitlines()
     n = len(lines)
-    plain = not any(c in text for c in _OTHER_BREAKS)  # lines end at "\n" only
+    plain = breaks_only_at_lf(text)
     rules = _rule_lines(text, lines) if plain else [
         k for k, line in enumerate(lines) if line[:1] == "-" and _RULE.match(line)]
     is_rule = set(rules)
