@@ -41,8 +41,8 @@ def audit(
     lab: bool = LabOption,
     fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
     output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
-    timeout: float = typer.Option(30.0, "--timeout", help="seconds to wait for any one device answer"),
-    workers: int = typer.Option(64, "--workers", help="devices read in parallel"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,
 ) -> None:
     """Read every device (read-only) and report where it differs from intent.

@@ -41,9 +41,10 @@ def deploy(
     canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
     batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
     max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
-    confirm_timeout: int = typer.Option(300, "--confirm-timeout", help="seconds before an unconfirmed commit reverts"),
-    timeout: float = typer.Option(60.0, "--timeout", help="seconds to wait for any one device answer"),
-    workers: int = typer.Option(32, "--workers", help="devices worked on in parallel"),
+    confirm_timeout: int = typer.Option(300, "--confirm-timeout", min=1,
+                                        help="seconds before an unconfirmed commit reverts"),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
@@ -97,7 +98,7 @@ def _result_word(code: int) -> str:
 
 
 def history(
-    limit: int = typer.Option(20, "--last", help="how many runs"),
+    limit: int = typer.Option(20, "--last", min=1, help="how many runs"),
     journal: Path | None = JournalOption,
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
 ) -> None:
@@ -128,7 +129,7 @@ def rollback(
     fabric: Path = FabricOption,
     lab: bool = LabOption,
     commit: bool = typer.Option(False, "--commit", help="apply (default: show what would be restored)"),
-    timeout: float = typer.Option(60.0, "--timeout"),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:

@@ -25,7 +25,7 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 def up(
     fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric intent YAML"),
     limit: str | None = LimitOption,
-    port: int = typer.Option(2222, "--port", help="SSH port on every device address"),
+    port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
     configured: bool = typer.Option(False, "--configured", help="devices start with their intended config"),
 ) -> None:
