@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
+from roceops.report.tables import LiteralConsole
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
@@ -35,12 +36,12 @@ class Exit(IntEnum):
     BAD_INPUT = 3  # unreadable or invalid input, bad usage
 
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = LiteralConsole()
+err_console = LiteralConsole(stderr=True)
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", markup=True)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message))
     raise typer.Exit(int(code))
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TypedDict
 
 import typer
-from rich.table import Table
 
 from roceops.cli.common import (
     Exit,
@@ -27,6 +26,7 @@ from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
+from roceops.report import tables
 
 JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
@@ -117,7 +117,7 @@ def history(
     if fmt is TableOrJson.json:
         print_json(rows)
         return
-    table = Table("run", "kind", "user", "started", "fabric", "devices", "result", "exit")
+    table = tables.table("run", "kind", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
         table.add_row(r["id"], r["kind"], r["user"], r["started"], r["fabric"], str(r["devices"]),
                       str(r["result"]), str(r["exit"]))

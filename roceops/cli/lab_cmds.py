@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from roceops.cli.common import Exit, LimitOption, console, fail, load_fabric_or_exit, print_json
 from roceops.cli.fabric_cmds import TableOrJson, selected
@@ -16,6 +15,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
+from roceops.report import tables
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
                   no_args_is_help=True)
@@ -58,7 +58,7 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
     if fmt is TableOrJson.json:
         print_json(info)
         return
-    table = Table("device", "platform", "address", "faults",
+    table = tables.table("device", "platform", "address", "faults",
                   title=f"lab pid {info.get('pid')} up {info.get('uptime_s', 0):.0f}s")
     for d in info.get("devices", []):
         faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"
