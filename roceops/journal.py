@@ -75,13 +75,31 @@ class DeviceRow:
     error: str | None
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html)
+
+
+class JournalError(Exception):
+    """The journal file cannot be opened or is not a roceops journal (bad input: exit 3 at the CLI)."""
+
+
 class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        if path.is_file() and path.stat().st_size and path.read_bytes()[:16] != SQLITE_HEADER:
+            raise JournalError(f"{path} is not a roceops journal (not an SQLite file); nothing was written to it")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc}") from None
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(SCHEMA)
+            self.db.execute("SELECT id, kind, user, started, fabric, fabric_sha256, result, exit_code FROM runs "
+                            "LIMIT 0")
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise JournalError(f"{path} is not a roceops journal (an SQLite file with its tables): {exc}") from None
 
     def close(self) -> None:
         self.db.close()

@@ -15,6 +15,7 @@ from roceops.cli.common import (
     FabricOption,
     LimitOption,
     check_connection_settings,
+    check_writable,
     console,
     fail,
     load_fabric_or_exit,
@@ -51,6 +52,7 @@ def audit(
     Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
     """
     loaded = load_fabric_or_exit(fabric)
+    check_writable(output)
     check_connection_settings()
     names = [d.name for d in selected(loaded.fabric, limit)]
     quiet = fmt is not AuditFormat.table or not sys.stderr.isatty()

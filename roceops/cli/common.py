@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -76,6 +77,30 @@ def check_connection_settings() -> None:
     known_hosts = from_environment().known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
+
+
+def check_writable(path: Path | None, *, folder: bool = False) -> None:
+    """Before any device is contacted: an output file (or folder) that cannot be written is bad input (exit 3).
+
+    Missing parent folders are fine (the writers create them); the nearest one that exists must be a folder we can
+    create files in, which is tried for real (permission bits say nothing for root or read-only mounts).
+    """
+    if path is None:
+        return
+    if not folder and path.is_dir():
+        fail(f"cannot write {path}: it is a folder, not a file")
+    if folder and path.exists() and not path.is_dir():
+        fail(f"cannot write into {path}: it is a file, not a folder")
+    existing = path if folder else path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        fail(f"cannot write {path}: {existing} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        fail(f"cannot write {path}: {existing}: {exc.strerror or exc}")
 
 
 def print_json(data: Any) -> None:

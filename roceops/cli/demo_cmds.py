@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import Exit, console, fail
+from roceops.cli.common import Exit, check_writable, console, fail
 from roceops.lab.personality import LabError
 
 
@@ -20,6 +20,7 @@ def demo(
     """
     from roceops.demo import DemoFailed, run_demo
 
+    check_writable(out, folder=True)
     try:
         code = run_demo(fabric, out, lambda line: console.print(line, markup=False, highlight=False))
     except (DemoFailed, LabError) as exc:

@@ -14,6 +14,7 @@ from roceops.cli.common import (
     Exit,
     FabricOption,
     LimitOption,
+    check_writable,
     console,
     fail,
     load_fabric_or_exit,
@@ -149,6 +150,7 @@ def render(
         if not report.ok:
             fail(f"{len(report.errors)} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
     devices = selected(loaded.fabric, limit)
+    check_writable(out, folder=True)
     start = time.perf_counter()
     rendered = render_devices(loaded.fabric, devices)
     try:

@@ -10,7 +10,15 @@ from pathlib import Path
 import hostlist
 import typer
 
-from roceops.cli.common import Exit, FabricOption, check_connection_settings, console, fail, load_fabric_or_exit
+from roceops.cli.common import (
+    Exit,
+    FabricOption,
+    check_connection_settings,
+    check_writable,
+    console,
+    fail,
+    load_fabric_or_exit,
+)
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
 from roceops.health.engine import HealthOptions, run_health
@@ -60,6 +68,7 @@ def health(
     except hostlist.BadHostlist as exc:
         fail(f"bad host list {spec!r}: {exc}")
     loaded = load_fabric_or_exit(fabric)
+    check_writable(drain_file)
     check_connection_settings()
     opts = HealthOptions(window_s=window, deadline_s=deadline,
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),

@@ -18,7 +18,8 @@ from roceops.cli import (
     lab_cmds,
     play_cmds,
 )
-from roceops.cli.common import Exit
+from roceops.cli.common import Exit, fail
+from roceops.journal import JournalError
 
 # click's ClickException (every usage error derives from it), found from typer's public BadParameter so this works
 # whether typer uses click or its vendored copy.
@@ -27,7 +28,8 @@ _CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.
 
 class UsageErrorsExit3(TyperGroup):
     """The root command group: every usage error of any command or subcommand (unknown option, bad value or choice,
-    missing argument, a BadParameter raised by a command) exits 3, not click's 2 (which we use for unreachable).
+    missing argument, a BadParameter raised by a command) exits 3, not click's 2 (which we use for unreachable);
+    so does a journal file that is not a roceops journal, whichever command opens it.
 
     Sub-commands are parsed and run inside the root's ``invoke``, so these two hooks see every such error.
     """
@@ -45,6 +47,8 @@ class UsageErrorsExit3(TyperGroup):
         except _CLICK_ERROR as exc:
             exc.exit_code = int(Exit.BAD_INPUT)  # type: ignore[attr-defined]
             raise
+        except JournalError as exc:
+            fail(str(exc))
 
 
 app = typer.Typer(
