@@ -17,6 +17,7 @@ from rich.text import Text
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
 from roceops.report.tables import LiteralConsole
+from roceops.resources import MissingResource, example_fabric
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
@@ -77,6 +78,14 @@ def check_connection_settings() -> None:
     known_hosts = from_environment().known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
+
+
+def shipped_fabric_or_exit() -> Path:
+    """The example fabric roceops ships (lab-mini), for commands given no ``-f``."""
+    try:
+        return example_fabric()
+    except MissingResource as exc:
+        fail(str(exc))
 
 
 def check_writable(path: Path | None, *, folder: bool = False) -> None:

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import Exit, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.common import (
+    Exit,
+    LimitOption,
+    console,
+    fail,
+    load_fabric_or_exit,
+    print_json,
+    shipped_fabric_or_exit,
+)
 from roceops.cli.fabric_cmds import TableOrJson, selected
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
@@ -23,7 +31,8 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 
 @app.command("up")
 def up(
-    fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric intent YAML"),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
+                                       help="fabric intent YAML (default: the lab-mini example roceops ships)"),
     limit: str | None = LimitOption,
     port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
@@ -33,7 +42,7 @@ def up(
 
     Example: roceops lab up -f inventory/lab-mini.yaml
     """
-    fab = load_fabric_or_exit(fabric).fabric
+    fab = load_fabric_or_exit(fabric or shipped_fabric_or_exit()).fabric
     names = [d.name for d in selected(fab, limit)]
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()

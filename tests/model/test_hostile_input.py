@@ -47,7 +47,8 @@ NETDEV_AT = "  platform: linux_mlx5\n"
 @pytest.mark.parametrize("old,new,needle,reason", [
     # defect 7: path traversal through a device name
     (NAME, 'name: "../../tmp/x{node}"', "../../tmp/x", "not a safe device name"),
-    ("    platform: sonic\n", '    platform: sonic\n    name: "../leaf{su}-{rail}"\n', "../leaf", "not a safe device name"),
+    ("    platform: sonic\n", '    platform: sonic\n    name: "../leaf{su}-{rail}"\n', "../leaf",
+     "not a safe device name"),
     ("    platform: eos\n", '    platform: eos\n    name: "spine-{su}"\n', "spine-{su}", "unknown placeholder {su}"),
     # defect 9: shell words, newlines and unbounded format specs
     (NETDEV_AT, NETDEV_AT + '  netdev: "eth{port}; rm -rf /"\n', "rm -rf", "not a safe Linux interface name"),
