@@ -15,7 +15,7 @@ import zlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_counters import (
+from roceops.lab.devices.eos.counters import (
     ENCODE,
     SLOT,
     Encoded,
@@ -34,8 +34,8 @@ from roceops.platforms.eos.lab_counters import (
     watchdog,
     watchdog_text,
 )
-from roceops.platforms.eos.lab_routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
-from roceops.platforms.eos.lab_tree import (
+from roceops.lab.devices.eos.routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
+from roceops.lab.devices.eos.tree import (
     EOS_VERSION,
     Node,
     hostname_of,
@@ -46,7 +46,7 @@ from roceops.platforms.eos.lab_tree import (
 from roceops.platforms.eos.render import SPEED_KEYWORDS, natural_key
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosCli, EosState
+    from roceops.lab.devices.eos.device import EosCli, EosState
 
 UNCONVERTED = "% This is an unconverted command"
 SPEED_OF_KEYWORD = {kw: mbps for mbps, kw in SPEED_KEYWORDS.items()} | {"400g-4": 400_000, "100g-4": 100_000,

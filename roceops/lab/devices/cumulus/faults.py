@@ -29,13 +29,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from roceops.lab.devices.cumulus.schema import MEMBER, Tree, intern_path
+from roceops.lab.devices.cumulus.view import PRESET_ECN, PROFILE, sub
 from roceops.lab.personality import LabError
 from roceops.lab.physical import OPER_FAULTS as _PHYSICAL_FAULTS
-from roceops.platforms.cumulus.lab_schema import MEMBER, Tree, intern_path
-from roceops.platforms.cumulus.lab_view import PRESET_ECN, PROFILE, sub
 
 if TYPE_CHECKING:
-    from roceops.platforms.cumulus.lab import CumulusState
+    from roceops.lab.devices.cumulus.device import CumulusState
 
 CONFIG_FAULTS = frozenset({"pfc_off", "ecn_changed", "mtu_mismatch", "reject_config"})
 OPER_FAULTS = frozenset(_PHYSICAL_FAULTS)

@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from roceops.lab.devices.linux_mlx5 import ip, qos, shell_builtins, tools  # noqa: F401  (registration)
+from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Nic
+from roceops.lab.devices.linux_mlx5.shell import Shell
 from roceops.lab.personality import DeviceState, LabError, Reply, Session, SessionInfo
 from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.linux_mlx5 import lab_builtins, lab_ip, lab_qos, lab_tools  # noqa: F401  (registration)
-from roceops.platforms.linux_mlx5.lab_model import FAULT_FIRMWARE, PRIOS, Host, Nic
-from roceops.platforms.linux_mlx5.lab_shell import Shell
 
 CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config"})
 

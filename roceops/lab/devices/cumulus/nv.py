@@ -1,7 +1,7 @@
 """The ``nv`` command of the lab's Cumulus switch: ``set``/``unset``, ``config ...``, ``show ...``, ``action``.
 
-Pure functions of the device state (:class:`roceops.platforms.cumulus.lab.CumulusState`); they never
-sleep or do I/O. See :mod:`roceops.platforms.cumulus.lab` for the revision model.
+Pure functions of the device state (:class:`roceops.lab.devices.cumulus.device.CumulusState`); they never
+sleep or do I/O. See :mod:`roceops.lab.devices.cumulus.device` for the revision model.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from roceops.platforms.cumulus import lab_show as show
-from roceops.platforms.cumulus.lab_schema import (
+from roceops.lab.devices.cumulus import show
+from roceops.lab.devices.cumulus.schema import (
     NvError,
     Tree,
     apply_set,
@@ -27,7 +27,7 @@ from roceops.platforms.cumulus.lab_schema import (
 )
 
 if TYPE_CHECKING:
-    from roceops.platforms.cumulus.lab import CumulusState
+    from roceops.lab.devices.cumulus.device import CumulusState
 
 Result = tuple[str, int]
 DEFAULT_CONFIRM_S = 600  # NVUE: "If you do not confirm within ten minutes, the configuration rolls back"

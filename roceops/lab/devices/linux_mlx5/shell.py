@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from roceops.platforms.linux_mlx5 import lab_fs
-from roceops.platforms.linux_mlx5.lab_model import EACCES, ENOENT, FsError
+from roceops.lab.devices.linux_mlx5 import fs as lab_fs
+from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab import LinuxMlx5State
+    from roceops.lab.devices.linux_mlx5.device import LinuxMlx5State
 
 
 @dataclass

@@ -36,13 +36,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from roceops.lab.devices.cumulus import show
+from roceops.lab.devices.cumulus.faults import CONFIG_FAULTS, OPER_FAULTS, apply_config_fault
+from roceops.lab.devices.cumulus.nv import run_nv
+from roceops.lab.devices.cumulus.schema import Tree, apply_set, commands_text, parse_commands, resolve
+from roceops.lab.devices.cumulus.view import View, build_view, speed_text
 from roceops.lab.personality import CloseSession, DeviceState, LabError, Reply, Session, SessionInfo
 from roceops.lab.physical import Physical
-from roceops.platforms.cumulus import lab_show as show
-from roceops.platforms.cumulus.lab_faults import CONFIG_FAULTS, OPER_FAULTS, apply_config_fault
-from roceops.platforms.cumulus.lab_nv import run_nv
-from roceops.platforms.cumulus.lab_schema import Tree, apply_set, commands_text, parse_commands, resolve
-from roceops.platforms.cumulus.lab_view import View, build_view, speed_text
 
 USER = "cumulus"
 MAX_REVISIONS = 32  # history kept per device (the applied one and a confirm's fallback always stay)

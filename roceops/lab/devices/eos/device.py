@@ -29,18 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from roceops.lab.personality import (
-    CloseSession,
-    DeviceState,
-    LabError,
-    Reply,
-    Session,
-    SessionInfo,
-    canonical_fault_name,
-)
-from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.eos import lab_show
-from roceops.platforms.eos.lab_tree import (
+from roceops.lab.devices.eos import show as lab_show
+from roceops.lab.devices.eos.tree import (
     ConfigError,
     Failed,
     Matched,
@@ -53,6 +43,16 @@ from roceops.platforms.eos.lab_tree import (
     short_ifname,
     walk,
 )
+from roceops.lab.personality import (
+    CloseSession,
+    DeviceState,
+    LabError,
+    Reply,
+    Session,
+    SessionInfo,
+    canonical_fault_name,
+)
+from roceops.lab.physical import OPER_FAULTS, Physical
 from roceops.platforms.eos.render import config_lines, kbytes, natural_key
 
 REJECT_ERROR = "% Unavailable command (not supported on this hardware platform)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from roceops.platforms.linux_mlx5.lab_model import (
+from roceops.lab.devices.linux_mlx5.model import (
     EACCES,
     EINVAL,
     EISDIR,
@@ -31,7 +31,7 @@ from roceops.platforms.linux_mlx5.lab_model import (
 )
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab import LinuxMlx5State
+    from roceops.lab.devices.linux_mlx5.device import LinuxMlx5State
 
 OS_RELEASE = """PRETTY_NAME="Ubuntu 22.04.4 LTS"
 NAME="Ubuntu"

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_tree import Node, short_ifname
+from roceops.lab.devices.eos.tree import Node, short_ifname
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosState
+    from roceops.lab.devices.eos.device import EosState
 
 
 def intf(st: EosState, name: str) -> Node:
@@ -98,7 +98,7 @@ def json_float(value: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Encoded:
     """A ``| json`` answer written as compact JSON text: ``json.dumps(data())``, byte for byte; ``data`` builds
-    the dict itself for the answers EOS indents (see :func:`roceops.platforms.eos.lab_show.show`)."""
+    the dict itself for the answers EOS indents (see :func:`roceops.lab.devices.eos.show.show`)."""
 
     text: str
     data: Callable[[], dict[str, Any]]

@@ -10,7 +10,7 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_counters import (
+from roceops.lab.devices.eos.counters import (
     ENCODE,
     SLOT,
     Encoded,
@@ -19,10 +19,10 @@ from roceops.platforms.eos.lab_counters import (
     json_template,
     oper,
 )
-from roceops.platforms.eos.lab_tree import Node, short_ifname
+from roceops.lab.devices.eos.tree import Node, short_ifname
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosState
+    from roceops.lab.devices.eos.device import EosState
 
 _Net = tuple[int, int, int]  # (IP version, network address as an int, prefix length)
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
