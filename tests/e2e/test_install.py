@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +79,25 @@ def test_wheel_from_sdist_installs_offline_and_runs_from_any_directory(tmp_path:
     story = _run([roceops, "demo"], anywhere, env, timeout=600)
     assert "demo OK" in story, story
     assert not (anywhere / "inventory").exists() and not (anywhere / "templates").exists()
+
+
+def test_lab_up_without_a_fabric_uses_the_shipped_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a directory with no inventory/, `lab up` serves the lab-mini fabric roceops ships (no lab is started)."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    import roceops.cli.lab_cmds as lab_cmds
+    from roceops.cli.main import app
+
+    served: list[str] = []
+
+    def start(specs: Any, state: Path, **kw: Any) -> SimpleNamespace:
+        served.extend(s.name for s in specs)
+        return SimpleNamespace(devices=len(served), seconds=0.1, pid=1, overlay="x")
+
+    monkeypatch.setattr(lab_cmds, "start_lab", start)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lab", "up"])
+    assert result.exit_code == 0, result.output
+    assert "lab-mini" in result.output and len(served) == 14, (result.output, served)
