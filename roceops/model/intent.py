@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from roceops.model.names import (
     HOSTNAME,
+    LABEL,
     NETDEV,
     NIC_KEYS,
     NODE_KEYS,
@@ -124,6 +125,11 @@ class NodeProfile(StrictModel):
     def _safe_name(cls, v: str) -> str:
         check_template(v, NODE_KEYS, HOSTNAME)
         return v
+
+    @field_validator("model", "nic_model")
+    @classmethod
+    def _safe_label(cls, v: str) -> str:
+        return LABEL.check(v)
 
     @field_validator("netdev")
     @classmethod

@@ -54,6 +54,10 @@ PORT = SafeName("port name", re.compile(r"[A-Za-z][A-Za-z0-9/_.:-]{0,31}"),
 TOKEN = SafeName("word", re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}"),
                  "letters, digits, '.', '+', '-' and '_', starting with a letter or digit, at most 64 characters")
 
+# Free-text labels (node and NIC models) that end up in comments of generated scripts: any printable text, no line
+# breaks or other control characters (a newline in a shell comment starts a command).
+LABEL = SafeName("label", re.compile(r"[^\x00-\x1f\x7f]{1,64}"), "printable text without line breaks, 1-64 characters")
+
 # The placeholders each template may use. The sample value is above what any fabric reaches (512 SUs x 1,024 nodes
 # is 524,288 nodes), so a template that passes gives a safe name for every device.
 NODE_KEYS = frozenset({"node", "su"})
