@@ -69,7 +69,7 @@ TIER_KEYS = {
 }
 _SAMPLE = {"node": 999_999, "su": 999, "port": 99, "nic": 99, "rail": 99, "plane": 9,
            "n": 999_999, "idx": 9_999, "pod": 999, "group": 9_999}
-_SPEC = re.compile(r"0?\d{0,2}d?")  # '', '03d', '2', '02': a zero-padded width up to 99
+_SPEC = re.compile(r"(?:0\d{1,2})?d?")  # '', 'd', '03d', '02': a zero-padded width up to 99 (never space-padded)
 
 
 def check_template(template: str, keys: frozenset[str], kind: SafeName) -> None:

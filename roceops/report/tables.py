@@ -9,12 +9,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, ConsoleDimensions
+from rich.rule import Rule
 from rich.table import Column, Table
 from rich.text import Text
 
 # Width of a console that prints to a pipe or file: wide enough for any row, so Rich never wraps or truncates.
 UNBOUNDED_WIDTH = 100_000
+RULE_WIDTH = 80  # a horizontal rule is as wide as the console: with no terminal, this wide
 
 
 class LiteralConsole(Console):
@@ -32,6 +36,12 @@ class LiteralConsole(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+    def rule(self, title: Any = "", **kwargs: Any) -> None:
+        if self.width < UNBOUNDED_WIDTH:
+            super().rule(title, **kwargs)
+        else:
+            self.print(Rule(title, **kwargs), width=RULE_WIDTH)
 
 
 def table(*headers: str, title: str | None = None) -> Table:

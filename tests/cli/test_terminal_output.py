@@ -60,3 +60,10 @@ def test_validate_table_is_not_cut_at_80_columns(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["validate", "-f", str(fabric)])
     assert result.exit_code == 0, result.output
     assert "…" not in result.output and str(fabric) in result.output, result.output
+
+
+def test_a_rule_stays_short_when_piped() -> None:
+    console = LiteralConsole()
+    with console.capture() as capture:
+        console.rule("leaf-su1-r1 (sonic)")
+    assert "leaf-su1-r1 (sonic)" in capture.get() and len(capture.get()) <= 81

@@ -57,6 +57,7 @@ NETDEV_AT = "  platform: linux_mlx5\n"
     (NETDEV_AT, NETDEV_AT + '  netdev: "verylongnetdevname{port}"\n', "verylong", "at most 15 characters"),
     (NAME, 'name: "gpu{node:099999999d}"', "099999999d", "may only have a zero-padded width"),
     (NAME, 'name: "gpu{node.__class__}"', "__class__", "unknown placeholder"),
+    (NAME, 'name: "gpu{node:3d}"', "node:3d", "zero-padded width"),  # gpu  1: spaces in a name
     ("    platform: sonic\n", '    platform: sonic\n    port_naming: {pattern: "Eth {n};x"}\n', "Eth {n}",
      "not a safe port name"),
     ("buffer_bytes: 67108864", "buffer_bytes: 67108864\n    hwsku: 'x; reboot'", "hwsku", "not a safe word"),
