@@ -8,12 +8,13 @@ travels as :class:`EndFacts`: a few values per NIC or port, not the whole observ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from roceops.audit.compare import Drift, compare
 from roceops.audit.findings import Finding, Severity
+from roceops.hints import command
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.driver import OperState
 from roceops.topology.fabric import Fabric
@@ -45,8 +46,8 @@ class EndFacts:
     intended_mtu: int | None = None
 
 
-def _hint(device: str, d: Drift) -> str:
-    fix = f"roceops deploy --limit {device} --commit"
+def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
+    fix = command("deploy", "--limit", device, "--commit", context=context)
     if d.kind == "missing":
         return f"{d.path} is absent on the device; {fix} restores it"
     if d.kind == "unexpected":
@@ -58,12 +59,12 @@ def _severity(path: str) -> Severity:
     return "warning" if path.endswith(".description") or ".networks" in path else "error"
 
 
-def drift_findings(obs: Observation) -> list[Finding]:
+def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     if obs.observed is None:
         return []
     return [
         Finding(check="config.drift", device=obs.device, path=d.path, expected=d.expected, observed=d.observed,
-                severity=_severity(d.path), message=f"{d.kind}: {d.path}", hint=_hint(obs.device, d))
+                severity=_severity(d.path), message=f"{d.kind}: {d.path}", hint=_hint(obs.device, d, hint_context))
         for d in compare(obs.expected, obs.observed)
     ]
 
@@ -167,11 +168,11 @@ def bgp_findings(obs: Observation) -> list[Finding]:
     return out
 
 
-def device_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
-    return [*drift_findings(obs), *lldp_findings(fabric, obs), *bgp_findings(obs)]
+    return [*drift_findings(obs, hint_context), *lldp_findings(fabric, obs), *bgp_findings(obs)]
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:

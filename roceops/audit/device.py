@@ -101,7 +101,7 @@ def plan_observation(fabric: Fabric, name: str) -> Observation:
     return Observation(device=name, platform=intent.platform, intent=intent, expected=expected)
 
 
-def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
+def audit_device(task: Task, fabric: Fabric, hint_context: tuple[str, ...] = ()) -> DeviceAudit:
     """Plan, read, parse and check one device. Never raises: whatever fails becomes the device's finding."""
     name = task.host.name
     clock = _PhaseClock()
@@ -115,7 +115,7 @@ def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
     parse_observation(obs)
     clock.lap("parse")
     try:
-        findings, ends = device_findings(fabric, obs), end_facts(fabric, obs)
+        findings, ends = device_findings(fabric, obs, hint_context), end_facts(fabric, obs)
     except Exception as exc:
         findings, ends = [error_finding(name, exc, "audit")], {}
     clock.lap("check")

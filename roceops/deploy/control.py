@@ -1,0 +1,131 @@
+"""Stopping and bounding a run: Ctrl-C/SIGTERM, the run's ``--deadline`` and each device's deadline.
+
+A stop request (a signal) or the run deadline stops new work at once: a device that has not started is
+``not_started``, one that has taken its backup but sent nothing yet is ``interrupted``; a device inside its
+transaction finishes it or rolls back. Each device's whole deploy (login, backup, transaction, verify,
+confirm) runs under its own deadline, :class:`DeviceClock`, which every read on its connection honours
+(:func:`roceops.platforms.channel.read_timeout`).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from roceops.platforms.channel import DEADLINE_ATTR
+
+ROLLBACK_GRACE_S = 30.0  # past its deadline, a device without a commit timer gets this long to roll back
+MIN_ANSWER_S = 0.5  # Netmiko's read timeout is never set below this (it would not even read a prompt)
+
+
+class RunControl:
+    """What every device of a run checks before it starts: a stop request or a run deadline that passed."""
+
+    def __init__(self, deadline_s: float | None = None) -> None:
+        self.run_deadline = time.monotonic() + deadline_s if deadline_s else None
+        self.signal: int | None = None
+        self._stop = threading.Event()
+
+    def request_stop(self, signum: int) -> None:
+        self.signal = signum
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def refusal(self) -> str | None:
+        """Why a device must not start now, or None."""
+        if self.stopped:
+            return f"not started: the run was interrupted ({signal.Signals(self.signal or 2).name})"
+        if self.run_deadline is not None and time.monotonic() >= self.run_deadline:
+            return "not started: the run's --deadline passed"
+        return None
+
+    def clock(self, timeout_s: float) -> DeviceClock:
+        """A device's clock: ``timeout_s`` from now, never past the run deadline."""
+        at = time.monotonic() + timeout_s
+        if self.run_deadline is not None:
+            at = min(at, self.run_deadline)
+        return DeviceClock(at, self, answer_s=timeout_s)
+
+
+class DeviceClock:
+    """One device's deadline, set on each connection it opens (and refreshed on Netmiko's own read timeout)."""
+
+    def __init__(self, at: float, control: RunControl | None = None, answer_s: float = 60.0) -> None:
+        self.at = at
+        self.answer_s = answer_s  # the longest any one answer may take (the run's --timeout)
+        self.control = control
+        self.in_grace = False  # the deadline passed and the device is being rolled back
+        self._conns: list[Any] = []
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    @property
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    @property
+    def stop_requested(self) -> bool:
+        return self.control is not None and self.control.stopped
+
+    def attach(self, conn: Any) -> None:
+        """Bound every read on ``conn`` by this deadline: roceops' reads through ``roceops_deadline``,
+        Netmiko's (login, session preparation, enable) through its ``read_timeout_override`` and
+        connection timeouts."""
+        setattr(conn, DEADLINE_ATTR, self.at)
+        left = max(self.remaining(), MIN_ANSWER_S)
+        conn.read_timeout_override = min(self.answer_s, left)
+        for name in ("conn_timeout", "auth_timeout", "banner_timeout"):
+            value = getattr(conn, name, None)
+            if isinstance(value, int | float) and value > left:
+                setattr(conn, name, left)
+        if conn not in self._conns:
+            self._conns.append(conn)
+
+    def refresh(self) -> None:
+        """Shorten Netmiko's read timeout of every open connection to the time left."""
+        for conn in self._conns:
+            self.attach(conn)
+
+    def extend_for_rollback(self) -> None:
+        """The deadline passed inside a transaction on a platform without a commit timer: a bounded grace to
+        restore the backup (``ROLLBACK_GRACE_S``)."""
+        self.at = time.monotonic() + ROLLBACK_GRACE_S
+        self.in_grace = True
+        self.refresh()
+
+
+@contextmanager
+def stop_on_signals(control: RunControl) -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into a stop request of ``control`` while the block runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        first = not control.stopped
+        control.request_stop(signum)
+        if first:
+            sys.stderr.write(f"\n{signal.Signals(signum).name}: starting no new device; devices in flight finish "
+                             "or roll back in their transaction\n")
+            sys.stderr.flush()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
+def signal_exit_code(signum: int | None) -> int | None:
+    """The shell's convention: 128 + the signal number (130 for SIGINT, 143 for SIGTERM)."""
+    return 128 + signum if signum else None
