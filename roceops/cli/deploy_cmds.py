@@ -123,6 +123,7 @@ def _history_row(j: Journal, r: RunRow) -> _HistoryRow:
 
 
 def history(
+    ctx: typer.Context,
     limit: int = typer.Option(20, "--last", help="how many runs"),
     journal: Path | None = JournalOption,
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
@@ -139,12 +140,14 @@ def history(
         return
     table = Table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
-        result = str(r["result"])
-        if r["may_have_changed"]:
-            result += f"; may have changed: {', '.join(r['may_have_changed'])} (roceops rollback {r['id']} --commit)"
         table.add_row(r["id"], r["kind"], r["mode"], r["user"], r["started"], r["fabric"], str(r["devices"]),
-                      result, str(r["exit"]))
+                      str(r["result"]), str(r["exit"]))
     console.print(table)
+    for r in rows:
+        if r["may_have_changed"]:
+            console.print(f"run {r['id']} was interrupted; may have changed: {', '.join(r['may_have_changed'])}; "
+                          f"restore them with `{run_command(ctx, 'rollback', r['id'], '--commit', carry=('journal',))}`"
+                          " (add -f/--lab as for the deploy)", markup=False)
 
 
 def rollback(

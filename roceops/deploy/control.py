@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from roceops.platforms.channel import DEADLINE_ATTR
+from roceops.platforms.channel import DEADLINE_ATTR, DeadlineExceeded
 
 ROLLBACK_GRACE_S = 30.0  # past its deadline, a device without a commit timer gets this long to roll back
 MIN_ANSWER_S = 0.5  # Netmiko's read timeout is never set below this (it would not even read a prompt)
+WATCH_PERIOD_S = 0.1  # how often the watchdog looks for devices past their deadline
 
 
 class RunControl:
@@ -30,6 +31,9 @@ class RunControl:
         self.run_deadline = time.monotonic() + deadline_s if deadline_s else None
         self.signal: int | None = None
         self._stop = threading.Event()
+        self._clocks: set[DeviceClock] = set()
+        self._lock = threading.Lock()
+        self._watchdog: threading.Thread | None = None
 
     def request_stop(self, signum: int) -> None:
         self.signal = signum
@@ -52,7 +56,26 @@ class RunControl:
         at = time.monotonic() + timeout_s
         if self.run_deadline is not None:
             at = min(at, self.run_deadline)
-        return DeviceClock(at, self, answer_s=timeout_s)
+        clock = DeviceClock(at, self, answer_s=timeout_s)
+        with self._lock:
+            self._clocks.add(clock)
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch, name="roceops-deadlines", daemon=True)
+                self._watchdog.start()
+        return clock
+
+    def release(self, clock: DeviceClock) -> None:
+        with self._lock:
+            self._clocks.discard(clock)
+
+    def _watch(self) -> None:
+        """Cut the sessions of devices past their deadline (see :meth:`DeviceClock.cut`)."""
+        while True:
+            time.sleep(WATCH_PERIOD_S)
+            with self._lock:
+                due = [c for c in self._clocks if c.due()]
+            for clock in due:
+                clock.cut()
 
 
 class DeviceClock:
@@ -63,6 +86,9 @@ class DeviceClock:
         self.answer_s = answer_s  # the longest any one answer may take (the run's --timeout)
         self.control = control
         self.in_grace = False  # the deadline passed and the device is being rolled back
+        self.restores_itself = False  # a change is out under a commit timer that ends by ``at``
+        self.in_transaction = False
+        self.was_cut = False
         self._conns: list[Any] = []
 
     def remaining(self) -> float:
@@ -95,6 +121,29 @@ class DeviceClock:
         for conn in self._conns:
             self.attach(conn)
 
+    def due(self) -> bool:
+        """Past the deadline, and cutting the session cannot leave the device half-changed: before the
+        transaction, under a commit timer, or at the end of the rollback grace. (Inside a transaction without
+        a timer, roceops' own reads end at the deadline and the backup is restored in the grace period.)"""
+        cuttable = not self.in_transaction or self.restores_itself or self.in_grace
+        return not self.was_cut and cuttable and self.expired
+
+    def cut(self) -> None:
+        """End every session of this device now: Netmiko's own read loops (login, session preparation) do not
+        notice a closed channel, so its ``read_channel`` raises from now on, and the transport is closed."""
+        self.was_cut = True
+        for conn in self._conns:
+            conn.read_channel = _dead_channel
+            conn.write_channel = _dead_channel
+            remote: Any = getattr(conn, "remote_conn", None)
+            transport = remote.get_transport() if hasattr(remote, "get_transport") else None
+            for closable in (transport, getattr(conn, "sock", None)):
+                try:
+                    if closable is not None:
+                        closable.close()
+                except Exception:  # already closed
+                    pass
+
     def extend_for_rollback(self) -> None:
         """The deadline passed inside a transaction on a platform without a commit timer: a bounded grace to
         restore the backup (``ROLLBACK_GRACE_S``)."""
@@ -124,6 +173,10 @@ def stop_on_signals(control: RunControl) -> Iterator[None]:
     finally:
         for s, old in previous.items():
             signal.signal(s, old)
+
+
+def _dead_channel(*args: Any, **kwargs: Any) -> str:
+    raise DeadlineExceeded("the device's deadline passed: its session was closed")
 
 
 def signal_exit_code(signum: int | None) -> int | None:

@@ -93,8 +93,10 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
     """
     assert outcome.backup is not None
     timer = getattr(driver, "commit_timer", False)
-    if timer and clock is not None:  # the device reverts by itself no later than our deadline
-        confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
+    if clock is not None:
+        clock.in_transaction, clock.restores_itself = True, timer
+        if timer:  # the device reverts by itself no later than our deadline
+            confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
     try:
         driver.apply(conn, change, txn, confirm_timeout_s)
         verify(conn)
@@ -105,8 +107,9 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         if clock is not None and clock.expired:
             if timer:
                 outcome.status = "timeout"
-                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed, so the "
-                                 f"device's {confirm_timeout_s} s commit timer reverts it to the backup")
+                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed: a change "
+                                 f"left pending reverts by the device's commit timer ({confirm_timeout_s} s), "
+                                 "one not yet committed never went live")
                 return
             clock.extend_for_rollback()
         try:

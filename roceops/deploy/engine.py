@@ -136,9 +136,15 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
                                     error=refusal)
         else:
             clock = control.clock(opts.timeout_s)
-            outcome = deploy_device(get_driver(task.host.data["roceops_platform"]), TaskConnector(task, clock.attach),
-                                    rendered[name], intents[name], commit=opts.commit, txn=txn,
-                                    confirm_timeout_s=opts.confirm_timeout_s, clock=clock, before_apply=write_ahead)
+            try:
+                outcome = deploy_device(get_driver(task.host.data["roceops_platform"]),
+                                        TaskConnector(task, clock.attach), rendered[name], intents[name],
+                                        commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s,
+                                        clock=clock, before_apply=write_ahead)
+            finally:
+                if clock.expired:  # no logout dialogue with a device that is already past its deadline
+                    clock.cut()
+                control.release(clock)
         _journal(journal, run_id, outcome)
         recorded.add(name)
         return outcome
