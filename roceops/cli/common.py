@@ -15,6 +15,7 @@ from rich.console import Console
 
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
+from roceops.platforms.ssh_keys import key_file_problem
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
@@ -70,11 +71,14 @@ def load_fabric_or_exit(path: Path) -> Loaded:
 
 
 def check_connection_settings() -> None:
-    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file is bad input (exit 3), not a
-    fleet of refused connections."""
-    known_hosts = from_environment().known_hosts
+    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file, or a ROCEOPS_SSH_KEY that
+    is no usable private key, is bad input (exit 3), not a fleet of refused or timed-out connections."""
+    creds = from_environment()
+    known_hosts = creds.known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
+    if creds.key_file and (problem := key_file_problem(creds.key_file)):
+        fail(f"ROCEOPS_SSH_KEY={creds.key_file}: {problem}")
 
 
 def print_json(data: Any) -> None:

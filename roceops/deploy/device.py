@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from roceops.audit.compare import Drift, compare
 from roceops.deploy.control import DeviceClock
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
+from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
@@ -50,6 +51,8 @@ class DeviceOutcome:
 
 
 def _error(exc: BaseException) -> str:
+    if is_auth_failure(exc):
+        return AUTH_FAILED
     return f"{type(exc).__name__}: {reason(exc)}"[:400]
 
 
