@@ -55,6 +55,11 @@ def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
     return f"set {d.path} back to {d.expected!r} ({fix})"
 
 
+def _fabric_only(context: Sequence[str]) -> list[str]:
+    """``-f FILE`` of a hint context (for commands that take no ``--lab``)."""
+    return list(context[context.index("-f"):context.index("-f") + 2]) if "-f" in context else []
+
+
 def _severity(path: str) -> Severity:
     return "warning" if path.endswith(".description") or ".networks" in path else "error"
 
@@ -132,8 +137,9 @@ def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list
     return out
 
 
-def lldp_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+def lldp_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     """This switch's LLDP neighbours against the cabling plan (switch-to-switch links)."""
+    cabling = command("cabling", context=_fabric_only(hint_context))
     if obs.oper is None or not obs.oper.lldp or not isinstance(obs.intent, SwitchIntent):
         return []
     out: list[Finding] = []
@@ -148,7 +154,7 @@ def lldp_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
             out.append(Finding(check="lldp.neighbor", device=obs.device, path=f"lldp[{local.port}]",
                                expected=f"{peer.device}:{peer.port}", observed=f"{seen.device}:{seen.port}",
                                message="LLDP neighbour differs from the cabling plan",
-                               hint="check the cable against `roceops cabling`"))
+                               hint=f"check the cable against `{cabling}`"))
     return out
 
 
@@ -172,7 +178,7 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
-    return [*drift_findings(obs, hint_context), *lldp_findings(fabric, obs), *bgp_findings(obs)]
+    return [*drift_findings(obs, hint_context), *lldp_findings(fabric, obs, hint_context), *bgp_findings(obs)]
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:

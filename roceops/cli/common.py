@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
+from roceops.hints import command
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
 from roceops.platforms.ssh_keys import key_file_problem
@@ -66,7 +67,8 @@ def load_fabric_or_exit(path: Path) -> Loaded:
         fabric = expand(source.intent)
     except (TopologyError, PoolExhausted) as exc:
         line, col = source.locate(exc.path)
-        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} (run `roceops validate` for all findings)")
+        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} "
+             f"(run `{command('validate', '-f', str(source.file))}` for all findings)")
     return Loaded(source=source, fabric=fabric)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from labkit import Lab, fresh_lab  # noqa: F401  (fixture)
-from labtools import lab_mini
+from labtools import free_endpoint_base, lab_mini
 from nornir.core.task import Result, Task
 from typer.testing import CliRunner
 
@@ -76,7 +76,8 @@ def test_lab_deploy_with_devices_the_lab_does_not_serve_contacts_nothing_and_exi
         return real_connect(sock, address)
 
     state = tmp_path / "lab"
-    thread = LabThread(lab_specs(lab_mini(), served), state, base_address="127.61.0.1", port=2222).start()
+    base, port = free_endpoint_base()
+    thread = LabThread(lab_specs(lab_mini(), served), state, base_address=base, port=port).start()
     try:
         monkeypatch.setenv("ROCEOPS_LAB_DIR", str(state))
         monkeypatch.chdir(tmp_path)
@@ -103,7 +104,8 @@ def test_lab_records_its_fabric_and_commands_without_f_use_it(tmp_path: Path, mo
     monkeypatch.setenv("ROCEOPS_LAB_DIR", str(state))
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    up = runner.invoke(app, ["lab", "up", "-f", str(LAB_MINI), "--limit", "spine01", "--port", "2231"])
+    up = runner.invoke(app, ["lab", "up", "-f", str(LAB_MINI), "--limit", "spine01",
+                             "--port", str(free_endpoint_base()[1])])
     assert up.exit_code == 0, up.output
     try:
         record = json.loads((state / "fabric.json").read_text())
@@ -247,3 +249,36 @@ def test_slow_device_is_bounded_by_the_deadline_and_ends_timeout(fresh_lab, slow
     assert after[slow] == before[slow]  # rolled back, or reverted by the device's own commit timer
     if not max_fail:
         assert all(after[n] == before[n] for n in names[1:])
+
+
+# ---------------------------------------------------------------------------------------------- defects 2, 6, 15
+
+
+def test_fix_hints_carry_the_runs_options_and_history_counts_the_audited_devices(fresh_lab, tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    """An unconfigured lab device drifts everywhere: each fix hint targets this lab (-f FILE --lab)."""
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(fresh_lab.state_dir))
+    monkeypatch.chdir(tmp_path)
+    journal = tmp_path / "j.sqlite"
+    runner = CliRunner()
+    result = runner.invoke(app, ["audit", "-f", str(LAB_MINI), "--lab", "--limit", "gpu001,spine01", "--format",
+                                 "json", "--journal", str(journal)])
+    assert result.exit_code == 1, result.output
+    hints = [f["hint"] for f in json.loads(result.output)["findings"] if "roceops deploy" in f.get("hint", "")]
+    assert hints
+    assert all(f"--commit -f {LAB_MINI} --lab" in h for h in hints), hints[:3]
+    listed = json.loads(runner.invoke(app, ["history", "--journal", str(journal), "--format", "json"]).output)
+    assert (listed[0]["kind"], listed[0]["mode"], listed[0]["devices"]) == ("audit", "read", 2)
+
+
+def test_refused_login_says_authentication_failed(fresh_lab, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(fresh_lab.state_dir))
+    monkeypatch.chdir(tmp_path)
+    fresh_lab.thread.inject("spine01", "auth_reject")
+    result = CliRunner().invoke(app, ["deploy", "-f", str(LAB_MINI), "--lab", "--commit", "--limit", "spine01",
+                                      "--format", "json", "--journal", str(tmp_path / "j.sqlite")])
+    fresh_lab.thread.clear("spine01")
+    assert result.exit_code == 2, result.output
+    device = json.loads(result.output)["devices"][0]
+    assert device["status"] == "unreachable" and device["error"].startswith("authentication failed")
+    assert "timeout" not in device["error"].lower()
