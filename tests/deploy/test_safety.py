@@ -324,3 +324,12 @@ def test_is_loopback_literals_only() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("127.255.1.2")
     assert not is_loopback("localhost") and not is_loopback("::1x") and not is_loopback("10.0.0.1")
     assert ipaddress.ip_address("127.1.2.3").is_loopback
+
+
+@pytest.mark.parametrize("limit", ["", " , ", "!*"])
+def test_a_play_with_writing_steps_refuses_an_empty_selection(limit: str, in_tmp: Path, no_network) -> None:
+    book = Path(__file__).resolve().parents[2] / "playbooks" / "provision.yaml"
+    result = CliRunner().invoke(app, ["play", str(book), "-f", str(LAB_MINI), "--limit", limit])
+    assert result.exit_code == 3, result.output
+    assert "no device" in result.output
+    assert no_network == [] and not (in_tmp / "build").exists()  # stopped before rendering anything

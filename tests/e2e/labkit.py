@@ -32,7 +32,7 @@ class Lab:
         return [d.name for d in self.fabric.devices()]
 
     def deploy(self, names: list[str] | None = None, **opts: object) -> DeployReport:
-        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 10.0,
+        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 30.0,
                                    "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
         run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
         report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
