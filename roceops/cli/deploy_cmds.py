@@ -175,7 +175,7 @@ def rollback(
             if source is None:
                 fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
             targets = j.may_have_changed(source.id)
-            if commit and not targets:
+            if not targets:
                 fail(f"run {source.id} changed no device: nothing to roll back")
             check_lab_serves(loaded, targets, lab)
             new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit},

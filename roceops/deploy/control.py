@@ -69,10 +69,14 @@ class RunControl:
             self._clocks.discard(clock)
 
     def _watch(self) -> None:
-        """Cut the sessions of devices past their deadline (see :meth:`DeviceClock.cut`)."""
+        """Cut the sessions of devices past their deadline (see :meth:`DeviceClock.cut`); ends when no device
+        is being worked on (the next clock starts it again)."""
         while True:
             time.sleep(WATCH_PERIOD_S)
             with self._lock:
+                if not self._clocks:
+                    self._watchdog = None
+                    return
                 due = [c for c in self._clocks if c.due()]
             for clock in due:
                 clock.cut()

@@ -154,20 +154,23 @@ def _wait_applying(journal: Path, proc: subprocess.Popen[bytes], timeout: float 
     raise AssertionError("no device reached `applying`")
 
 
-def test_sigint_mid_deploy_finishes_in_flight_starts_nothing_new_and_exits_130(fresh_lab, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_mid_deploy_finishes_in_flight_starts_nothing_new_and_exits_128_plus_it(
+        fresh_lab, tmp_path: Path, sig: signal.Signals, code: int) -> None:
     before = configs(fresh_lab, SIGNAL_DEVICES)
     for name in SIGNAL_DEVICES:
         fresh_lab.thread.inject(name, "slow", ms=40)
     journal = tmp_path / "j.sqlite"
     proc = _start_deploy(fresh_lab, tmp_path, journal)
     in_flight = _wait_applying(journal, proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     fresh_lab.thread.clear(None)
-    assert proc.returncode == 130, err.decode()[-2000:]
+    assert proc.returncode == code, err.decode()[-2000:]
     report = json.loads(out)
     statuses = {d["device"]: d["status"] for d in report["devices"]}
-    assert report["interrupted_by"] == "SIGINT"
+    assert report["interrupted_by"] == sig.name
+    assert f"{sig.name}: starting no new device" in err.decode()
     assert statuses[in_flight] in ("changed", "rolled_back"), statuses  # finished inside its transaction
     others = [n for n in SIGNAL_DEVICES if n != in_flight]
     assert all(statuses[n] == "not_started" for n in others), statuses
@@ -179,7 +182,7 @@ def test_sigint_mid_deploy_finishes_in_flight_starts_nothing_new_and_exits_130(f
         assert after[in_flight] == before[in_flight]
     with open_journal(journal) as j:
         run = j.runs(1)[0]
-        assert run.state == "interrupted" and run.exit_code == 130 and run.mode == "commit"
+        assert run.state == "interrupted" and run.exit_code == code and run.mode == "commit"
         rows = {r.device: r.status for r in j.devices(run.id)}
         assert rows == statuses
 
