@@ -14,8 +14,10 @@ from typing import Any, NoReturn
 import typer
 from rich.text import Text
 
+from roceops.hints import command
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
+from roceops.platforms.ssh_keys import key_file_problem
 from roceops.report.tables import LiteralConsole
 from roceops.resources import MissingResource, example_fabric
 from roceops.topology.addressing import PoolExhausted
@@ -68,16 +70,20 @@ def load_fabric_or_exit(path: Path) -> Loaded:
         fabric = expand(source.intent)
     except (TopologyError, PoolExhausted) as exc:
         line, col = source.locate(exc.path)
-        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} (run `roceops validate` for all findings)")
+        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} "
+             f"(run `{command('validate', '-f', str(source.file))}` for all findings)")
     return Loaded(source=source, fabric=fabric)
 
 
 def check_connection_settings() -> None:
-    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file is bad input (exit 3), not a
-    fleet of refused connections."""
-    known_hosts = from_environment().known_hosts
+    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file, or a ROCEOPS_SSH_KEY that
+    is no usable private key, is bad input (exit 3), not a fleet of refused or timed-out connections."""
+    creds = from_environment()
+    known_hosts = creds.known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
+    if creds.key_file and (problem := key_file_problem(creds.key_file)):
+        fail(f"ROCEOPS_SSH_KEY={creds.key_file}: {problem}")
 
 
 def shipped_fabric_or_exit() -> Path:

@@ -128,10 +128,14 @@ def intent(
 
 
 def selected(fab: Fabric, limit: str | None) -> list:
+    """The devices ``--limit`` picks; a selection of none is bad input (exit 3), never a silent success."""
     try:
-        return select(list(fab.devices()), limit)
+        chosen = select(list(fab.devices()), limit)
     except LimitError as exc:
         fail(str(exc))
+    if not chosen:
+        fail(f"--limit {limit!r} selects no device of {fab.intent.name} (every match is excluded)")
+    return chosen
 
 
 def render(

@@ -21,6 +21,7 @@ from roceops.cli.common import (
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
+from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
@@ -43,6 +44,7 @@ def parse_duration(text: str | float) -> float:
 
 
 def health(
+    ctx: typer.Context,
     nodes: str | None = typer.Argument(None, help="Slurm host list (gpu[001-032,040]); default $SLURM_JOB_NODELIST"),
     fabric: Path = FabricOption,
     lab: bool = LabOption,
@@ -67,9 +69,12 @@ def health(
         names = hostlist.expand_hostlist(spec)
     except hostlist.BadHostlist as exc:
         fail(f"bad host list {spec!r}: {exc}")
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_writable(drain_file)
     check_connection_settings()
+    known = {d.name: d for d in loaded.fabric.devices()}
+    leaves = [nic.leaf for n in names if n in known for nic in getattr(known[n], "nics", [])]
+    check_lab_serves(loaded, list(dict.fromkeys([n for n in names if n in known] + leaves)), lab)
     opts = HealthOptions(window_s=window, deadline_s=deadline,
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
                          lab_dir=lab_dir_option(lab))

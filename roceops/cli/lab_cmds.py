@@ -18,6 +18,7 @@ from roceops.cli.common import (
     shipped_fabric_or_exit,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.cli.lab_target import record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
@@ -42,12 +43,14 @@ def up(
 
     Example: roceops lab up -f inventory/lab-mini.yaml
     """
-    fab = load_fabric_or_exit(fabric or shipped_fabric_or_exit()).fabric
+    loaded = load_fabric_or_exit(fabric or shipped_fabric_or_exit())
+    fab = loaded.fabric
     names = [d.name for d in selected(fab, limit)]
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()
-    try:
-        started = start_lab(specs, state, port=port, detach=detach)
+    try:  # the record is written once the lab runs (never over the record of a lab already running)
+        started = start_lab(specs, state, port=port, detach=detach,
+                            on_ready=lambda ready: record_lab_fabric(ready.state_dir, loaded.source))
     except LabError as exc:
         fail(str(exc))
     console.print(f"lab up: {started.devices} devices of {fab.intent.name} in {started.seconds:.1f}s, "

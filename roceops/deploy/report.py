@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 from typing import Any
 
@@ -11,9 +12,11 @@ from roceops.deploy.device import Status
 from roceops.deploy.engine import DeployReport
 from roceops.report import tables
 
-ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
+ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "timeout",
+                       "interrupted", "not_started", "not_touched"]
 STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
-                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
+                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "timeout": "red",
+                            "interrupted": "yellow", "not_started": "dim", "not_touched": "dim"}
 
 
 def as_json(report: DeployReport) -> dict[str, Any]:
@@ -23,6 +26,7 @@ def as_json(report: DeployReport) -> dict[str, Any]:
         "mode": "commit" if report.commit else "dry-run",
         "exit_code": report.exit_code,
         "stopped_after_wave": report.stopped_after_wave,
+        "interrupted_by": signal.Signals(report.signal).name if report.signal else None,
         "waves": report.rollout.waves,
         "counts": {k: counts[k] for k in ORDER if counts[k]},
         "devices": [
@@ -51,3 +55,7 @@ def print_report(console: Console, report: DeployReport, show_diff: bool) -> Non
     if report.stopped_after_wave is not None:
         console.print(tables.styled(f"rollout stopped after wave {report.stopped_after_wave + 1}: "
                                     "too many failures (--max-fail); that wave was rolled back", "bold red"))
+    if report.signal:
+        console.print(tables.styled(f"interrupted by {signal.Signals(report.signal).name}: no device was started "
+                                    f"after it; devices in flight finished or rolled back (exit {report.exit_code})",
+                                    "bold red"))

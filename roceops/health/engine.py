@@ -24,6 +24,7 @@ from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
+from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact
 from roceops.topology.fabric import Fabric, Host
 
@@ -113,7 +114,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         if _parse_into(sample, host.name, intent, second, first=False):
             sample.window_s = t1 - t0  # set last: a sample with a window has both halves
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
-        sample.error = redact(f"{host.name} {phase} failed: {reason(exc)}")[:300]
+        why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
+        sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
         if "netmiko" in host.connections:
             skip_logout(getattr(host.connections["netmiko"], "connection", None))  # read-only: no logout needed
