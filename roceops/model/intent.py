@@ -89,6 +89,9 @@ class NodeProfile(StrictModel):
     netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based), {nic}, {rail}, {plane}")
     rdma_dev: str = Field(default="mlx5_{port}", description="RDMA device pattern, same keys as netdev")
     name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
+    firmware: bool = Field(default=False, description="manage the NICs' persistent mlxconfig RoCE settings")
+    frontend_netdev: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")] | None = Field(
+        default=None, description="front-end (TCP) interface NCCL bootstraps over: NCCL_SOCKET_IFNAME")
 
 
 class ScalableUnits(StrictModel):
