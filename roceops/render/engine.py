@@ -67,6 +67,7 @@ class RenderedDevice:
     name: str
     platform: str
     files: dict[str, str]
+    skip: tuple[str, ...] = ()  # rendered files a deploy leaves alone (e.g. firmware without --firmware)
 
     def hashes(self) -> dict[str, str]:
         return {f: hashlib.sha256(text.encode()).hexdigest() for f, text in sorted(self.files.items())}

@@ -19,10 +19,15 @@ nic_reset          [netdev] the NIC lost its runtime RoCE settings (reboot / dri
 mtu_mismatch       [port] (default: the first NIC), mtu= (default 1500)
 pfc_off            [port] [priority] PFC removed (default: every NIC, every priority)
 firmware           version= (default 28.39.2048) [port]: NIC firmware differs from the fleet
-reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm) is
-                   refused with the kernel's EPERM/EACCES text and changes nothing
+reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm, files,
+                   mlxconfig set) is refused with the kernel's EPERM/EACCES text and changes nothing
+reject_systemctl   systemd refuses unit changes (daemon-reload, enable, disable, start): "Access denied"
+reboot             the host reboots: runtime settings are lost; firmware next-boot values become current;
+                   sysctl.d, netplan and the enabled units' scripts are applied as at boot (lab_boot)
 link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shared Physical layer
 =================  ===========================================================================
+
+``preload_install`` (path -> [text, mode]) installs files as a deploy would, their units enabled.
 
 ``clear`` stops the operational faults, rejection and the firmware override; configuration
 changes made by faults stay until a re-deploy.
@@ -35,11 +40,19 @@ from typing import Any
 
 from roceops.lab.personality import DeviceState, LabError, Reply, Session, SessionInfo
 from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.linux_mlx5 import lab_builtins, lab_ip, lab_qos, lab_tools  # noqa: F401  (registration)
+from roceops.platforms.linux_mlx5 import (  # noqa: F401  (registration)
+    lab_boot,
+    lab_builtins,
+    lab_files,
+    lab_ip,
+    lab_qos,
+    lab_tools,
+)
 from roceops.platforms.linux_mlx5.lab_model import FAULT_FIRMWARE, PRIOS, Host, Nic
 from roceops.platforms.linux_mlx5.lab_shell import Shell
 
-CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config"})
+CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "reject_systemctl",
+                           "reboot"})
 
 
 class LinuxMlx5State(DeviceState):
@@ -48,12 +61,15 @@ class LinuxMlx5State(DeviceState):
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         data = dict(extra or {})
         preload = data.pop("preload_files", None)
+        installed = data.pop("preload_install", None)
         super().__init__(name, platform, {k: v for k, v in data.items() if k not in ("nics", "ports")})
         self.host = Host(name, data)
         ports = [{"name": n.name, "speed": n.speed, "neighbor": n.neighbor} for n in self.host.nics.values()]
         self.physical = Physical(name, ports, lossless=data.get("lossless") or (3,))
         if preload:
             self.preload(preload)
+        if installed:
+            lab_boot.preload_install(self, installed)
 
     # ---- helpers used by the command modules
 
@@ -78,11 +94,15 @@ class LinuxMlx5State(DeviceState):
             commands += script_commands(files["roce-setup-dcb.sh"])
         if "sysctl.conf" in files:
             commands += sysctl_conf_commands(files["sysctl.conf"])
+        commands += script_commands(files.get("mlxconfig.sh", ""))
         shell = Shell(self, "root")
         for line in commands:
             res = shell.run_line(line)
             if res.status != 0:
                 raise LabError(f"{self.name}: preloading failed at {line[:80]!r}: {res.text.strip()[:200]}")
+        for nic in self.host.nics.values():  # preloaded firmware settings are already in effect
+            for values in nic.nvconfig.values():
+                values[1] = values[2]
 
     # ---- faults
 
@@ -115,6 +135,8 @@ class LinuxMlx5State(DeviceState):
                 raise LabError("fault 'pfc_off': priority must be 0-7")
             for nic in self._nics(params, fault):
                 nic.pfc = 0 if prio is None else nic.pfc & ~(1 << int(prio))
+        elif fault == "reboot":
+            lab_boot.reboot(self)
         elif fault == "firmware":
             version = str(params.get("version", FAULT_FIRMWARE))
             for nic in self._nics(params, fault):

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from roceops.lab.personality import CloseSession
-from roceops.platforms.linux_mlx5 import lab_fs
+from roceops.platforms.linux_mlx5 import lab_files, lab_fs
 from roceops.platforms.linux_mlx5.lab_model import EACCES, ENOENT, FsError
 from roceops.platforms.linux_mlx5.lab_shell import BUILTINS, PROGRAMS, Level, Result, Shell, fail, ok
 
@@ -205,6 +205,8 @@ def _mkdir_rmdir(sh: Shell, argv: list[str], stdin: str) -> Result:
     """Only configfs rdma_cm/<dev> directories can be created/removed (as ``cma_roce_*`` do)."""
     verb = argv[0]
     err = ""
+    if verb == "mkdir" and "-p" in argv and (res := lab_files.mkdir_p(sh, [a for a in argv[1:] if a != "-p"])):
+        return res
     for path in [a for a in argv[1:] if not a.startswith("-")]:
         parts = lab_fs.split(path)
         dev = parts[4] if len(parts) == 5 and parts[:4] == ["sys", "kernel", "config", "rdma_cm"] else None

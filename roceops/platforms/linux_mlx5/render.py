@@ -29,8 +29,8 @@ __all__ = [
     "FIRMWARE_SCRIPT",
     "INSTALL_TARGETS",
     "PERSISTED",
-    "UNIT",
     "PREAMBLE",
+    "UNIT",
     "InstallTarget",
     "LinuxMlx5Platform",
     "NicContext",
@@ -531,6 +531,8 @@ class LinuxMlx5Platform:
     device_kind: Literal["switch", "host"] = "host"
     outputs: tuple[RenderOutput, ...] = OUTPUTS
     netmiko: NetmikoSettings = NETMIKO
+    persisted_outputs: tuple[str, ...] = PERSISTED  # installed by deploy --commit (skipped with --no-persist)
+    firmware_outputs: tuple[str, ...] = (FIRMWARE_SCRIPT,)  # applied only by deploy --firmware
 
     def render_context(self, device: Any) -> dict[str, Any]:
         if not isinstance(device, HostIntent):
