@@ -41,6 +41,7 @@ def health(
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", help="bit error ratio bound for CRC errors"),
+    traffic: bool = typer.Option(False, "--traffic", help="also an RDMA traffic check (skipped without perftest)"),
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
@@ -57,7 +58,7 @@ def health(
     check_connection_settings()
     opts = HealthOptions(window_s=parse_duration(window), deadline_s=parse_duration(deadline),
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
-                         lab_dir=lab_dir_option(lab))
+                         lab_dir=lab_dir_option(lab), traffic=traffic)
     try:
         report = run_health(loaded.fabric, names, opts)
     except KeyError as exc:

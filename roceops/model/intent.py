@@ -77,6 +77,17 @@ class Tiers(StrictModel):
     core: TierIntent | None = None
 
 
+class NcclPolicy(StrictModel):
+    """NCCL settings written to every node's /etc/nccl.conf; unset: derived from the fabric."""
+
+    ib_tc: Annotated[int, Field(ge=0, le=255)] | None = Field(
+        default=None, description="NCCL_IB_TC (ToS byte); default: the RoCE class's qos roce ToS")
+    gid_index: Annotated[int, Field(ge=0, le=255)] | None = Field(
+        default=None, description="NCCL_IB_GID_INDEX; default: RoCEv2 IPv4 auto-selection")
+    ib_hca: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")]] | None = Field(
+        default=None, description="NCCL_IB_HCA devices; default: the rail RDMA devices in rail order")
+
+
 class NodeProfile(StrictModel):
     """Every GPU node in the fabric is alike."""
 
@@ -92,6 +103,7 @@ class NodeProfile(StrictModel):
     firmware: bool = Field(default=False, description="manage the NICs' persistent mlxconfig RoCE settings")
     frontend_netdev: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")] | None = Field(
         default=None, description="front-end (TCP) interface NCCL bootstraps over: NCCL_SOCKET_IFNAME")
+    nccl: NcclPolicy = Field(default_factory=NcclPolicy)
 
 
 class ScalableUnits(StrictModel):

@@ -73,10 +73,12 @@ def plan_nccl(intent: FabricIntent, host: Host) -> NcclIntent:
     value RDMA-CM gets), RoCEv2 IPv4 GID auto-selection restricted to the host address pool."""
     qps = qps_per_connection(intent)
     rails = sorted(host.nics, key=lambda n: (n.rail, n.plane, n.netdev))
+    policy = intent.node.nccl
     return NcclIntent(
-        ib_hca=[n.rdma_dev for n in rails], ib_tc=qos_maps.roce_tos(intent.qos), roce_version=2,
-        addr_family="AF_INET", addr_range=intent.addressing.hosts, qps_per_connection=qps,
-        split_data_on_qps=1 if qps > 1 else 0, socket_ifname=intent.node.frontend_netdev,
+        ib_hca=list(policy.ib_hca) if policy.ib_hca is not None else [n.rdma_dev for n in rails],
+        ib_tc=policy.ib_tc if policy.ib_tc is not None else qos_maps.roce_tos(intent.qos), roce_version=2,
+        addr_family="AF_INET", addr_range=intent.addressing.hosts, gid_index=policy.gid_index,
+        qps_per_connection=qps, split_data_on_qps=1 if qps > 1 else 0, socket_ifname=intent.node.frontend_netdev,
     )
 
 

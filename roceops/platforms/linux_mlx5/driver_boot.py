@@ -41,6 +41,7 @@ CMD_UNIT = f"systemctl show {UNIT} " + " ".join(f"-p {p}" for p in UNIT_PROPS)
 CMD_SHA = "sha256sum " + " ".join(PATHS) + " 2>&1"
 CMD_NCCL = f"cat {NCCL_CONF} 2>&1"
 CMD_GIDS = "show_gids 2>&1"
+CMD_TOOLS = "which ib_write_bw"  # perftest, for health --traffic
 FIRMWARE_PARAMS = tuple(f"{key}_P1" for key in ROCE_FIRMWARE_KEYS)
 CHUNK = 3000  # base64 characters per echo line
 STANDARD_DIRS = frozenset({"/etc", "/etc/netplan", "/etc/systemd/system", "/etc/sysctl.d", "/usr/local/sbin"})
@@ -174,7 +175,7 @@ def firmware_commands(current: dict[str, dict[str, int] | None], wanted: dict[st
 
 
 def observe_commands(host: HostIntent) -> list[str]:
-    cmds = [CMD_SHA, CMD_UNIT, CMD_NCCL, CMD_GIDS]
+    cmds = [CMD_SHA, CMD_UNIT, CMD_NCCL, CMD_GIDS, CMD_TOOLS]
     if host.firmware is not None:
         cmds += [cmd_mlxconfig(dev, tuple(sorted(params))) for dev, params in sorted(host.firmware.devices.items())]
     return cmds
@@ -216,6 +217,8 @@ def observe(outputs: dict[str, str], host: HostIntent) -> dict[str, Any]:
         out["firmware"] = {"devices": {
             dev: firmware_values(outputs.get(cmd_mlxconfig(dev, tuple(sorted(params)))), sorted(params)) or {}
             for dev, params in host.firmware.devices.items()}}
+    if CMD_TOOLS in outputs:
+        out["tools"] = {"ib_write_bw": "/ib_write_bw" in outputs[CMD_TOOLS]}
     try:
         out["gids"] = parse_show_gids(outputs[CMD_GIDS]) if CMD_GIDS in outputs else None
     except ParseError:

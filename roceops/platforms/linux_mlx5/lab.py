@@ -21,7 +21,7 @@ pfc_off            [port] [priority] PFC removed (default: every NIC, every prio
 firmware           version= (default 28.39.2048) [port]: NIC firmware differs from the fleet
 reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm, files,
                    mlxconfig set) is refused with the kernel's EPERM/EACCES text and changes nothing
-reject_systemctl   systemd refuses unit changes (daemon-reload, enable, disable, start): "Access denied"
+reject_systemctl   systemd refuses `systemctl enable` ("Failed to enable unit: Access denied")
 reboot             the host reboots: runtime settings are lost; firmware next-boot values become current;
                    sysctl.d, netplan and the enabled units' scripts are applied as at boot (lab_boot)
 link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shared Physical layer

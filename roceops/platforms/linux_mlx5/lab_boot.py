@@ -117,7 +117,7 @@ def systemctl(sh: Shell, argv: list[str], stdin: str) -> Result:
         return Result(out=f"{state}\n", status=0 if state == "enabled" else 1)
     if verb not in ("daemon-reload", "enable", "disable", "start", "restart"):
         return fail(f"systemctl {verb}: not simulated in this lab")
-    if not sh.can_write or "reject_systemctl" in st.faults.extra:
+    if not sh.can_write or ("reject_systemctl" in st.faults.extra and verb == "enable"):
         return fail(f"Failed to {verb.replace('daemon-', 'reload daemon').replace('-', ' ')}: Access denied")
     if verb == "daemon-reload":
         host.unit_loaded = _unit_files(st)
