@@ -108,9 +108,9 @@ class LinuxMlx5Driver:
 
     def unverified(self, rendered: RenderedDevice) -> tuple[str, ...]:
         """Parts of the observed state a deploy of ``rendered`` does not set, so its verify step leaves them out:
-        the boot files and unit when persistence is skipped, the firmware unless ``--firmware``."""
+        the boot files, the unit and NCCL's file when persistence is skipped, the firmware unless ``--firmware``."""
         skipped = set(rendered.skip)
-        boot_part = ("boot",) if skipped & set(PERSISTED) else ()
+        boot_part = ("boot", "nccl") if skipped & set(PERSISTED) else ()  # NCCL is configured by its files
         return (*boot_part, *(("firmware",) if FIRMWARE_SCRIPT in skipped else ()))
 
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
