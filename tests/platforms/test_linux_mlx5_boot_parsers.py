@@ -38,7 +38,8 @@ def test_mlxconfig_plain_query_documented_layout() -> None:
     text = ("\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nName:           MCX713106A-VEAT_Ax\n"
             "Device:         /dev/mst/mt4125_pciconf0\n\nConfigurations:                              Next Boot\n"
             "         ROCE_CC_PRIO_MASK_P1                0xff\n         CNP_DSCP_P1                         48\n"
-            "         LINK_TYPE_P1                        ETH(2)\n         SRIOV_EN                            False(0)\n")
+            "         LINK_TYPE_P1                        ETH(2)\n"
+            "         SRIOV_EN                            False(0)\n")
     params = parse_mlxconfig_query(text)["params"]
     assert params == {"ROCE_CC_PRIO_MASK_P1": {"next": 255}, "CNP_DSCP_P1": {"next": 48},
                       "LINK_TYPE_P1": {"next": 2}, "SRIOV_EN": {"next": 0}}
