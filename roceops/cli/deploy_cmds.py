@@ -45,6 +45,10 @@ def deploy(
     timeout: float = typer.Option(60.0, "--timeout", help="seconds to wait for any one device answer"),
     workers: int = typer.Option(32, "--workers", help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
+    firmware: bool = typer.Option(False, "--firmware", help="also set the hosts' NIC firmware (mlxconfig) defaults; "
+                                  "they take effect at the next reboot"),
+    persist: bool = typer.Option(True, "--persist/--no-persist", help="install the hosts' boot-time files "
+                                 "(netplan, unit, sysctl, NCCL); --no-persist sets runtime values only"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
@@ -60,12 +64,14 @@ def deploy(
     names = [d.name for d in selected(loaded.fabric, limit)]
     opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
                          confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
-                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json)
+                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, firmware=firmware,
+                         persist=persist)
     name = loaded.fabric.intent.name
     try:
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
             run_id = j.start_run("deploy", name, loaded.source.source_hash,
-                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab})
+                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab,
+                                  "firmware": firmware, "persist": persist})
             try:
                 report = run_deploy(loaded.fabric, names, opts, j, run_id)
             except ValueError as exc:
