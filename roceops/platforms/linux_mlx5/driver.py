@@ -101,7 +101,7 @@ class LinuxMlx5Driver:
         from roceops.render.engine import render_device  # the render engine reaches this room through the registry
 
         intent = _host(intent)
-        sysctls = {k: " ".join(str(v).split()) for k, v in intent.sysctls.items()}
+        sysctls = shown_sysctls(intent.sysctls)
         hashes = render_device(intent).hashes()
         files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
         return intent.model_copy(update={"sysctls": sysctls, "boot": intent.boot.model_copy(update={"files": files})})
@@ -494,6 +494,11 @@ def marked_segments_by_lines(text: str, marker: re.Pattern[str]) -> list[str]:
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
 
+
+
+def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
+    """Sysctl values as ``sysctl`` prints them back: fields separated by single blanks."""
+    return {k: " ".join(str(v).split()) for k, v in sysctls.items()}
 
 
 def _host(intent: Intent) -> HostIntent:
