@@ -32,7 +32,7 @@ def host(configured: bool) -> tuple[LinuxMlx5State, Shell]:
 
 
 def test_configured_host_has_its_files_unit_and_firmware() -> None:
-    state, sh = host(configured=True)
+    _, sh = host(configured=True)
     show = parse_systemctl_show(sh.run_line("systemctl show roceops-roce.service -p UnitFileState -p Result").out)
     assert show == {"UnitFileState": "enabled", "Result": "success"}
     assert sh.run_line("systemctl is-enabled roceops-roce.service").out == "enabled\n"
