@@ -579,3 +579,14 @@ def test_mlxconfig_script_only_when_the_fabric_manages_firmware() -> None:
     script = render_device(_nccl_host(firmware=True)).files["mlxconfig.sh"]
     assert "mlxconfig -d mlx5_0 -y set CNP_802P_PRIO_P1=6 CNP_DSCP_P1=48 LINK_TYPE_P1=2 ROCE_CC_PRIO_MASK_P1=8" \
         in script.splitlines()
+
+
+def test_qps_per_connection_follows_the_fabrics_entropy_setting_when_there_is_one() -> None:
+    from types import SimpleNamespace
+
+    from roceops.plan.host import qps_per_connection
+
+    intent = FabricIntent.model_validate(example_dict("lab-mini"))
+    assert qps_per_connection(intent) == 1  # no load_balancing model yet: NCCL's default
+    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=4))) == 4  # type: ignore[arg-type]
+    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=0))) == 1  # type: ignore[arg-type]

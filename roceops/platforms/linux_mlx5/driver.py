@@ -102,7 +102,7 @@ class LinuxMlx5Driver:
 
         intent = _host(intent)
         sysctls = shown_sysctls(intent.sysctls)
-        hashes = render_device(intent).hashes()
+        hashes = render_device(intent, only=PERSISTED).hashes()
         files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
         return intent.model_copy(update={"sysctls": sysctls, "boot": intent.boot.model_copy(update={"files": files})})
 
