@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from roceops.deploy.device import Status
@@ -44,7 +45,7 @@ def print_report(console: Console, report: DeployReport, show_diff: bool) -> Non
     for o in report.outcomes.values():
         changes = ", ".join(f"{k} {v}" for k, v in o.summary.items() if v) or "-"
         table.add_row(o.device, o.platform, f"[{STYLE[o.status]}]{o.status}[/]", changes, f"{o.seconds:.1f}",
-                      o.error or "")
+                      escape(o.error or ""))
     console.print(table)
     counts = Counter(o.status for o in report.outcomes.values())
     console.print("summary: " + ", ".join(f"{counts[k]} {k}" for k in ORDER if counts[k]))

@@ -13,6 +13,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from roceops.audit.engine import AuditResult
@@ -40,12 +41,12 @@ def print_table(console: Console, result: AuditResult, resolved: list[Resolved])
     if result.findings:
         table = Table("status", "device", "check", "path", "expected", "observed", "fix",
                       title=f"audit of {result.fabric}")
-        for f in result.findings:
-            table.add_row(f.status, f.device, f.check, f.path or "-", _short(f.expected), _short(f.observed),
-                          f.hint or f.message)
+        for f in result.findings:  # device text is escaped: a path like boot.files[/etc/x] is not rich markup
+            table.add_row(f.status, f.device, f.check, escape(f.path or "-"), escape(_short(f.expected)),
+                          escape(_short(f.observed)), escape(f.hint or f.message))
         console.print(table)
     for r in resolved:
-        console.print(f"resolved: {r.device} {r.path or r.check}")
+        console.print(f"resolved: {r.device} {escape(r.path or r.check)}")
     counts = Counter(f.status for f in result.findings)
     verdict = ("no drift" if result.exit_code == 0 else
                "drift found" if result.exit_code == 1 else f"{len(result.unreachable)} devices not audited")

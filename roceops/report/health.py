@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from roceops.health.engine import HealthReport
@@ -41,7 +42,7 @@ def print_table(console: Console, report: HealthReport) -> None:
     table = Table("node", "verdict", "reasons", title=f"RoCE health of {len(report.nodes)} nodes")
     style = {"ok": "green", "drain": "bold red", "unknown": "yellow"}
     for v in report.verdicts:
-        table.add_row(v.node, f"[{style[v.status]}]{v.status}[/]", "\n".join(v.reasons) or "-")
+        table.add_row(v.node, f"[{style[v.status]}]{v.status}[/]", escape("\n".join(v.reasons) or "-"))
     console.print(table)
     counts = {s: sum(1 for v in report.verdicts if v.status == s) for s in ("ok", "drain", "unknown")}
     console.print(f"{counts['ok']} ok, {counts['drain']} to drain, {counts['unknown']} unknown; "
