@@ -1,5 +1,5 @@
 """Parsers of the boot-time state: mlxconfig query (real fixture and the documented layouts), show_gids (the
-MLNX_OFED script's layout), sysfs GID types, systemctl show, sha256sum, base64 and NCCL's config file."""
+MLNX_OFED script's layout), systemctl show, sha256sum, base64 and NCCL's config file."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from roceops.platforms.linux_mlx5.parsers import ParseError
 from roceops.platforms.linux_mlx5.parsers_boot import (
     ipv4_gid,
     parse_base64_file,
-    parse_gid_types,
     parse_mlxconfig_query,
     parse_nccl_conf,
     parse_sha256sum,
@@ -69,13 +68,6 @@ def test_show_gids_rows_in_the_scripts_layout() -> None:
     assert rows[0]["ipv4"] is None and rows[1]["version"] == "v2"
     with pytest.raises(ParseError):
         parse_show_gids("-bash: show_gids: command not found\n")
-
-
-def test_gid_types_from_sysfs() -> None:
-    text = ("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/0:IB/RoCE v1\n"
-            "/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/1:RoCE v2\n"
-            "/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/3:RoCE v2\n")
-    assert parse_gid_types(text) == {"mlx5_0": {0: "IB/RoCE v1", 1: "RoCE v2", 3: "RoCE v2"}}
 
 
 def test_systemctl_sha256sum_base64_nccl() -> None:

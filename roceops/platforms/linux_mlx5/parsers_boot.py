@@ -10,8 +10,6 @@ Formats and sources:
   "Using mlxconfig").
 * ``show_gids``: MLNX_OFED's script, tab-separated ``DEV PORT INDEX GID IPv4 VER DEV`` rows after a two-line
   header, ``n_gids_found=N`` at the end (copy of the script: IBM/DPFS experiments/scripts/show_gids.sh).
-* sysfs ``/sys/class/infiniband/<dev>/ports/<p>/gid_attrs/types/<n>``: ``RoCE v2`` / ``IB/RoCE v1`` (kernel
-  commit 470be516a226 "IB/core: Add gid attributes to sysfs").
 * ``systemctl show UNIT -p A -p B``: ``Key=Value`` lines (systemctl(1)).
 * ``sha256sum FILE...``: ``<64 hex>  <file>``; unreadable files go to stderr as ``sha256sum: FILE: reason``.
 * NCCL's config file: ``NAME=value`` lines split at the first ``=``; lines starting ``#`` are skipped
@@ -99,20 +97,6 @@ def parse_show_gids(text: str) -> list[dict[str, Any]]:
     if not seen_header:
         raise ParseError("show_gids: no 'DEV PORT INDEX GID' header")
     return rows
-
-
-_GID_TYPE = re.compile(r"^/sys/class/infiniband/([^/]+)/ports/(\d+)/gid_attrs/types/(\d+):(.*)$")
-
-
-def parse_gid_types(text: str) -> dict[str, dict[int, str]]:
-    """``grep -r -H -s . .../gid_attrs/types/`` -> {rdma_dev: {index: "RoCE v2" | "IB/RoCE v1"}}. Unused
-    entries are not printed (reading them fails with EINVAL, which ``-s`` hides)."""
-    out: dict[str, dict[int, str]] = {}
-    for line in text.splitlines():
-        m = _GID_TYPE.match(line.strip())
-        if m:
-            out.setdefault(m.group(1), {})[int(m.group(3))] = m.group(4).strip()
-    return out
 
 
 def ipv4_gid(ip: str) -> str:
