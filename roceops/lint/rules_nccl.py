@@ -40,7 +40,7 @@ def nccl_tc_lossless(ctx: LintContext) -> Iterator[Hit]:
 def nccl_hca_rails(ctx: LintContext) -> Iterator[Hit]:
     for group in ctx.host_groups:
         host = ctx.host_plan(group[0].name)
-        rails = sorted(n.rdma_dev for n in host.nics.values())
+        rails = sorted(n.rdma_dev for n in group[0].nics)  # the cabled rail NICs (NAME001 checks their names)
         listed = host.nccl.ib_hca
         if sorted(listed) != rails:
             missing = sorted(set(rails) - set(listed))
