@@ -2,10 +2,12 @@
 put captured values back.
 
 A host has no transaction of its own: ``read_config`` captures every value the setup script and
-netplan set (the ``host_state_json`` backup, see :mod:`driver_model`), ``apply`` runs only the
-script lines that change something, ``confirm`` has nothing to make permanent (the runtime state is
-live at once; the deploy's verify step has already read every value back), and ``abort`` computes
-the commands that set the captured values again and runs them.
+netplan set, the persistence files (text and mode), the boot unit's enablement and the NIC firmware's
+next-boot values (the ``host_state_json`` backup, see :mod:`driver_model` and :mod:`driver_boot`), ``apply``
+runs only the script lines that change something, then installs the changed persistence files (and, with
+``--firmware``, sets mlxconfig values), ``confirm`` has nothing to make permanent (the runtime state is
+live at once, the files are in place; the deploy's verify step has already read every value back), and
+``abort`` computes the commands that set the captured values and files again and runs them.
 
 Round trips are batched: several commands go on one line separated by ``;`` (reads) or ``&&``
 (writes, so the first failure stops the rest), each followed by an ``echo`` of a per-batch random
@@ -18,8 +20,8 @@ non-zero exit status or on error text in its output (``cma_roce_tos`` exits 0 af
 
 Privilege: ``privilege="auto"`` (default) runs as is when the prompt ends in ``#`` and otherwise
 prefixes ``sudo -n`` (``sudo -n sh -c '...'`` for sysfs redirections, which the calling shell
-would otherwise open unprivileged); ``"sudo"`` always prefixes, ``"none"`` never does. Only
-``cma_roce_mode``/``cma_roce_tos`` need root among the reads.
+would otherwise open unprivileged); ``"sudo"`` always prefixes, ``"none"`` never does. Among the reads only
+``cma_roce_mode``/``cma_roce_tos``, the file reads (netplan files are 0600) and ``mlxconfig`` need root.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_sysctl,
     sysfs_values,
 )
-from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, script_commands
+from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import breaks_only_at_lf
 from roceops.render.engine import RenderedDevice
 
@@ -144,7 +146,7 @@ class LinuxMlx5Driver:
         if not names:
             return [], "", 0
         wanted = {INSTALL_TARGETS[n].path: (rendered.files[n], INSTALL_TARGETS[n].mode) for n in names}
-        return boot.install_plan(state.get("boot") or {}, wanted, enable="roceops-roce.service" in names)
+        return boot.install_plan(state.get("boot") or {}, wanted, enable=UNIT in names)
 
     @staticmethod
     def _firmware(state: dict[str, Any], rendered: RenderedDevice, host: HostIntent) -> tuple[list[str], str]:
