@@ -14,6 +14,7 @@ from roceops.cli import (
     inventory_cmds,
     lab_cmds,
     play_cmds,
+    verify_cmds,
 )
 
 app = typer.Typer(
@@ -52,6 +53,7 @@ app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
+app.add_typer(verify_cmds.app, name="verify")
 
 if __name__ == "__main__":
     app()

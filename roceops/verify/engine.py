@@ -28,7 +28,7 @@ from roceops.render.engine import RenderedDevice, render_device
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, frr
 from roceops.verify.checks import LinkProbe, PingPair
-from roceops.verify.netns import RunState, ip_batch, new_run_id, run_in_netns, teardown
+from roceops.verify.netns import OWNER_FILE, RunState, ip_batch, new_run_id, run_in_netns, teardown
 from roceops.verify.plane import Intent, Plane, build_plane
 from roceops.verify.probe import SMALL, Probe, fib_next_hops, route_lookups, run_probes
 
@@ -130,6 +130,7 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
     findings = [Finding(check="device.failed", device=s.name, path="bgp", message=s.error or "")
                 for s in plane.switches.values() if s.error]
     run_dir = frr.make_run_dir(run_id)
+    (run_dir / OWNER_FILE).write_text(f"{os.getpid()}\n")
     state = RunState(run_id=run_id, pid=os.getpid(), run_dir=str(run_dir), namespaces=plane.namespaces)
     state.save(options.state_dir)
     instances: list[frr.Instance] = []

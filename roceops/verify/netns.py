@@ -235,9 +235,29 @@ def cleanup_leftovers(state_dir: Path) -> list[str]:
             continue
         teardown(st, state_dir)
         removed.append(st.run_id)
-    orphans = [n for n in namespaces_with_prefix() if n.split("-")[0] not in live]
+    orphans = [n for n in namespaces_with_prefix() if n.split("-")[0] not in live | _owned_elsewhere()]
     remove_namespaces(orphans)
+    for run_dir in Path("/tmp").glob(f"roceops-{RUN_PREFIX}*"):
+        if run_dir.name.removeprefix("roceops-") not in live | _owned_elsewhere():
+            shutil.rmtree(run_dir, ignore_errors=True)
     return removed + orphans
+
+
+OWNER_FILE = "owner.pid"
+
+
+def _owned_elsewhere() -> set[str]:
+    """Run ids whose run directory names a live roceops process (a run started from another directory,
+    whose state file we cannot see)."""
+    out = set()
+    for owner in Path("/tmp").glob(f"roceops-{RUN_PREFIX}*/{OWNER_FILE}"):
+        try:
+            pid = int(owner.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if pid != os.getpid() and _exists(pid) and "roceops" in _cmdline(pid):
+            out.add(owner.parent.name.removeprefix("roceops-"))
+    return out
 
 
 def _cmdline(pid: int) -> str:
