@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import example_dict
+from frrkit import legacy_config_db
 
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
@@ -33,19 +34,6 @@ def rendered(name: str) -> tuple[SwitchIntent, dict[str, str]]:
 
 def _block(conf: str) -> list[str]:
     return [line.strip() for line in conf.splitlines()]
-
-
-def legacy_config_db(text: str) -> str:
-    """The pre-issue-16 SONiC render: classic bgpcfgd BGP_NEIGHBOR|<ip>, separated mode, no frrcfgd tables."""
-    db = json.loads(text)
-    for table in ("BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "BGP_NEIGHBOR_AF", "ROUTE_MAP",
-                  "ROUTE_MAP_SET"):
-        db.pop(table, None)
-    db["BGP_NEIGHBOR"] = {k.split("|")[-1]: v for k, v in db["BGP_NEIGHBOR"].items()}
-    meta = db["DEVICE_METADATA"]["localhost"]
-    meta["docker_routing_config_mode"] = "separated"
-    meta.pop("frr_mgmt_framework_config")
-    return json.dumps(db)
 
 
 def test_sonic_frrcfgd_announces_loopback_and_host_subnets_with_policy() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, example_dict
+from frrkit import legacy_config_db
 
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
@@ -25,9 +26,6 @@ from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.verify.engine import VerifyOptions, VerifyResult, VerifyUnavailable, preflight, verify_routing
 from roceops.verify.netns import namespaces_with_prefix
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platforms"))
-from test_frr_translations import legacy_config_db  # noqa: E402
 
 try:
     preflight()
@@ -121,8 +119,8 @@ def test_mtu_mismatch_on_one_cable_is_one_link_finding(tmp_path: Path) -> None:
 
 
 def test_sigkilled_run_is_removed_by_cleanup(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "roceops.cli.main", "verify", "routing", "-f", str(REPO / "inventory" / "lab-mini.yaml"),
-           "--format", "json"]
+    lab_mini = str(REPO / "inventory" / "lab-mini.yaml")
+    cmd = [sys.executable, "-m", "roceops.cli.main", "verify", "routing", "-f", lab_mini, "--format", "json"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     state_dir = tmp_path / ".roceops" / "verify"
     deadline = time.monotonic() + 60
