@@ -6,6 +6,7 @@ daemons; the last test SIGKILLs a run and checks that ``--cleanup`` removes what
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -118,26 +119,43 @@ def test_mtu_mismatch_on_one_cable_is_one_link_finding(tmp_path: Path) -> None:
     assert _summary(result) == [("mtu.link", link.a.device, f"ports[{link.a.port}].mtu")]
 
 
-def test_sigkilled_run_is_removed_by_cleanup(tmp_path: Path) -> None:
-    lab_mini = str(REPO / "inventory" / "lab-mini.yaml")
-    cmd = [sys.executable, "-m", "roceops.cli.main", "verify", "routing", "-f", lab_mini, "--format", "json"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+LAB_MINI = str(REPO / "inventory" / "lab-mini.yaml")
+CLI = [sys.executable, "-m", "roceops.cli.main", "verify", "routing", "-f", LAB_MINI, "--format", "json"]
+
+
+def _start_until_frr(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A CLI run in ``tmp_path``, returned once its bgpds run (run id from its state file)."""
+    proc = subprocess.Popen(CLI, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     state_dir = tmp_path / ".roceops" / "verify"
     deadline = time.monotonic() + 60
-    run_id = ""
     while time.monotonic() < deadline and proc.poll() is None:
         states = list(state_dir.glob("rv*.json"))
         if states:
             run_id = states[0].stem
-            if any("bgpd" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-                   for p in _our_processes(run_id) if Path(f"/proc/{p}").exists()):
-                break
+            for pid in _our_processes(run_id):
+                with contextlib.suppress(OSError):
+                    if b"bgpd" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        return proc, run_id
         time.sleep(0.1)
-    assert run_id and proc.poll() is None, "the run never got to FRR"
+    proc.kill()
+    raise AssertionError("the run never got to FRR")
+
+
+def test_sigterm_stops_the_run_and_removes_everything(tmp_path: Path) -> None:
+    proc, run_id = _start_until_frr(tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 3
+    assert namespaces_with_prefix(run_id) == [] and _our_processes(run_id) == []
+    assert not list((tmp_path / ".roceops" / "verify").glob("rv*.json"))
+
+
+def test_sigkilled_run_is_removed_by_cleanup(tmp_path: Path) -> None:
+    proc, run_id = _start_until_frr(tmp_path)
+    state_dir = tmp_path / ".roceops" / "verify"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert namespaces_with_prefix(run_id) and _our_processes(run_id)  # left behind by the kill
-    done = subprocess.run([*cmd[:5], "--cleanup"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    done = subprocess.run([*CLI[:5], "--cleanup"], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert run_id in done.stdout
     time.sleep(0.5)
