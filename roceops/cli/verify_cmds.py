@@ -41,7 +41,9 @@ def routing(
     the hosts' rendered tables/rules/sysctls), run each switch's FRR from its rendered config, and check
     sessions, host subnets, ECMP width, host-to-host pings and RoCE-MTU paths. Needs root and FRR.
 
-    Exit 0 verified, 1 findings, 2 some switches could not be built, 3 bad input or not runnable here.
+    --limit selects the devices whose checks are reported and the hosts that ping; the whole plane is
+    always built (routing needs every switch). Exit 0 verified, 1 findings, 2 some switches could not be
+    built, 3 bad input, not runnable here (no root / ip netns / FRR) or interrupted (Ctrl-C, SIGTERM).
     Example: sudo roceops verify routing -f inventory/lab-mini.yaml --format junit > routing.xml
     """
     try:
