@@ -13,7 +13,8 @@ from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_con
 from roceops.cli.fabric_cmds import selected
 from roceops.report import verify as reports
 from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
-from roceops.verify.netns import cleanup_leftovers
+from roceops.verify.frr import FrrError
+from roceops.verify.netns import NetnsError, cleanup_leftovers
 
 app = typer.Typer(help="Prove the fabric design on this machine (network namespaces, real FRR).",
                   no_args_is_help=True)
@@ -74,6 +75,8 @@ def routing(
             result = verify_routing(loaded.fabric, opts)
         except KeyboardInterrupt:
             fail("interrupted; namespaces and FRR processes removed", Exit.BAD_INPUT)
+        except (NetnsError, FrrError, OSError) as exc:
+            fail(f"could not build the routing plane (everything built was removed): {exc}", Exit.UNREACHABLE)
     if fmt is VerifyFormat.table:
         reports.print_table(console, result)
     else:

@@ -77,9 +77,13 @@ def preflight() -> None:
         raise VerifyUnavailable("verify routing creates network namespaces: run it as root")
     if shutil.which("ip") is None:
         raise VerifyUnavailable("no 'ip' command (iproute2): apt-get install iproute2")
-    probe = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    # a real namespace, not just `ip netns list` (which works without CAP_SYS_ADMIN); its name does not
+    # match the run pattern, so --cleanup never mistakes it for a run's
+    name = f"rvcheck{os.getpid()}"
+    probe = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True, check=False)
     if probe.returncode != 0:
-        raise VerifyUnavailable(f"'ip netns' does not work here: {probe.stderr.strip()[:200]}")
+        raise VerifyUnavailable(f"cannot create network namespaces ('ip netns add'): {probe.stderr.strip()[:200]}")
+    subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
     missing = frr.frr_missing()
     if missing:
         raise VerifyUnavailable(missing)
