@@ -117,10 +117,27 @@ class _Clock:
         self._t = now
 
 
-def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[str, Intent] | None = None,
-                   rendered: Mapping[str, RenderedDevice] | None = None) -> VerifyResult:
-    """Build, converge, check, remove. ``intents``/``rendered`` replace the planned/rendered ones per device."""
-    start = time.monotonic()
+@dataclass
+class RunningPlane:
+    """A built, converged routing plane (alive inside :func:`running_plane`)."""
+
+    plane: Plane
+    instances: list[frr.Instance]
+    states: dict[str, dict[str, str]]
+    findings: list[Finding]
+    clock: _Clock
+    counts: dict[str, int]
+
+    def bgpd_vty(self) -> dict[str, str]:
+        """device -> its bgpd's vty socket (for readers such as ``lab up --routing``)."""
+        return {i.device: str(i.vty("bgpd")) for i in self.instances}
+
+
+@contextlib.contextmanager
+def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[str, Intent] | None = None,
+                  rendered: Mapping[str, RenderedDevice] | None = None) -> Iterator[RunningPlane]:
+    """Plan, build, start FRR and converge; on exit (normal, error, Ctrl-C, SIGTERM) stop the daemons and
+    remove the namespaces. ``intents``/``rendered`` replace the planned/rendered ones per device."""
     clock = _Clock()
     names = [d.name for d in fabric.devices()]
     all_intents: dict[str, Intent] = {n: plan(fabric, n) for n in names}  # type: ignore[misc]
@@ -130,7 +147,6 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
     run_id = new_run_id()
     plane = build_plane(run_id, fabric, all_intents, all_rendered)
     clock.lap("plan")
-    only = set(options.limit) if options.limit is not None else set(names)
     findings = [Finding(check="device.failed", device=s.name, path="bgp", message=s.error or "")
                 for s in plane.switches.values() if s.error]
     run_dir = frr.make_run_dir(run_id)
@@ -143,17 +159,26 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
         with _interruptible():
             counts["static_arp"] = int(_build(plane, options, clock) == "static")
             instances, failed = _start_frr(plane, run_dir, options, clock)
-            findings += failed
             states = _converge(plane, instances, options)
             clock.lap("convergence")
-            findings += _check_all(plane, instances, states, options, only, counts)
-            clock.lap("pings")
+            yield RunningPlane(plane, instances, states, findings + failed, clock, counts)
     finally:
         frr.stop(instances)
         teardown(state, options.state_dir)
         clock.lap("cleanup")
-    return VerifyResult(fabric=fabric.intent.name, run_id=run_id, devices=names, findings=findings,
-                        seconds=time.monotonic() - start, phases=clock.phases, counts=counts)
+
+
+def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[str, Intent] | None = None,
+                   rendered: Mapping[str, RenderedDevice] | None = None) -> VerifyResult:
+    """Build, converge, check, remove."""
+    start = time.monotonic()
+    names = [d.name for d in fabric.devices()]
+    only = set(options.limit) if options.limit is not None else set(names)
+    with running_plane(fabric, options, intents=intents, rendered=rendered) as run:
+        findings = run.findings + _check_all(run.plane, run.instances, run.states, options, only, run.counts)
+        run.clock.lap("pings")
+    return VerifyResult(fabric=fabric.intent.name, run_id=run.plane.run_id, devices=names, findings=findings,
+                        seconds=time.monotonic() - start, phases=run.clock.phases, counts=run.counts)
 
 
 # --------------------------------------------------------------------------- build
