@@ -180,6 +180,11 @@ def kill_all(pids: Iterable[int], grace_s: float = 2.0) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie is not running)."""
+    return _exists(pid)
+
+
 def _exists(pid: int) -> bool:
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reap our own children
