@@ -28,7 +28,7 @@ from roceops.render.engine import RenderedDevice, render_device
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, frr
 from roceops.verify.checks import LinkProbe, PingPair
-from roceops.verify.netns import OWNER_FILE, RunState, ip_batch, new_run_id, run_in_netns, teardown
+from roceops.verify.netns import OWNER_FILE, RunState, ip_batch, new_run_id, run_in_netns, sysctl_path, teardown
 from roceops.verify.plane import Intent, Plane, build_plane
 from roceops.verify.probe import SMALL, Probe, fib_next_hops, route_lookups, run_probes
 
@@ -175,7 +175,7 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
     names = [d.name for d in fabric.devices()]
     only = set(options.limit) if options.limit is not None else set(names)
     with running_plane(fabric, options, intents=intents, rendered=rendered) as run:
-        findings = run.findings + _check_all(run.plane, run.instances, run.states, options, only, run.counts)
+        findings = run.findings + _check_all(run.plane, run.states, options, only, run.counts)
         run.clock.lap("pings")
     return VerifyResult(fabric=fabric.intent.name, run_id=run.plane.run_id, devices=names, findings=findings,
                         seconds=time.monotonic() - start, phases=run.clock.phases, counts=run.counts)
@@ -187,7 +187,7 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
 def _sysctl_writer(values: dict[str, str]) -> Callable[[], None]:
     def write() -> None:
         for key, value in values.items():
-            Path("/proc/sys", *key.split(".")).write_text(value + "\n")
+            sysctl_path(key).write_text(value + "\n")
     return write
 
 
@@ -374,8 +374,8 @@ def _link_probes(plane: Plane) -> dict[Probe, LinkProbe]:
     return out
 
 
-def _check_all(plane: Plane, instances: list[frr.Instance], states: dict[str, dict[str, str]],
-               options: VerifyOptions, only: set[str], counts: dict[str, int]) -> list[Finding]:
+def _check_all(plane: Plane, states: dict[str, dict[str, str]], options: VerifyOptions, only: set[str],
+               counts: dict[str, int]) -> list[Finding]:
     findings = checks.check_sessions(plane, states, only)
     up = checks.established(plane, states)
     fib = _stable_fib(plane, options)

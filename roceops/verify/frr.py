@@ -63,7 +63,7 @@ CONNECT_RETRY_S = 2
 
 
 def harness_overlay(bgpd_conf: str) -> str:
-    """Harness-only lines, not part of any device's translation: a short connect retry per neighbour, so a
+    r"""Harness-only lines, not part of any device's translation: a short connect retry per neighbour, so a
     session whose first attempt met a peer bgpd not yet started retries in seconds rather than after
     FRR's default 120 s (start order is an artefact of this harness, not of the fabric).
 

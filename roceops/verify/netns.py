@@ -95,23 +95,18 @@ def ip_json_lines(commands: Iterable[str], netns: str) -> list[object]:
     return docs
 
 
-def sysctl_commands(values: dict[str, str]) -> list[str]:
-    """``sysctl -w`` arguments for ``ip netns exec NS sysctl -q -w ...`` (keys validated as dotted names)."""
-    out = []
-    for key, value in values.items():
-        if not re.fullmatch(r"[a-z0-9_.]+", key) or not re.fullmatch(r"[A-Za-z0-9 _.-]*", value):
-            raise NetnsError(f"sysctl {key!r} = {value!r}: not a plain sysctl setting")
-        out.append(f"{key}={value}")
-    return out
+_SYSCTL_KEY = re.compile(r"[a-z0-9_]+(\.[A-Za-z0-9_-]+)+")
 
 
-def apply_sysctls(netns: str, values: dict[str, str]) -> None:
-    if not values:
-        return
-    argv = ["ip", "netns", "exec", netns, "sysctl", "-q", "-w", *sysctl_commands(values)]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise NetnsError(f"{netns}: sysctl: {proc.stderr.strip()[:300]}")
+def sysctl_path(key: str) -> Path:
+    """``/proc/sys/...`` of a dotted sysctl name (read in the calling thread's namespace).
+
+    >>> str(sysctl_path("net.ipv4.conf.eth0.rp_filter"))
+    '/proc/sys/net/ipv4/conf/eth0/rp_filter'
+    """
+    if not _SYSCTL_KEY.fullmatch(key):
+        raise NetnsError(f"{key!r} is not a sysctl name")
+    return Path("/proc/sys", *key.split("."))
 
 
 # --------------------------------------------------------------------------- setns for sockets

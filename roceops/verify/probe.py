@@ -8,7 +8,7 @@ total lengths: a probe of ``size`` with DF either arrives whole or not at all.
 from __future__ import annotations
 
 import os
-import select
+import selectors
 import socket
 import struct
 import time
@@ -23,6 +23,8 @@ IP_PMTUDISC_DO = 2  # set DF, never fragment locally
 IP_HEADER = 20
 ICMP_HEADER = 8
 SMALL = 84  # IP total length of a default ping (56 data bytes)
+SO_RCVBUFFORCE = 33
+RCVBUF = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,25 @@ def _open(source: str, df: bool) -> socket.socket:
     s.bind((source, 0))
     if df:
         s.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
-    s.setblocking(False)
-    return s
+    # replies of every probe from this address queue here while the rest are sent (root may exceed rmem_max)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+    return s  # blocking sends; receives use MSG_DONTWAIT
+
+
+def _drain(s: socket.socket, ident: int, waiting: dict[tuple[str, int], Probe],
+           result: dict[Probe, str | None]) -> None:
+    """Read every queued echo reply of ours off ``s`` (never blocks)."""
+    while True:
+        try:
+            packet, (addr, _) = s.recvfrom(65535, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        ihl = (packet[0] & 0x0F) * 4
+        icmp_type, _, _, rid, rseq = struct.unpack("!BBHHH", packet[ihl:ihl + 8])
+        if icmp_type == 0 and rid == ident:
+            found = waiting.pop((addr, rseq), None)
+            if found is not None:
+                result[found] = None
 
 
 def _run_namespace(netns: str, probes: list[Probe], timeout_s: float) -> dict[Probe, str | None]:
@@ -67,32 +86,24 @@ def _run_namespace(netns: str, probes: list[Probe], timeout_s: float) -> dict[Pr
     ident = os.getpid() & 0xFFFF
     result: dict[Probe, str | None] = {}
     waiting: dict[tuple[str, int], Probe] = {}
+    selector = selectors.DefaultSelector()  # epoll: no FD_SETSIZE limit with many namespaces at once
     try:
-        for key, items in by_source.items():
-            s = sockets[key]
+        for source_key, items in by_source.items():
+            s = sockets[source_key]
+            selector.register(s, selectors.EVENT_READ)
             for seq, p in items:
                 try:
                     s.sendto(_echo(ident, seq & 0xFFFF, p.size), (p.target, 0))
                     waiting[(p.target, seq & 0xFFFF)] = p
                 except OSError as exc:
                     result[p] = f"not sent: {exc.strerror or exc}"
+                _drain(s, ident, waiting, result)
         deadline = time.monotonic() + timeout_s
-        socks = list(sockets.values())
         while waiting and time.monotonic() < deadline:
-            ready, _, _ = select.select(socks, [], [], max(0.0, deadline - time.monotonic()))
-            for s in ready:
-                while True:
-                    try:
-                        packet, (addr, _) = s.recvfrom(65535)
-                    except BlockingIOError:
-                        break
-                    ihl = (packet[0] & 0x0F) * 4
-                    icmp_type, _, _, rid, rseq = struct.unpack("!BBHHH", packet[ihl:ihl + 8])
-                    if icmp_type == 0 and rid == ident:
-                        found = waiting.pop((addr, rseq), None)
-                        if found is not None:
-                            result[found] = None
+            for ready, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                _drain(ready.fileobj, ident, waiting, result)  # type: ignore[arg-type]
     finally:
+        selector.close()
         for s in sockets.values():
             s.close()
     for p in waiting.values():

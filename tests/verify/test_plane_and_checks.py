@@ -108,3 +108,12 @@ def test_cli_exit_3_without_frr(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(frr, "FRR_DIR", tmp_path)
     res = CliRunner().invoke(app, ["verify", "routing", "-f", str(REPO / "inventory" / "lab-mini.yaml")])
     assert res.exit_code == 3 and "apt-get install frr" in res.output
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    from roceops.verify import netns, plane
+
+    for module in (frr, netns, plane):
+        assert doctest.testmod(module).failed == 0, module.__name__
