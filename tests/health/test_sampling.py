@@ -20,8 +20,10 @@ class _Host:
     """The bits of a Nornir host the sampler uses."""
 
     name = "gpu001"
+    hostname = "127.0.0.1"
 
     def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
         self.connection_options = {"netmiko": SimpleNamespace(extras={})}
         self.data: dict[str, Any] = {}  # not a --lab host: connect_host's loopback guard lets it through
         self.hostname = "192.0.2.1"
