@@ -25,8 +25,6 @@ class _Host:
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}
         self.connection_options = {"netmiko": SimpleNamespace(extras={})}
-        self.data: dict[str, Any] = {}  # not a --lab host: connect_host's loopback guard lets it through
-        self.hostname = "192.0.2.1"
         self.connections: dict[str, Any] = {}
         self.closed = 0
 
