@@ -131,21 +131,39 @@ class DeviceRow:
     error: str | None
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html)
+
+
+class JournalError(Exception):
+    """The journal file cannot be opened or is not a roceops journal (bad input: exit 3 at the CLI)."""
+
+
 class Journal:
     """Thread-safe (one lock around the connection): a deploy's device threads record their own rows."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")  # each commit is fsync'd: write-ahead means on disk
-        self.db.executescript(SCHEMA)
+        if path.is_file() and path.stat().st_size and path.read_bytes()[:16] != SQLITE_HEADER:
+            raise JournalError(f"{path} is not a roceops journal (not an SQLite file); nothing was written to it")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc}") from None
         self._lock = threading.Lock()
-        for table, column, decl in MIGRATIONS:
-            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
-            if column not in have:
-                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")  # each commit is fsync'd: write-ahead means on disk
+            self.db.executescript(SCHEMA)
+            for table, column, decl in MIGRATIONS:
+                have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+            self.db.execute("SELECT id, kind, user, started, fabric, fabric_sha256, result, exit_code FROM runs "
+                            "LIMIT 0")
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise JournalError(f"{path} is not a roceops journal (an SQLite file with its tables): {exc}") from None
 
     def close(self) -> None:
         self.db.close()

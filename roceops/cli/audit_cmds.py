@@ -15,6 +15,7 @@ from roceops.cli.common import (
     FabricOption,
     LimitOption,
     check_connection_settings,
+    check_writable,
     console,
     fail,
     load_fabric_or_exit,
@@ -44,8 +45,8 @@ def audit(
     lab: bool = LabOption,
     fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
     output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
-    timeout: float = typer.Option(30.0, "--timeout", help="seconds to wait for any one device answer"),
-    workers: int = typer.Option(64, "--workers", help="devices read in parallel"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,
 ) -> None:
     """Read every device (read-only) and report where it differs from intent.
@@ -54,6 +55,7 @@ def audit(
     Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
     """
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
+    check_writable(output)
     check_connection_settings()
     names = [d.name for d in selected(loaded.fabric, limit)]
     check_lab_serves(loaded, names, lab)

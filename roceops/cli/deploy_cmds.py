@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TypedDict
 
 import typer
-from rich.table import Table
 
 from roceops.cli.common import (
     Exit,
@@ -30,6 +29,7 @@ from roceops.journal import Journal, RunRow, open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
+from roceops.report import tables
 
 JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
@@ -45,12 +45,13 @@ def deploy(
     canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
     batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
     max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
-    confirm_timeout: int = typer.Option(300, "--confirm-timeout", help="seconds before an unconfirmed commit reverts"),
+    confirm_timeout: int = typer.Option(300, "--confirm-timeout", min=1,
+                                        help="seconds before an unconfirmed commit reverts"),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0,
                                   help="seconds one device's whole deploy may take; past it: rolled back, timeout"),
     deadline: float | None = typer.Option(None, "--deadline", min=1.0,
                                           help="seconds the whole run may take: no device starts after it"),
-    workers: int = typer.Option(32, "--workers", help="devices worked on in parallel"),
+    workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
@@ -124,7 +125,7 @@ def _history_row(j: Journal, r: RunRow) -> _HistoryRow:
 
 def history(
     ctx: typer.Context,
-    limit: int = typer.Option(20, "--last", help="how many runs"),
+    limit: int = typer.Option(20, "--last", min=1, help="how many runs"),
     journal: Path | None = JournalOption,
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
 ) -> None:
@@ -138,7 +139,7 @@ def history(
     if fmt is TableOrJson.json:
         print_json(rows)
         return
-    table = Table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
+    table = tables.table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
         table.add_row(r["id"], r["kind"], r["mode"], r["user"], r["started"], r["fabric"], str(r["devices"]),
                       str(r["result"]), str(r["exit"]))

@@ -7,9 +7,16 @@ import time
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from roceops.cli.common import Exit, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.common import (
+    Exit,
+    LimitOption,
+    console,
+    fail,
+    load_fabric_or_exit,
+    print_json,
+    shipped_fabric_or_exit,
+)
 from roceops.cli.fabric_cmds import TableOrJson, selected
 from roceops.cli.lab_target import record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
@@ -17,6 +24,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
+from roceops.report import tables
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
                   no_args_is_help=True)
@@ -24,9 +32,10 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 
 @app.command("up")
 def up(
-    fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric intent YAML"),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
+                                       help="fabric intent YAML (default: the lab-mini example roceops ships)"),
     limit: str | None = LimitOption,
-    port: int = typer.Option(2222, "--port", help="SSH port on every device address"),
+    port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
     configured: bool = typer.Option(False, "--configured", help="devices start with their intended config"),
 ) -> None:
@@ -34,7 +43,7 @@ def up(
 
     Example: roceops lab up -f inventory/lab-mini.yaml
     """
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric or shipped_fabric_or_exit())
     fab = loaded.fabric
     names = [d.name for d in selected(fab, limit)]
     specs = lab_specs(fab, names, configured=configured)
@@ -61,7 +70,7 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
     if fmt is TableOrJson.json:
         print_json(info)
         return
-    table = Table("device", "platform", "address", "faults",
+    table = tables.table("device", "platform", "address", "faults",
                   title=f"lab pid {info.get('pid')} up {info.get('uptime_s', 0):.0f}s")
     for d in info.get("devices", []):
         faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"

@@ -219,11 +219,19 @@ def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
         fails = [r for r in rs if r.status == "fail"]
         unknown = [r for r in rs if r.status == "unknown"]
         if fails:
-            reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails})
+            # what could not be checked stays visible (a leaf that missed the deadline), after the failures
+            reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails}) + _unknown_reasons(unknown)
             out.append(Verdict(node=node, status="drain", reasons=reasons))
         elif unknown:
-            reasons = sorted({f"{r.check} {r.item}: unknown ({r.message})" for r in unknown})
-            out.append(Verdict(node=node, status="unknown", reasons=reasons))
+            out.append(Verdict(node=node, status="unknown", reasons=_unknown_reasons(unknown)))
         else:
             out.append(Verdict(node=node, status="ok"))
     return out
+
+
+def _unknown_reasons(unknown: list[CheckResult]) -> list[str]:
+    """One line per (item, why): ``leaf-su1-r1:swp1: not checked (leaf.port, counters.pause): <why>``."""
+    checks: dict[tuple[str, str], set[str]] = {}
+    for r in unknown:
+        checks.setdefault((r.item, r.message), set()).add(r.check)
+    return [f"{item}: not checked ({', '.join(sorted(names))}): {why}" for (item, why), names in sorted(checks.items())]
