@@ -170,8 +170,9 @@ def rollback(
     name = loaded.fabric.intent.name
     opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
                          quiet=fmt is TableOrJson.json)
+    control = RunControl()
     try:
-        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
                 fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
@@ -181,7 +182,7 @@ def rollback(
             check_lab_serves(loaded, targets, lab)
             new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit},
                                  device_count=len(targets))
-            report = rollback_run(loaded.fabric, j, source.id, opts, new_id)
+            report = rollback_run(loaded.fabric, j, source.id, opts, new_id, control=control)
             j.finish_run(new_id, _result_word(report), report.exit_code)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)

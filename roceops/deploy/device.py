@@ -164,8 +164,11 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
 
 
 def restore_device(driver: Driver, connector: Connector, device: str, platform: str, backup: Snapshot, *,
-                   commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
-    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net."""
+                   commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
+                   before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net and deadline.
+
+    ``outcome.backup`` is the configuration found before the restore (what ``before_apply`` journals)."""
     outcome = DeviceOutcome(device=device, platform=platform)
     start = time.monotonic()
     try:
@@ -173,7 +176,8 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             conn = connector.connect()
             current = driver.read_config(conn)
         except Exception as exc:
-            outcome.status, outcome.error = "unreachable", _error(exc)
+            timed_out = clock is not None and clock.expired
+            outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         outcome.backup = current
         change = driver.plan_restore(current, backup)
@@ -182,9 +186,14 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             outcome.status = "unchanged"
         elif not commit:
             outcome.status = "would_change"
+        elif clock is not None and (clock.stop_requested or clock.expired):
+            outcome.status = "interrupted" if clock.stop_requested else "timeout"
+            outcome.error = "stopped before any change was sent; the device is as it was found"
         else:
+            if before_apply is not None:
+                before_apply(outcome)
             run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                            verify_snapshot(driver, backup))
+                            verify_snapshot(driver, backup), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

@@ -216,6 +216,10 @@ def test_kill_9_mid_deploy_shows_interrupted_and_rollback_restores_the_changed_d
     undone = {d["device"]: d["status"] for d in json.loads(restored.output)["devices"]}
     assert set(undone) == set(run["may_have_changed"]) and undone[in_flight] == "changed", undone
     assert configs(fresh_lab, SIGNAL_DEVICES) == before
+    with open_journal(journal) as j:  # the rollback is journalled like a deploy: it can be undone in turn
+        rollback_run = j.runs(1)[0]
+        assert rollback_run.kind == "rollback" and rollback_run.mode == "commit" and rollback_run.state == "ok"
+        assert j.may_have_changed(rollback_run.id) == sorted(undone)
 
 
 # ---------------------------------------------------------------------------------------------- defect 5
