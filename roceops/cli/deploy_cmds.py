@@ -36,6 +36,13 @@ LabOption = typer.Option(False, "--lab", help="target the running lab instead of
 StateDir = Path(".roceops")
 
 
+def _duration(text: str | float) -> float:
+    """``--deadline``: a duration as ``health --deadline`` takes it (``90s``, ``10m``, ``300``)."""
+    from roceops.cli.health_cmds import parse_duration  # health's module imports this one
+
+    return parse_duration(text)
+
+
 def deploy(
     ctx: typer.Context,
     fabric: Path = FabricOption,
@@ -49,8 +56,9 @@ def deploy(
                                         help="seconds before an unconfirmed commit reverts"),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0,
                                   help="seconds one device's whole deploy may take; past it: rolled back, timeout"),
-    deadline: float | None = typer.Option(None, "--deadline", min=1.0,
-                                          help="seconds the whole run may take: no device starts after it"),
+    deadline: float | None = typer.Option(None, "--deadline", parser=_duration, metavar="DURATION",
+                                          help="how long the whole run may take (300, 90s, 10m): no device "
+                                               "starts after it, none runs past it"),
     workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),

@@ -333,3 +333,14 @@ def test_a_play_with_writing_steps_refuses_an_empty_selection(limit: str, in_tmp
     assert result.exit_code == 3, result.output
     assert "no device" in result.output
     assert no_network == [] and not (in_tmp / "build").exists()  # stopped before rendering anything
+
+
+def test_a_run_deadline_that_passed_starts_no_device(in_tmp: Path, no_network) -> None:
+    """`--deadline` takes a duration like health's; once it passed, no device starts (exit 2, nothing contacted)."""
+    result = CliRunner().invoke(app, ["deploy", "-f", str(LAB_MINI), "--limit", "spine01,gpu001", "--commit",
+                                      "--deadline", "1ms", "--format", "json"])
+    assert result.exit_code == 2, result.output
+    devices = json.loads(result.output)["devices"]
+    assert {d["status"] for d in devices} == {"not_started"}
+    assert all("--deadline passed" in d["error"] for d in devices)
+    assert no_network == []
