@@ -100,29 +100,47 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         clock.in_transaction, clock.restores_itself = True, timer
         if timer:  # the device reverts by itself no later than our deadline
             confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
+    confirming = False
     try:
         driver.apply(conn, change, txn, confirm_timeout_s)
         verify(conn)
+        confirming = True
         driver.confirm(conn, txn)
         outcome.status = "changed"
     except Exception as exc:
         outcome.error = _error(exc)
+        if clock is not None and clock.expired and timer:
+            outcome.status, outcome.error = "timeout", _left_to_timer(outcome.error, confirm_timeout_s, confirming)
+            return
         if clock is not None and clock.expired:
-            if timer:
-                outcome.status = "timeout"
-                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed: a change "
-                                 f"left pending reverts by the device's commit timer ({confirm_timeout_s} s), "
-                                 "one not yet committed never went live")
-                return
             clock.extend_for_rollback()
-        try:
-            _restore(driver, connector, conn, txn, outcome.backup)
-            outcome.status = "timeout" if clock is not None and clock.in_grace else "rolled_back"
-            if outcome.status == "timeout":
-                outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
-        except Exception as rollback_exc:
-            outcome.status = "failed"
-            outcome.error += f"; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        _roll_back(driver, connector, outcome, conn, txn, clock)
+
+
+def _left_to_timer(error: str, timer_s: int, confirming: bool) -> str:
+    if confirming:  # the confirm may or may not have reached the device
+        return (f"deadline passed while confirming ({error}): the change is either confirmed or reverted by the "
+                f"device's {timer_s} s commit timer; audit the device (its backup is in the journal)")
+    return (f"deadline passed in the transaction ({error}); not confirmed: a change left pending reverts by the "
+            f"device's commit timer ({timer_s} s), one not yet committed never went live")
+
+
+def _roll_back(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, txn: str,
+               clock: DeviceClock | None) -> None:
+    """Restore the backup after a failed transaction: ``rolled_back``, ``timeout`` when the deadline caused
+    it, ``failed`` when even the restore failed."""
+    assert outcome.backup is not None
+    try:
+        _restore(driver, connector, conn, txn, outcome.backup)
+    except Exception as rollback_exc:
+        outcome.status = "failed"
+        outcome.error = f"{outcome.error}; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        return
+    if clock is not None and clock.in_grace:
+        outcome.status = "timeout"
+        outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
+    else:
+        outcome.status = "rolled_back"
 
 
 def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,

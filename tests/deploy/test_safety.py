@@ -157,6 +157,7 @@ class FakeDriver:
         self.calls: list[str] = []
         self.journal = journal if journal is not None else []
         self.confirm_timeout: int | None = None
+        self.slow_confirm = False
 
     def read_config(self, conn: Any) -> Snapshot:
         self.calls.append("read_config")
@@ -175,6 +176,9 @@ class FakeDriver:
 
     def confirm(self, conn: Any, txn: str) -> None:
         self.calls.append("confirm")
+        if self.slow_confirm:
+            time.sleep(1.2)
+            read_timeout(conn, 60.0)
 
     def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
         self.calls.append("abort")
@@ -227,6 +231,18 @@ def test_deadline_in_a_commit_timer_transaction_leaves_the_revert_to_the_timer()
     assert outcome.status == "timeout" and "commit timer" in (outcome.error or "")
     assert driver.confirm_timeout is not None and driver.confirm_timeout <= 1  # ends by our deadline
     assert "confirm" not in driver.calls and "abort" not in driver.calls
+
+
+def test_deadline_while_confirming_says_the_outcome_is_unknown_and_sends_nothing_more() -> None:
+    clock = DeviceClock(time.monotonic() + 1.0)
+    driver = FakeDriver(commit_timer=True)
+    driver.slow_confirm = True
+    connector = FakeConnector(clock)
+    outcome = DeviceOutcome(device="spine01", platform="eos", backup=Snapshot(format="eos_cli", text="old\n"))
+    run_transaction(driver, connector, outcome, connector.connect(), Change(diff="", payload=["x"]), "t", 300,  # type: ignore[arg-type]
+                    _verify_ok, clock)
+    assert outcome.status == "timeout" and "either confirmed or reverted" in (outcome.error or "")
+    assert driver.calls[-1] == "confirm"
 
 
 def test_deadline_without_a_commit_timer_rolls_back_within_the_grace() -> None:
