@@ -20,6 +20,7 @@ class _Host:
     """The bits of a Nornir host the sampler uses."""
 
     name = "gpu001"
+    hostname = "127.0.0.1"
 
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}  # no "roceops_lab": connect_host's loopback guard does not apply
