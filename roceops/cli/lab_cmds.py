@@ -18,7 +18,7 @@ from roceops.cli.common import (
     shipped_fabric_or_exit,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
-from roceops.cli.lab_target import record_lab_fabric
+from roceops.cli.lab_target import forget_lab_fabric, record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
@@ -88,6 +88,7 @@ def down() -> None:
         pid = stop_lab(lab_dir())
     except (LabNotRunning, LabError) as exc:
         fail(str(exc))
+    forget_lab_fabric(lab_dir())
     console.print(f"lab stopped (pid {pid})")
 
 

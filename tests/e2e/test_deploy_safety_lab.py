@@ -89,6 +89,8 @@ def test_lab_deploy_with_devices_the_lab_does_not_serve_contacts_nothing_and_exi
         assert "does not serve 12 of the 14 selected devices" in result.output
         audit = runner.invoke(app, ["audit", "-f", str(LAB_MINI), "--lab", "--journal", str(tmp_path / "j.sqlite")])
         assert audit.exit_code == 3, audit.output
+        health = runner.invoke(app, ["health", "gpu001", "-f", str(LAB_MINI), "--lab"])  # its leaves are not served
+        assert health.exit_code == 3 and "does not serve" in health.output, health.output
         assert attempts == []  # refused before any connection
         served_only = runner.invoke(app, ["deploy", "-f", str(LAB_MINI), "--lab", "--limit", "spine01",
                                           "--journal", str(tmp_path / "j.sqlite"), "--no-diff"])
@@ -121,7 +123,8 @@ def test_lab_records_its_fabric_and_commands_without_f_use_it(tmp_path: Path, mo
         assert refused.exit_code == 3, refused.output
         assert "the running lab serves" in refused.output
     finally:
-        runner.invoke(app, ["lab", "down"])
+        down = runner.invoke(app, ["lab", "down"])
+    assert down.exit_code == 0 and not (state / "fabric.json").exists()
 
 
 # ---------------------------------------------------------------------------------------------- defects 4, 6
