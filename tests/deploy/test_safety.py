@@ -301,6 +301,10 @@ def test_a_killed_run_is_interrupted_with_the_devices_it_may_have_changed(tmp_pa
     live = Journal(tmp_path / "j.sqlite")
     running = live.start_run("deploy", "lab-mini", "h", {"commit": False})
     assert live.run(running).state == "running"  # type: ignore[union-attr]
+    live.db.execute("UPDATE runs SET host='another-host', pid=? WHERE id=?", (dead.pid, running))
+    elsewhere = live.run(running)
+    assert elsewhere is not None and not elsewhere.interrupted  # a pid from another host proves nothing here
+    assert elsewhere.state == "unfinished (ran on another-host)"
     live.close()
 
 
