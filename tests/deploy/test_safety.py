@@ -73,13 +73,23 @@ def test_blank_limit_is_an_error_not_everything() -> None:
     ["deploy", "--limit", "!*"],
     ["audit", "--limit", "!*"],
     ["audit", "--limit", ""],
-    ["rollback", "last", "--commit"],  # no deploy in the journal: nothing to restore
 ])
 def test_empty_selection_exits_3_before_any_connection(argv: list[str], in_tmp: Path, no_network) -> None:
     result = CliRunner().invoke(app, [*argv, "-f", str(LAB_MINI)])
     assert result.exit_code == 3, result.output
     assert "no device" in result.output or "no run" in result.output
     assert "0 devices" not in result.output
+    assert no_network == []
+
+
+def test_rollback_of_a_run_that_changed_nothing_is_an_error(in_tmp: Path, no_network) -> None:
+    with open_journal(in_tmp / "journal.sqlite") as j:  # a dry run: its devices were only diffed
+        run = j.start_run("deploy", "lab-mini", "h", {"commit": False}, device_count=1)
+        j.record_device(run, "spine01", "eos", "would_change", backup_format="eos_cli", backup="old\n")
+        j.finish_run(run, "ok", 0)
+    for argv in (["rollback", run, "--commit"], ["rollback", "last"]):
+        result = CliRunner().invoke(app, [*argv, "-f", str(LAB_MINI)])
+        assert result.exit_code == 3 and "nothing to roll back" in result.output, result.output
     assert no_network == []
 
 
