@@ -3,7 +3,9 @@
 No Nornir and no config building here: the caller passes the rendered files, the intent
 and a ``Connector``; the platform ``Driver`` does the talking. Every outcome leaves the
 device either at its new intended state (confirmed and read back) or exactly at its
-backup (read back and compared), and says which.
+backup (read back and compared), and says which. Under a ``DeviceClock`` the whole of it is
+bounded: past the deadline the outcome is ``timeout`` (see :func:`run_transaction`); a stop
+request seen before the first change leaves the device ``interrupted``, untouched.
 """
 
 from __future__ import annotations
