@@ -112,6 +112,8 @@ def test_lab_records_its_fabric_and_commands_without_f_use_it(tmp_path: Path, mo
     try:
         record = json.loads((state / "fabric.json").read_text())
         assert record["path"] == str(LAB_MINI.resolve()) and len(record["sha256"]) == 64
+        shown = runner.invoke(app, ["lab", "status", "--format", "json"])
+        assert json.loads(shown.output)["fabric"] == record
         dry = runner.invoke(app, ["deploy", "--lab", "--limit", "spine01", "--no-diff", "--format", "json",
                                   "--journal", str(tmp_path / "j.sqlite")])  # no -f: the lab's fabric
         assert dry.exit_code == 0, dry.output
