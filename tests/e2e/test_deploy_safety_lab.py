@@ -247,10 +247,10 @@ def test_slow_device_is_bounded_by_the_deadline_and_ends_timeout(fresh_lab, slow
     fresh_lab.thread.clear(slow)
     outcome = report.outcomes[slow]
     assert outcome.status == "timeout", (outcome.status, outcome.error)
-    assert outcome.seconds <= deadline + 2.0, outcome.seconds
+    assert outcome.seconds <= deadline + 3.0, outcome.seconds
     others = {n: report.outcomes[n].status for n in names[1:]}
     if max_fail:
-        assert elapsed <= deadline + 3.0, elapsed  # the run ends within its deadline and a small margin
+        assert elapsed <= deadline + 4.0, elapsed  # the run ends within its deadline and a small margin
         assert set(others.values()) == {"changed"}, others
     else:  # past --max-fail the wave is rolled back, as for any other failure
         assert set(others.values()) == {"rolled_back"}, others
