@@ -63,9 +63,9 @@ def test_interfaces_status_capture_without_flags() -> None:
     rows = p.parse_interfaces_status((FIX / "show_interfaces_status.txt").read_text())
     assert [r["port"] for r in rows] == ["Et3/1/1", "Et3/1/4", "Et3/2/1", "Et3/2/2", "Et3/2/4", "Et3/2/5"]
     assert rows[0] == {"port": "Et3/1/1", "name": "I am a 40G port !! Hi", "status": "connected", "vlan": "trunk",
-                       "duplex": "a-full", "speed": "a-40G", "type": "40GBASE-CR4", "flags": ""}
+                       "duplex": "a-full", "speed": "a-40G", "type": "40GBASE-CR4", "flags": "", "encapsulation": ""}
     assert rows[1] == {"port": "Et3/1/4", "name": "", "status": "inactive", "vlan": "1", "duplex": "unconf",
-                       "speed": "unconf", "type": "40GBASE-CR4", "flags": ""}
+                       "speed": "unconf", "type": "40GBASE-CR4", "flags": "", "encapsulation": ""}
     assert (rows[4]["name"], rows[4]["status"], rows[4]["vlan"]) == ("- DISABLED routed (", "disabled", "routed")
     assert [r["status"] for r in rows] == ["connected", "inactive", "notconnect", "errdisabled", "disabled",
                                            "disabled"]
@@ -75,16 +75,29 @@ def test_interfaces_status_capture_with_flags_and_collapsed_lines() -> None:
     rows = p.parse_interfaces_status((FIX / "show_interfaces_status_flags.txt").read_text())
     assert [r["port"] for r in rows] == ["Et1", "Et2", "Et3", "Ma1", "Et49", "Et52", "Ma1", "Po49"]
     assert rows[0] == {"port": "Et1", "name": "", "status": "notconnect", "vlan": "10", "duplex": "auto",
-                       "speed": "auto", "type": "10GBASE-T", "flags": ""}
+                       "speed": "auto", "type": "10GBASE-T", "flags": "", "encapsulation": ""}
     assert rows[3] == {"port": "Ma1", "name": "", "status": "connected", "vlan": "routed", "duplex": "a-full",
-                       "speed": "a-100M", "type": "10/100/1000", "flags": ""}
+                       "speed": "a-100M", "type": "10/100/1000", "flags": "", "encapsulation": ""}
     # the capture's last four lines have their column padding collapsed to single spaces
     assert rows[4] == {"port": "Et49", "name": "Core: drxx.yul01", "status": "notconnect", "vlan": "in Po49",
-                       "duplex": "full", "speed": "10G", "type": "Not Present", "flags": ""}
+                       "duplex": "full", "speed": "10G", "type": "Not Present", "flags": "", "encapsulation": ""}
     assert (rows[5]["status"], rows[5]["type"]) == ("connected", "10GBASE-SR")
     assert (rows[6]["duplex"], rows[6]["speed"]) == ("a-half", "a-10M")
     assert rows[7] == {"port": "Po49", "name": "Core: dr01-dr02.y", "status": "connected", "vlan": "trunk",
-                       "duplex": "full", "speed": "20G", "type": "N/A", "flags": ""}
+                       "duplex": "full", "speed": "20G", "type": "N/A", "flags": "", "encapsulation": ""}
+
+
+def test_interfaces_status_capture_with_flags_and_encapsulation_columns() -> None:
+    rows = p.parse_interfaces_status((FIX / "show_interfaces_status_encapsulation.txt").read_text())
+    assert [r["port"] for r in rows] == ["Et1", "Et2", "Et3", "Et4", "Et5", "Et6", "Et7", "Ma1"]
+    assert rows[1] == {"port": "Et2", "name": "", "status": "connected", "vlan": "2", "duplex": "full",
+                       "speed": "1G", "type": "EbraTestPhyPort", "flags": "", "encapsulation": ""}
+    assert rows[7] == {"port": "Ma1", "name": "", "status": "disabled", "vlan": "routed", "duplex": "a-full",
+                       "speed": "a-1G", "type": "10/100/1000", "flags": "", "encapsulation": ""}
+    line = "Et9               connected    routed   full   400G   400GBASE-CR8    D     dot1q"
+    header = "Port       Name   Status       Vlan     Duplex Speed  Type            Flags Encapsulation"
+    row = p.parse_interfaces_status(f"{header}\n{line}\n")[0]
+    assert (row["type"], row["flags"], row["encapsulation"]) == ("400GBASE-CR8", "D", "dot1q")
 
 
 def test_interfaces_status_rejects_other_output() -> None:

@@ -306,7 +306,7 @@ _STATUS_RE = re.compile(
 
 
 def parse_interfaces_status(text: str) -> list[dict[str, str]]:
-    """``show interfaces status`` rows: port, name, status, vlan, duplex, speed, type, flags.
+    """``show interfaces status`` rows: port, name, status, vlan, duplex, speed, type, flags, encapsulation.
 
     Aligned rows are cut at the header's column positions (names may contain anything); rows whose spacing
     was collapsed (seen in captures) fall back to a pattern anchored on the status word.
@@ -338,14 +338,17 @@ def _status_aligned(ln: str, cols: dict[str, int]) -> dict[str, str] | None:
     tail = tail.lstrip()
     speed, _, media = tail.partition(" ")
     media_col = cols["Type"]
-    flags = ""
+    flags = encapsulation = ""
     if "Flags" in cols and len(ln) > cols["Flags"]:
-        media, flags = ln[media_col:cols["Flags"]].strip(), ln[cols["Flags"]:].strip()
+        # newer EOS adds Flags and then Encapsulation (ntc-templates arista_eos_show_interfaces_status_encap.raw)
+        flags_end = cols.get("Encapsulation", len(ln))
+        media, flags = ln[media_col:cols["Flags"]].strip(), ln[cols["Flags"]:flags_end].strip()
+        encapsulation = ln[flags_end:].strip()
     else:
         media = ln[media_col:].strip() if len(ln) > media_col and ln[media_col - 1] == " " else media.strip()
     return {"port": ln[: cols["Name"]].strip(), "name": ln[cols["Name"]:st].strip(), "status": status,
             "vlan": ln[vl:dup_start].strip(), "duplex": duplex.strip(), "speed": speed.strip(), "type": media,
-            "flags": flags}
+            "flags": flags, "encapsulation": encapsulation}
 
 
 def _status_collapsed(ln: str) -> dict[str, str] | None:
@@ -353,7 +356,7 @@ def _status_collapsed(ln: str) -> dict[str, str] | None:
     if m is None:
         return None
     row = {k: (v or "").strip() for k, v in m.groupdict().items()}
-    row["flags"] = ""
+    row["flags"] = row["encapsulation"] = ""
     return row
 
 
