@@ -99,7 +99,7 @@ def test_congestion_control_fixture() -> None:
 def test_interface_congestion_control_fixture_has_its_own_title_and_units() -> None:
     # per-interface form: "ECN configuration" and 153.00 KB / 1.43 MB (raised ParseError before)
     assert p.parse_qos_congestion_control(fixture("nv_show_interface_qos_congestion_control")) == {
-        0: {"ecn": True, "red": False, "min": round(153 * 1024), "max": round(1.43 * 1024**2), "probability": 100}}
+        0: {"ecn": True, "red": False, "min": 153 * 1024, "max": round(1.43 * 1024**2), "probability": 100}}
 
 
 def test_qos_roce_lossy_multi_tc_fixture() -> None:
