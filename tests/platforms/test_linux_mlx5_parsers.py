@@ -40,6 +40,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_ethtool_stats,
     parse_ip_json,
     parse_mlnx_qos,
+    parse_mlxconfig_query,
     parse_rdma_links,
     parse_sysctl,
     parse_sysfs_grep,
@@ -127,6 +128,30 @@ def test_ethtool_stats_with_real_header_and_indent() -> None:
     assert parse_ethtool_stats(real) == parse_ethtool_stats(body)
     with pytest.raises(ParseError):
         parse_ethtool_stats("NIC statistics:\n     rx_packets: lots\n")
+
+
+def test_ethtool_stats_older_driver_fixture_with_indent() -> None:
+    stats = parse_ethtool_stats(fixture("ethtool_S_mlx5_connectx4_older_driver.txt"))
+    assert len(stats) == 309
+    assert (stats["rx_packets"], stats["tx_packets"], stats["rx_unicast_packets"]) == (5487361, 5116718, 4493131)
+    assert (stats["crc_align_errors"], stats["symbol_err"], stats["pause_ctrl_rx"], stats["pause_ctrl_tx"]) == (
+        0, 0, 0, 0)
+    assert not any(k.endswith("_phy") or k.startswith("rx_prio") for k in stats)
+    assert stats["rx0_packets"] == 393312
+
+
+def test_mlxconfig_query_fixture() -> None:
+    q = parse_mlxconfig_query(fixture("mlxconfig_e_query_connectx4.txt"))
+    assert q == {
+        "KEEP_IB_LINK_UP_P2": {"default": "False(0)", "current": "True(1)", "next_boot": "True(1)", "pending": True},
+        "KEEP_LINK_UP_ON_BOOT_P2": {"default": "False(0)", "current": "False(0)", "next_boot": "False(0)",
+                                    "pending": False},
+        "ESWITCH_HAIRPIN_DESCRIPTORS": {"default": "Array[0..7]", "current": "Array[0..7]",
+                                        "next_boot": "Array[0..7]", "pending": False},
+        "MEMIC_SIZE_LIMIT": {"default": "_256KB(1)", "current": "_256KB(1)", "next_boot": "DISABLED(0)",
+                             "pending": True}}
+    with pytest.raises(ParseError):
+        parse_mlxconfig_query("-E- Failed to open device")
 
 
 def test_ethtool_driver_pause_settings() -> None:
