@@ -24,7 +24,7 @@ from roceops.platforms.driver import Snapshot
 from roceops.render.engine import render_device
 from roceops.topology.fabric import Fabric
 
-FAILED = ("rolled_back", "failed")
+FAILED = ("rolled_back", "failed", "facts_mismatch")
 
 
 @dataclass(frozen=True)

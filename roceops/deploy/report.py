@@ -11,9 +11,11 @@ from rich.table import Table
 from roceops.deploy.device import Status
 from roceops.deploy.engine import DeployReport
 
-ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
+ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "facts_mismatch", "unreachable",
+                       "not_touched"]
 STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
-                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
+                            "rolled_back": "bold red", "failed": "bold red", "facts_mismatch": "bold red",
+                            "unreachable": "red", "not_touched": "dim"}
 
 
 def as_json(report: DeployReport) -> dict[str, Any]:

@@ -103,6 +103,16 @@ _ALIASES = {"slow_ms": "slow", "drop_after": "drop", "refused": "refuse", "rejec
 _PARAM_ALIASES = {"slow_ms": "ms", "drop_after": "after"}
 
 
+FACTS_FAULT = "facts"  # a switch reporting other facts than the fabric's: params hwsku, version
+FACTS_PARAMS = frozenset({"hwsku", "version"})
+
+
+def reported_fact(state: DeviceState, key: str, default: str) -> str:
+    """What a switch reports as its ``hwsku`` or ``version``: the ``facts`` fault's value, else ``default``."""
+    value = state.faults.extra.get(FACTS_FAULT, {}).get(key)
+    return default if value is None else str(value)
+
+
 def canonical_fault_name(name: str) -> str:
     """``Auth-Reject`` -> ``auth_reject``; also maps the field-style aliases (``slow_ms``)."""
     key = name.strip().lower().replace("-", "_")

@@ -69,6 +69,11 @@ class TierIntent(StrictModel):
         default=None, description="explicit switch count per plane (spine/core); computed when absent"
     )
     name: str | None = Field(default=None, description="name template, e.g. 'leaf-su{su}-r{rail}'")
+    nos_version: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$",
+        description="NOS release the tier runs (e.g. '202411', '5.14', '4.32'): templates pick release-specific "
+                    "syntax from it and deploy refuses a device reporting another release; applies to switches "
+                    "still on the tier's platform")
 
 
 class Tiers(StrictModel):
@@ -160,7 +165,7 @@ class Settings(StrictModel):
     dcqcn: DcqcnPolicy | None = None
     ecn: dict[str, EcnPolicy] | None = Field(default=None, description="per traffic-class name")
     platform: SwitchPlatform | HostPlatform | None = None
-    nos_version: str | None = None
+    nos_version: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
 
 
 class Overrides(StrictModel):

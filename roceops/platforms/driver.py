@@ -64,6 +64,19 @@ class Change:
         return not self.payload
 
 
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What a switch says it is, read before anything is pushed (``Driver.read_facts``).
+
+    ``hardware`` is the identity the NOS reports and a fabric's ``hwsku`` names: SONiC ``HwSKU``, NVUE
+    ``platform``, EOS ``modelName``. ``ports`` are the front-panel ports the device has (None: not readable).
+    """
+
+    nos_version: str | None
+    hardware: str | None
+    ports: frozenset[str] | None
+
+
 class Driver(Protocol):
     # --- pure ------------------------------------------------------------------------------
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:

@@ -36,7 +36,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from roceops.lab.personality import CloseSession, DeviceState, LabError, Reply, Session, SessionInfo
+from roceops.lab.personality import (
+    FACTS_FAULT,
+    FACTS_PARAMS,
+    CloseSession,
+    DeviceState,
+    LabError,
+    Reply,
+    Session,
+    SessionInfo,
+)
 from roceops.lab.physical import Physical
 from roceops.platforms.cumulus import lab_show as show
 from roceops.platforms.cumulus.lab_faults import CONFIG_FAULTS, OPER_FAULTS, apply_config_fault
@@ -79,7 +88,7 @@ def _pack(tree: Tree) -> bytes:
 
 
 class CumulusState(DeviceState):
-    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -88,6 +97,10 @@ class CumulusState(DeviceState):
         self.started = clock()
         self.hostname = str(self.extra.get("hostname", name))
         self.model = str(self.extra.get("model", "generic"))
+        hwsku = self.extra.get("hwsku")
+        self.platform_id = str(hwsku if hwsku and hwsku != "generic" else self.model)  # nv show system platform
+        release = str(self.extra.get("nos_version") or show.RELEASE)
+        self.release = release if release.count(".") >= 2 else f"{release}.0"
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
         self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=_natural)]
@@ -220,6 +233,8 @@ class CumulusState(DeviceState):
                 raise LabError(str(exc.args[0])) from None
             self.faults.extra[fault] = dict(params)
         else:
+            if fault == FACTS_FAULT and (bad := sorted(set(params) - FACTS_PARAMS)):
+                raise LabError(f"fault '{fault}' takes hwsku, version (got: {', '.join(bad)})")
             super().apply_fault(name, **params)
 
     def clear_faults(self) -> None:

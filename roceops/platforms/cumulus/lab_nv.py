@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from roceops.lab.personality import reported_fact
 from roceops.platforms.cumulus import lab_show as show
 from roceops.platforms.cumulus.lab_schema import (
     NvError,
@@ -263,7 +264,9 @@ def _show(state: CumulusState, args: list[str]) -> Result:
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
                            tree=state.applied, view=state.view(), physical=state.physical,
-                           uptime_s=state.clock() - state.started)
+                           uptime_s=state.clock() - state.started,
+                           release=reported_fact(state, "version", state.release),
+                           platform=reported_fact(state, "hwsku", state.platform_id))
     text = _show_text(ctx, pos, fmt, opts.get("--view"))
     if text is None:
         return f"Error: {show.MISSING}" if _known_show(pos) else f"Error: Invalid Command: show {' '.join(args)}", 1

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from roceops.lab.personality import (
+    FACTS_FAULT,
+    FACTS_PARAMS,
     CloseSession,
     DeviceState,
     LabError,
@@ -64,6 +66,7 @@ FAULT_PARAMS: dict[str, frozenset[str]] = {
     "ecn_changed": frozenset({"port", "min", "max"}),
     "mtu_mismatch": frozenset({"port", "mtu"}),
     "reject_config": frozenset(),
+    FACTS_FAULT: FACTS_PARAMS,
     **{f: frozenset({"port"}) for f in OPER_FAULTS},
 }
 
@@ -82,13 +85,17 @@ class ConfigSession:
 class EosState(DeviceState):
     """One simulated EOS switch, shared by all its SSH sessions."""
 
-    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, platform, extra)
         preload = self.extra.pop("preload_files", None)  # applied below; not kept in memory
         ports = [dict(p) for p in self.extra.get("ports") or []]
-        self.model = str(self.extra.get("model") or "DCS-7060DX5-64S")
+        hwsku = self.extra.get("hwsku")
+        # show version modelName: the fabric's hwsku when it names one
+        self.model = str(hwsku if hwsku and hwsku != "generic" else self.extra.get("model") or "DCS-7060DX5-64S")
+        release = str(self.extra.get("nos_version") or "")
+        self.release = release if release.count(".") >= 2 or not release else f"{release}.0F"
         self.physical = Physical(name, ports, self.extra.get("lossless") or (3,))
         self.port_names = frozenset(p["name"] for p in ports)
         self.ports_sorted = sorted(self.port_names, key=natural_key)

@@ -15,6 +15,7 @@ import zlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from roceops.lab.personality import reported_fact
 from roceops.platforms.eos.lab_counters import (
     ENCODE,
     SLOT,
@@ -457,9 +458,10 @@ def _interfaces_text(st: EosState, names: list[str]) -> str:
 
 
 def _version(st: EosState) -> dict[str, Any]:
-    return {"mfgName": "Arista", "modelName": st.model, "hardwareRevision": "11.00",
+    return {"mfgName": "Arista", "modelName": reported_fact(st, "hwsku", st.model), "hardwareRevision": "11.00",
             "serialNumber": f"LAB{zlib.crc32(st.name.encode()) % 10**8:08d}", "systemMacAddress": _mac(st, "system"),
-            "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00", "version": EOS_VERSION,
+            "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00",
+            "version": reported_fact(st, "version", st.release or EOS_VERSION),
             "architecture": "x86_64", "internalVersion": f"{EOS_VERSION}-lab", "internalBuildId": "roceops-lab",
             "imageFormatVersion": "3.0", "imageOptimization": "Strata-4GB", "bootupTimestamp": st.booted,
             "uptime": time.time() - st.booted, "memTotal": 32_588_196, "memFree": 27_019_668, "isIntlVersion": False}

@@ -42,6 +42,7 @@ from roceops.platforms.driver import (
     BgpSession,
     Change,
     ConfirmNotTaken,
+    DeviceFacts,
     DriverError,
     Intent,
     LldpNeighbor,
@@ -51,6 +52,7 @@ from roceops.platforms.driver import (
 )
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.render import buffer_model_of
 from roceops.render.engine import RenderedDevice
@@ -391,6 +393,13 @@ class SonicDriver:
         text = _send(conn, PRINT_DATA)
         _load(text, f"`{PRINT_DATA}`")
         return Snapshot(format="config_db_json", text=text)
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
+        """Release and HwSKU from ``show version``, ports from ``current`` (the CONFIG_DB just read)."""
+        text = _send(conn, VERSION)
+        if _FAILURE.search(text):
+            raise _failure(VERSION, text)
+        return parse_facts(text, _load(current, f"`{PRINT_DATA}`"))
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)

@@ -19,6 +19,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab.personality import reported_fact
 from roceops.lab.physical import STORM_RATE
 from roceops.platforms.sonic.lab_format import comma, frr_uptime, natsorted, speed_text, tabulate
 from roceops.platforms.sonic.lab_state import Db, SonicState
@@ -401,14 +402,17 @@ def bgp_summary(st: SonicState, db: Db, args: list[str]) -> str:
 
 def version(st: SonicState, db: Db, args: list[str]) -> str:
     meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    release = reported_fact(st, "version", st.release)
+    software = f"SONiC.{release}-roceops-lab" if release else SOFTWARE_VERSION
+    hwsku = reported_fact(st, "hwsku", meta.get("hwsku", "generic"))
     up = int(time.time() - st.started)
     now = datetime.now(UTC)
     serial = f"MT{zlib.crc32(st.name.encode()) % 10**10:010d}"
     return "\n".join([
-        f"SONiC Software Version: {SOFTWARE_VERSION}", "SONiC OS Version: 12", "Distribution: Debian 12.8",
+        f"SONiC Software Version: {software}", "SONiC OS Version: 12", "Distribution: Debian 12.8",
         "Kernel: 6.1.0-22-2-amd64", "Build commit: 5c1f3e2", "Build date: Tue Feb 11 03:14:07 UTC 2025",
         "Built by: sonicbld@sonic-lab", "",
-        f"Platform: {meta.get('platform', st.platform_name)}", f"HwSKU: {meta.get('hwsku', 'generic')}",
+        f"Platform: {meta.get('platform', st.platform_name)}", f"HwSKU: {hwsku}",
         f"ASIC: {st.asic}", "ASIC Count: 1", f"Serial Number: {serial}", "Model Number: N/A",
         "Hardware Revision: N/A",
         f"Uptime: {now:%H:%M:%S} up {up // 86400} days, {up % 86400 // 3600:2d}:{up % 3600 // 60:02d},  1 user,  "

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
-from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
+from roceops.lab.personality import FACTS_FAULT, FACTS_PARAMS, DeviceState, LabError, canonical_fault_name
 from roceops.lab.physical import OPER_FAULTS, Physical
 from roceops.platforms.sonic.lab_format import natsorted
 from roceops.platforms.sonic.parsers_config_db import port_id_keyed, port_keyed, priorities, unref
@@ -37,6 +37,7 @@ FLAG_FAULTS = frozenset({"reject_config", "confirm_lost"})
 FAULT_PARAMS: dict[str, frozenset[str]] = {
     "pfc_off": frozenset({"port", "priority"}), "ecn_changed": frozenset({"min", "max"}),
     "mtu_mismatch": frozenset({"port", "mtu"}), "reject_config": frozenset(), "confirm_lost": frozenset(),
+    FACTS_FAULT: FACTS_PARAMS,
     **{f: frozenset({"port"}) for f in OPER_FAULTS},
 }
 DEFAULT_MTU = "9100"
@@ -114,6 +115,7 @@ class SonicState(DeviceState):
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)))
         hwsku = str(self.extra.get("hwsku") or "generic")
         self.platform_name, self.asic = _platform_of(hwsku)
+        self.release = str(self.extra.get("nos_version") or "")  # the fabric's release, else the lab's default
         seed = zlib.crc32(name.encode())
         mac = "0c:42:a1:" + ":".join(f"{(seed >> s) & 0xFF:02x}" for s in (16, 8, 0))
         db: Db = {
