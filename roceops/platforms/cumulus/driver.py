@@ -497,6 +497,10 @@ class CumulusDriver:
             raise DriverError(f"cannot read the configuration: {problem}")
         return Snapshot(format="nvue_commands", text=text)
 
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(outputs[SYSTEM_COMMAND], outputs[INTERFACES_COMMAND])
+
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
         """Release and platform from ``nv show system``, swp ports from ``nv show interface`` (JSON both)."""
         outputs = run_batch(conn, [SYSTEM_COMMAND, INTERFACES_COMMAND])

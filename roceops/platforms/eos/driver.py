@@ -273,6 +273,10 @@ class EosDriver:
 
     batch: ClassVar[int] = 40  # config lines per write: one round trip per batch instead of per line
 
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(*(outputs[cmd] for cmd in FACTS_COMMANDS))
+
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
         """Release and model from ``show version``, Ethernet ports from ``show interfaces`` (JSON both)."""
         self._privileged(conn)

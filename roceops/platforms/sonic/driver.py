@@ -394,6 +394,10 @@ class SonicDriver:
         _load(text, f"`{PRINT_DATA}`")
         return Snapshot(format="config_db_json", text=text)
 
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(outputs[VERSION], _load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"))
+
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
         """Release and HwSKU from ``show version``, ports from ``current`` (the CONFIG_DB just read)."""
         text = _send(conn, VERSION)
