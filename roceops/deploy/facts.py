@@ -16,7 +16,7 @@ from roceops.platforms.driver import DeviceFacts, Intent, Snapshot
 # platform -> (oldest, newest) release, compared on as many leading numbers as the bound has
 SUPPORTED_RELEASES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "sonic": ((202305,), (202511,)),
-    "cumulus": ((5, 9), (5, 15)),
+    "cumulus": ((5, 9), (5, 14)),  # 5.15+ wording (issue 16: `state enabled`, `ipv4 address`) is unconfirmed
     "eos": ((4, 28), (4, 34)),
 }
 _TOKEN = re.compile(r"[.\-]")

@@ -113,6 +113,15 @@ def reported_fact(state: DeviceState, key: str, default: str) -> str:
     return default if value is None else str(value)
 
 
+def lab_release(fabric: object, default: str, suffix: str) -> str:
+    """The release a lab switch runs: its default when that is the fabric's release (``4.32`` -> ``4.32.2F``),
+    else the fabric's release plus ``suffix`` (``4.30`` -> ``4.30`` + ``.0F``); no fabric release: the default."""
+    wanted = str(fabric or "")
+    if not wanted or default.startswith(wanted + ".") or default == wanted:
+        return default
+    return wanted if wanted.count(".") >= 2 else wanted + suffix
+
+
 def canonical_fault_name(name: str) -> str:
     """``Auth-Reject`` -> ``auth_reject``; also maps the field-style aliases (``slow_ms``)."""
     key = name.strip().lower().replace("-", "_")

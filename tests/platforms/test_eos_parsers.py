@@ -192,7 +192,7 @@ def test_json_parsers_on_lab_output() -> None:
     assert pfc["Ethernet1/1"]["rx"] == sum(rx for rx, _ in pfc["Ethernet1/1"]["priorities"].values())
     assert p.parse_pfc_watchdog_json(run(st, p.CMD_PFC_WATCHDOG)) == {"Ethernet1/1": 1}
     intfs = p.parse_interfaces_json(run(st, p.CMD_INTERFACES))
-    assert intfs["Ethernet1/1"]["mtu"] == 9216 and intfs["Ethernet1/1"]["speed"] == 400_000
+    assert intfs["Ethernet1/1"]["mtu"] == 9214 and intfs["Ethernet1/1"]["speed"] == 400_000
     assert intfs["Loopback0"]["mtu"] == 65535
     status = p.parse_interfaces_status_json(run(st, "show interfaces status | json"))
     assert status["Ethernet2/1"]["status"] == "connected" and status["Ethernet2/1"]["speed"] == 400_000
@@ -209,7 +209,7 @@ def test_observed_config_of_a_deployed_switch_has_no_drift() -> None:
     observed = p.observe_config(lab_state().running_text(), want)
     assert compare(DRIVER.expected(want), observed) == []
     assert observed["ports"]["Ethernet1/1"] == {
-        "name": "Ethernet1/1", "mtu": 9216, "admin_up": True, "description": "leaf-su1-r1:Ethernet32",
+        "name": "Ethernet1/1", "mtu": 9214, "admin_up": True, "description": "leaf-su1-r1:Ethernet32",
         "address": "10.1.0.0/31", "pfc_priorities": [3], "pfc_watchdog": True, "speed": 400_000}
     assert observed["qos"]["queues"]["3"] == {"scheduler": "dwrr", "weight": 60,
                                              "ecn": {"min_bytes": 153600, "max_bytes": 1536000, "probability": 100}}

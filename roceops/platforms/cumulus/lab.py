@@ -45,6 +45,7 @@ from roceops.lab.personality import (
     Reply,
     Session,
     SessionInfo,
+    lab_release,
 )
 from roceops.lab.physical import Physical
 from roceops.platforms.cumulus import lab_show as show
@@ -99,8 +100,7 @@ class CumulusState(DeviceState):
         self.model = str(self.extra.get("model", "generic"))
         hwsku = self.extra.get("hwsku")
         self.platform_id = str(hwsku if hwsku and hwsku != "generic" else self.model)  # nv show system platform
-        release = str(self.extra.get("nos_version") or show.RELEASE)
-        self.release = release if release.count(".") >= 2 else f"{release}.0"
+        self.release = lab_release(self.extra.get("nos_version"), show.RELEASE, ".0")
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
         self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=_natural)]

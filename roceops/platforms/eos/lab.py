@@ -39,10 +39,12 @@ from roceops.lab.personality import (
     Session,
     SessionInfo,
     canonical_fault_name,
+    lab_release,
 )
 from roceops.lab.physical import OPER_FAULTS, Physical
 from roceops.platforms.eos import lab_show
 from roceops.platforms.eos.lab_tree import (
+    EOS_VERSION,
     ConfigError,
     Failed,
     Matched,
@@ -94,8 +96,7 @@ class EosState(DeviceState):
         hwsku = self.extra.get("hwsku")
         # show version modelName: the fabric's hwsku when it names one
         self.model = str(hwsku if hwsku and hwsku != "generic" else self.extra.get("model") or "DCS-7060DX5-64S")
-        release = str(self.extra.get("nos_version") or "")
-        self.release = release if release.count(".") >= 2 or not release else f"{release}.0F"
+        self.release = lab_release(self.extra.get("nos_version"), EOS_VERSION, ".0F")
         self.physical = Physical(name, ports, self.extra.get("lossless") or (3,))
         self.port_names = frozenset(p["name"] for p in ports)
         self.ports_sorted = sorted(self.port_names, key=natural_key)

@@ -461,7 +461,7 @@ def _version(st: EosState) -> dict[str, Any]:
     return {"mfgName": "Arista", "modelName": reported_fact(st, "hwsku", st.model), "hardwareRevision": "11.00",
             "serialNumber": f"LAB{zlib.crc32(st.name.encode()) % 10**8:08d}", "systemMacAddress": _mac(st, "system"),
             "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00",
-            "version": reported_fact(st, "version", st.release or EOS_VERSION),
+            "version": reported_fact(st, "version", st.release),
             "architecture": "x86_64", "internalVersion": f"{EOS_VERSION}-lab", "internalBuildId": "roceops-lab",
             "imageFormatVersion": "3.0", "imageOptimization": "Strata-4GB", "bootupTimestamp": st.booted,
             "uptime": time.time() - st.booted, "memTotal": 32_588_196, "memFree": 27_019_668, "isIntlVersion": False}

@@ -29,7 +29,6 @@ UNICAST_QUEUES = 8
 MULTICAST_QUEUES = 8
 CNP_QUEUE = 6
 PACKET_BYTES = {"lossless": 4160, 0: 512, CNP_QUEUE: 64}
-SOFTWARE_VERSION = "SONiC.202411.1-roceops-lab"
 _TRANSCEIVERS = {800_000: "OSFP 8X Pluggable Transceiver", 400_000: "QSFP-DD Double Density 8X Pluggable Transceiver",
                  200_000: "QSFP56 or later", 100_000: "QSFP28 or later", 40_000: "QSFP+ or later",
                  25_000: "SFP28 or later", 10_000: "SFP/SFP+/SFP28"}
@@ -402,8 +401,7 @@ def bgp_summary(st: SonicState, db: Db, args: list[str]) -> str:
 
 def version(st: SonicState, db: Db, args: list[str]) -> str:
     meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
-    release = reported_fact(st, "version", st.release)
-    software = f"SONiC.{release}-roceops-lab" if release else SOFTWARE_VERSION
+    software = f"SONiC.{reported_fact(st, 'version', st.release)}-roceops-lab"
     hwsku = reported_fact(st, "hwsku", meta.get("hwsku", "generic"))
     up = int(time.time() - st.started)
     now = datetime.now(UTC)
