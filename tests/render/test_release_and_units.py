@@ -11,6 +11,7 @@ from labtools import lab_mini
 
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.base import get_platform
 from roceops.platforms.eos import parsers as eos_parsers
 from roceops.platforms.eos.render import MAX_MTU, render_context
 from roceops.render.engine import render_device
@@ -60,6 +61,8 @@ def test_nos_version_reaches_the_intent_and_the_render_context() -> None:
     assert (intent(SONIC).nos_version, intent(CUMULUS).nos_version, intent(EOS).nos_version) == (
         "202411", "5.14", "4.32")  # leaf tier, su2 override (cumulus), spine tier
     assert render_context(intent(EOS))["nos_version"] == "4.32"
+    assert get_platform("sonic").render_context(intent(SONIC))["nos_version"] == "202411"
+    assert get_platform("cumulus").render_context(intent(CUMULUS))["nos_version"] == "5.14"
 
 
 def test_eos_queue_keyword_follows_the_hardware() -> None:
