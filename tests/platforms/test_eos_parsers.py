@@ -344,3 +344,15 @@ def test_plan_change_after_drift_and_plan_restore_round_trip() -> None:
     run(st, "configure session r1", *restore.payload, "commit")
     assert st.running_text() == backup.text
     assert DRIVER.plan_restore(backup, backup).empty
+
+
+def test_lab_status_text_in_both_layouts_parses_to_the_same_rows() -> None:
+    st = lab_state()
+    older = p.parse_interfaces_status(run(st, "show interfaces status"))
+    st.apply_fault("status_columns")
+    text = run(st, "show interfaces status")
+    assert text.splitlines()[0].split()[-2:] == ["Flags", "Encapsulation"]
+    newer = p.parse_interfaces_status(text)
+    assert [r["port"] for r in newer] == [r["port"] for r in older] and len(newer) >= len(intent().ports)
+    assert newer == [{**r, "flags": "", "encapsulation": ""} for r in older]
+    assert all(line.endswith(" ") for line in text.splitlines()[1:])  # empty trailing columns padded, as EOS does

@@ -17,7 +17,9 @@ commit timer; ``rollback clean-config`` resets the session to the factory defaul
 Faults (``PERSONALITY_FAULTS``): ``pfc_off`` (port=, priority=), ``ecn_changed`` (min=, max= bytes, port=),
 ``mtu_mismatch`` (port=, mtu=1500) change running-config through this CLI, as an operator would;
 ``reject_config`` makes every configuration command fail with EOS's "Unavailable command" error;
-``link_down``/``link_flap``/``pause_storm``/``crc_errors`` (port=) go to the shared :class:`Physical`.
+``link_down``/``link_flap``/``pause_storm``/``crc_errors`` (port=) go to the shared :class:`Physical`;
+``facts`` (hwsku=, version=) makes ``show version`` report another model or release; ``status_columns`` makes
+``show interfaces status`` print newer EOS's Flags and Encapsulation columns.
 ``clear_faults`` stops rejection and the operational faults; configuration changes stay until re-deployed.
 """
 
@@ -87,7 +89,7 @@ class ConfigSession:
 class EosState(DeviceState):
     """One simulated EOS switch, shared by all its SSH sessions."""
 
-    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT}
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT, "status_columns"}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, platform, extra)

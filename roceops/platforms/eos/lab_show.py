@@ -298,11 +298,16 @@ def _speed_text(mbps: int) -> str:
 
 
 def _status_text(st: EosState) -> str:
-    def row(cols: tuple[str, str, str, str, str, str, str]) -> str:
-        port, name, status, vlan, duplex, speed, media = cols
-        return (f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}").rstrip()
+    # newer EOS adds Flags and Encapsulation columns, blank-padded when empty (the status_columns fault;
+    # ntc-templates arista_eos_show_interfaces_status_encap.raw)
+    newer = "status_columns" in st.faults.extra
 
-    out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"))]
+    def row(cols: tuple[str, str, str, str, str, str, str], tail: str = "") -> str:
+        port, name, status, vlan, duplex, speed, media = cols
+        line = f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}"
+        return f"{line:<{_STATUS_TYPE_END}}{tail}" if newer else line.rstrip()
+
+    out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"), "Flags Encapsulation")]
     for name in _physical_names(st):
         p = _port(st, name, counters=False)
         up = p["status"] == "connected"
@@ -313,8 +318,11 @@ def _status_text(st: EosState) -> str:
         else:
             duplex, speed = "auto", "auto"
         out.append(row((short_ifname(name), p["description"], p["status"], "routed" if p["routed"] else "1", duplex,
-                        speed, _media(p))))
+                        speed, _media(p)), " " * 19))
     return "\n".join(out)
+
+
+_STATUS_TYPE_END = 92  # where the Flags column starts: past the widest Type this lab prints
 
 
 def _status_json(st: EosState) -> dict[str, Any]:

@@ -19,6 +19,8 @@ nic_reset          [netdev] the NIC lost its runtime RoCE settings (reboot / dri
 mtu_mismatch       [port] (default: the first NIC), mtu= (default 1500)
 pfc_off            [port] [priority] PFC removed (default: every NIC, every priority)
 firmware           version= (default 28.39.2048) [port]: NIC firmware differs from the fleet
+old_driver         [port] ``ethtool -S`` prints an older in-box driver's names (crc_align_errors, symbol_err,
+                   pause_ctrl_rx/tx; no header, no *_phy, no rx_prio*_pause)
 reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm) is
                    refused with the kernel's EPERM/EACCES text and changes nothing
 link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shared Physical layer
@@ -39,7 +41,7 @@ from roceops.platforms.linux_mlx5 import lab_builtins, lab_ip, lab_qos, lab_tool
 from roceops.platforms.linux_mlx5.lab_model import FAULT_FIRMWARE, PRIOS, Host, Nic
 from roceops.platforms.linux_mlx5.lab_shell import Shell
 
-CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config"})
+CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "old_driver"})
 
 
 class LinuxMlx5State(DeviceState):
@@ -119,12 +121,16 @@ class LinuxMlx5State(DeviceState):
             version = str(params.get("version", FAULT_FIRMWARE))
             for nic in self._nics(params, fault):
                 nic.fw_override = version
+        elif fault == "old_driver":
+            for nic in self._nics(params, fault):
+                nic.old_driver = True
 
     def clear_faults(self) -> None:
         super().clear_faults()
         self.physical.clear()
         for nic in self.host.nics.values():
             nic.fw_override = None
+            nic.old_driver = False
 
 
 def _int(value: Any, fault: str, key: str) -> int:

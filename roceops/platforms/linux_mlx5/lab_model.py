@@ -104,7 +104,7 @@ class Nic:
 
     __slots__ = (
         "addrs", "admin_up", "apps", "cable_len", "dcbx_os", "driver", "dscp2prio", "firmware", "fw_override",
-        "ifindex", "mac", "mtu", "name", "neighbor", "np_en", "params", "pause_rx", "pause_tx", "pfc",
+        "ifindex", "mac", "mtu", "name", "neighbor", "np_en", "old_driver", "params", "pause_rx", "pause_tx", "pfc",
         "pfc_delay", "prio_tc", "ratelimit", "rdma_dev", "roce_mode", "roce_tos", "rp_en", "speed", "tcbw",
         "tsa",
     )
@@ -117,6 +117,7 @@ class Nic:
         self.firmware: str = str(spec.get("firmware") or DEFAULT_FIRMWARE)
         self.driver: str = str(spec.get("driver") or "mlx5_core")
         self.fw_override: str | None = None
+        self.old_driver = False  # ethtool -S in an older in-box driver's names (the old_driver fault)
         self.ifindex = ifindex
         seed = zlib.crc32(f"{device}:{self.name}".encode())
         self.mac = "b8:ce:f6:{:02x}:{:02x}:{:02x}".format(*(seed.to_bytes(4, "big")[1:]))
