@@ -279,7 +279,7 @@ def test_bad_fault_parameters_are_clear_errors(lab: LabThread) -> None:
 def test_the_fast_line_splitter_agrees_with_shlex(line: str) -> None:
     import shlex
 
-    from roceops.platforms.cumulus.lab import _split_line
+    from roceops.lab.devices.cumulus.device import _split_line
 
     lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
@@ -297,7 +297,7 @@ def test_the_fast_line_splitter_agrees_with_shlex(line: str) -> None:
 
 def test_a_dwrr_traffic_class_without_a_bandwidth_shows_zero_as_nvue_does() -> None:
     # NVUE prints DWRR-0% for a TC nobody gave a bandwidth (fixtures/cumulus/nv_show_qos_roce_lossy_multi_tc.txt)
-    from roceops.platforms.cumulus.lab_view import build_view
+    from roceops.lab.devices.cumulus.view import build_view
 
     tree = {("qos", "roce", "enable"): "on",
             ("qos", "egress-queue-mapping", "default-global", "switch-priority", "1", "traffic-class"): "1"}

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab.devices.cumulus.schema import Tree
+from roceops.lab.devices.cumulus.state import RELEASE
+from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
+from roceops.lab.devices.cumulus.view import PROFILE, View, human_bytes, sub
 from roceops.lab.physical import STORM_RATE, Physical
-from roceops.platforms.cumulus.lab_schema import Tree
-from roceops.platforms.cumulus.lab_table import Layout, kv_table, sub_table
-from roceops.platforms.cumulus.lab_view import PROFILE, View, human_bytes, sub
 
-RELEASE = "5.14.0"  # the release of the captures in shared/fixtures/cumulus (a fabric's nos_version replaces it)
 BUILD = f"Cumulus Linux {RELEASE}"
 CNP_SP = 6
 ROCE_SHARE = 0.6  # share of a port's traffic that is RoCE (lossless TC) in the lab's counters
