@@ -375,3 +375,22 @@ def test_pfcwd_show_stats_multi_asic_all_queues() -> None:
                                    "tx_drop": 11, "rx_ok": 4740, "rx_drop": 47, "tx_last_ok": 499,
                                    "tx_last_drop": 2, "rx_last_ok": 7886, "rx_last_drop": 13}
     assert s[("Ethernet-BP256", 10)]["tx_ok"] == 4559 and s[("Ethernet-BP260", 15)]["rx_last_drop"] == 72
+
+
+def test_counters_printed_as_na_are_unread_never_zero() -> None:
+    header = "  Port {}    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n" \
+             "---------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+    na = "Ethernet0     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A\n"
+    ok = "Ethernet8       1       2       3       4       5       6       7       8\n"
+    pfc = header.format("Rx") + na + ok + "\n" + header.format("Tx") + na + ok
+    stats = ("      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
+             "    RX LAST OK/DROP\n"
+             "-----------  --------  -------------------------  ------------  ------------  -----------------"
+             "  -----------------\n"
+             "Ethernet0:3       N/A                    N/A/N/A       N/A/N/A       N/A/N/A            N/A/N/A"
+             "            N/A/N/A\n")
+    oper = DRIVER.operational({PFC_COUNTERS: pfc, PFCWD_STATS: stats}, leaf())
+    e0, e8 = oper.ports["Ethernet0"], oper.ports["Ethernet8"]
+    assert "pfc_rx_3" not in e0.counters and e0.unread["pfc_rx_3"] == "`show pfc counters` prints N/A"
+    assert "pfcwd_storms" not in e0.counters and e0.unread["pfcwd_storms"] == "`pfcwd show stats` prints N/A"
+    assert e8.counters["pfc_rx_3"] == 4 and e8.counters["pfcwd_storms"] == 0 and e8.unread == {}
