@@ -19,7 +19,8 @@ Output texts: ``applied [rev_id: N]``, ``saved [rev_id: applied]``, ``Invalid co
 ``  Config invalid at a.b.c: ...`` and the ``nv config revision`` table are NVUE's documented texts;
 ``Error: Invalid Command: set ...`` follows NVIDIA's own NVUE test expectations; the
 ``--confirm-status``/``--confirm-yes``/``--confirm-no`` texts are the lab's (no public capture).
-Faults: see :data:`CumulusState.PERSONALITY_FAULTS` and :mod:`.faults`.
+Faults: see :data:`CumulusState.PERSONALITY_FAULTS` and :mod:`.faults`; ``facts`` (hwsku=, version=) makes
+``nv show system`` report another platform or release (the switch answers the fabric's by default).
 """
 
 from __future__ import annotations
