@@ -51,7 +51,9 @@ def _matches(wanted: str, reported: str) -> bool:
 def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
     """What the device reports that contradicts its intent (empty: it is the device the fabric describes)."""
     out: list[str] = []
-    if intent.hwsku and facts.hardware != intent.hwsku:
+    if intent.hwsku and facts.hardware is None:
+        out.append(f"hardware: fabric says {intent.hwsku!r}, the device reports no hardware identity")
+    elif intent.hwsku and facts.hardware != intent.hwsku:
         out.append(f"hardware: fabric says {intent.hwsku!r}, device reports {facts.hardware!r}")
     version = facts.nos_version
     if version is None:

@@ -106,6 +106,8 @@ def test_each_contradiction_is_named() -> None:
     assert mismatches(_matching(intent, ports=frozenset(rest)), intent) == [f"ports missing on the device: {first}"]
     assert mismatches(_matching(intent, ports=None), intent) == ["ports: the device's port list could not be read"]
     assert mismatches(_matching(intent, nos_version=None), intent) == ["NOS release: the device reports none"]
+    assert mismatches(_matching(intent, hardware=None), intent) == [
+        "hardware: fabric says 'Mellanox-SN5600-O128', the device reports no hardware identity"]
 
 
 def test_a_release_outside_the_supported_range_is_refused_even_without_a_fabric_release() -> None:
