@@ -34,7 +34,6 @@ __all__ = [
     "parse_ethtool_stats",
     "parse_ip_json",
     "parse_mlnx_qos",
-    "parse_mlxconfig_query",
     "parse_rdma_links",
     "parse_sysctl",
     "parse_sysfs_grep",
@@ -365,27 +364,3 @@ def parse_cma_roce_tos(text: str) -> int | None:
     value = _last_line(text)
     return int(value) if value.isdigit() else None
 
-
-# ------------------------------------------------------------------------------------ mlxconfig
-
-_MLXCONFIG_ROW = re.compile(r"^(?P<mark>\*)?\s+(?P<name>[A-Z][A-Z0-9_]*)\s+(?P<default>\S+)\s+(?P<current>\S+)"
-                            r"\s+(?P<next>\S+)\s*$")
-
-
-def parse_mlxconfig_query(text: str) -> dict[str, dict[str, Any]]:
-    """``mlxconfig -d <dev> -e query`` -> parameter -> {default, current, next_boot, pending}.
-
-    Values keep the tool's ``Name(number)`` spelling; ``pending`` is the ``*`` mark (next boot differs from
-    default/current). Layout: Mellanox/nic-configuration-operator pkg/nvconfig/utils_test.go @ 8bfbeb3.
-    """
-    if "Configurations:" not in text:
-        raise ParseError("mlxconfig query: no 'Configurations:' header")
-    out: dict[str, dict[str, Any]] = {}
-    for line in text.split("Configurations:", 1)[1].splitlines()[1:]:
-        m = _MLXCONFIG_ROW.match(line)
-        if m:
-            out[m["name"]] = {"default": m["default"], "current": m["current"], "next_boot": m["next"],
-                              "pending": m["mark"] is not None}
-    if not out:
-        raise ParseError("mlxconfig query: no parameter rows")
-    return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab import frr_reader
 from roceops.lab.devices.cumulus.schema import Tree
 from roceops.lab.devices.cumulus.state import RELEASE
 from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
@@ -38,6 +39,7 @@ class ShowContext:
     uptime_s: float
     release: str = RELEASE  # product-release, e.g. 5.14.0
     platform: str = "generic"  # what `nv show system` prints as platform
+    bgp_vty: str | None = None  # lab up --routing: the switch's real bgpd answers BGP shows
 
 
 # --------------------------------------------------------------------------- table helpers
@@ -484,6 +486,11 @@ def bgp_neighbors(ctx: ShowContext, vrf: str) -> dict[str, Any]:
         if port:
             entry["interface"] = port
         out[ip] = entry
+    if ctx.bgp_vty:  # states from the real bgpd (NVUE prints FRR's state names in lower case)
+        found = frr_reader.bgp_peers(ctx.bgp_vty)
+        peers = found[1] if found is not None else {}
+        for ip, entry in out.items():
+            entry["state"] = str(peers.get(ip, {}).get("state", "idle")).lower()
     return out
 
 
