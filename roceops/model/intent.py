@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from roceops.model.load_balancing import LoadBalancingPolicy
 from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog, QosPolicy
 from roceops.model.types import (
     CableLength,
@@ -185,6 +186,7 @@ class FabricIntent(StrictModel):
     mtu: MtuPolicy = Field(default_factory=MtuPolicy)
     cable_lengths: CableLengths = Field(default_factory=CableLengths)
     qos: QosPolicy = Field(default_factory=QosPolicy)
+    load_balancing: LoadBalancingPolicy = Field(default_factory=LoadBalancingPolicy)
     overrides: Overrides = Field(default_factory=Overrides)
     kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
 

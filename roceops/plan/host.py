@@ -67,4 +67,5 @@ def plan_host(intent: FabricIntent, host: Host) -> HostIntent:
     return HostIntent(
         name=host.name, platform=host.platform, model=host.model, mgmt_ip=host.mgmt_ip, roce_mtu=intent.mtu.roce,
         nics={nic.netdev: plan_nic(intent, host, nic, policy) for nic in host.nics}, sysctls=plan_sysctls(host),
+        qps_per_connection=intent.load_balancing.qps_per_connection,
     )

@@ -12,6 +12,7 @@ from roceops.plan.model import (
     BufferProfile,
     EcnProfile,
     Headroom,
+    LoadBalancingIntent,
     PfcWatchdogIntent,
     QueueIntent,
     SwitchIntent,
@@ -151,10 +152,17 @@ def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> 
     )
 
 
+def plan_load_balancing(intent: FabricIntent, sw: Switch) -> LoadBalancingIntent:
+    lb = intent.load_balancing
+    fields = list(lb.hash_fields) if lb.hash_fields is not None else None
+    return LoadBalancingIntent(mode=lb.mode, hash_fields=fields, hash_seed=lb.seed_for(sw.role))
+
+
 def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     intent = fabric.intent
     ports = plan_ports(intent, fabric, sw)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku, mgmt_ip=sw.mgmt_ip,
         loopback=sw.loopback, qos=plan_qos(intent, sw, ports), ports=ports, bgp=plan_bgp(fabric, sw),
+        load_balancing=plan_load_balancing(intent, sw),
     )

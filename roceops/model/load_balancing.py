@@ -1,0 +1,80 @@
+"""Load-balancing intent: which header fields the switches hash on, per-tier hash seeds, the
+path-selection mode and how many RoCE QPs NCCL opens per connection (flow entropy).
+
+Vendor-neutral: platforms translate these names into their own hash-field spelling and refuse
+(lint error) a field or mode their SKU cannot do.
+
+>>> lb = LoadBalancingPolicy.model_validate({"mode": "dynamic", "qps_per_connection": 4})
+>>> lb.fields
+('src_ip', 'dst_ip', 'ip_protocol', 'l4_src_port', 'l4_dst_port')
+>>> lb.seed_for("spine") is None
+True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from roceops.model.types import StrictModel, SwitchRole
+
+HashField = Literal["src_ip", "dst_ip", "ip_protocol", "l4_src_port", "l4_dst_port", "roce_dest_qp"]
+"""``roce_dest_qp``: the 24-bit destination QP of the RoCEv2 Base Transport Header (UDP dport 4791),
+hashed through UDF/custom fields where the ASIC offers them (Meta's "enhanced ECMP")."""
+
+LoadBalancingMode = Literal["ecmp", "dynamic", "adaptive"]
+"""``ecmp``: static per-flow hash; ``dynamic``: flowlet/DLB (path chosen per idle gap by port load);
+``adaptive``: per-packet adaptive routing (e.g. Spectrum-X ``router adaptive-routing``)."""
+
+FIVE_TUPLE: tuple[HashField, ...] = ("src_ip", "dst_ip", "ip_protocol", "l4_src_port", "l4_dst_port")
+"""RoCEv2 gets its flow entropy from the UDP source port the NIC derives per QP."""
+
+HashSeed = Annotated[int, Field(strict=True, ge=0, le=4_294_967_295, description="32-bit hash seed")]
+
+
+class HashSeeds(StrictModel):
+    """One seed per tier so leaves and spines do not pick correlated next hops (polarisation)."""
+
+    leaf: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
+    spine: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
+    core: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
+
+
+class LoadBalancingPolicy(StrictModel):
+    """How traffic is spread over equal-cost uplinks, and how much entropy the hosts give it."""
+
+    mode: LoadBalancingMode = Field(
+        default="ecmp", description="ecmp (static hash), dynamic (flowlet/DLB) or adaptive (per-packet AR)"
+    )
+    hash_fields: Annotated[list[HashField], Field(min_length=1)] | None = Field(
+        default=None,
+        description="fields the ECMP hash uses; null keeps the platform default (not rendered). "
+        "roce_dest_qp needs UDF/custom-field hashing on the SKU",
+    )
+    hash_seed: HashSeeds = Field(default_factory=HashSeeds, description="per-tier hash seed")
+    qps_per_connection: Annotated[int, Field(strict=True, ge=1, le=128)] = Field(
+        default=1, description="RoCE QPs NCCL opens per connection (NCCL_IB_QPS_PER_CONNECTION)"
+    )
+
+    @field_validator("hash_fields")
+    @classmethod
+    def _unique(cls, v: list[HashField] | None) -> list[HashField] | None:
+        if v is not None and len(set(v)) != len(v):
+            dupes = sorted({f for f in v if v.count(f) > 1})
+            raise ValueError(f"hash_fields lists {', '.join(dupes)} more than once")
+        return v
+
+    @property
+    def fields(self) -> tuple[HashField, ...]:
+        """The hash fields in effect (the platform default is taken to be the 5-tuple)."""
+        return tuple(self.hash_fields) if self.hash_fields is not None else FIVE_TUPLE
+
+    @property
+    def qp_entropy(self) -> bool:
+        """True when more QPs per connection can land on different paths (the hash sees the QP)."""
+        return "l4_src_port" in self.fields or "roce_dest_qp" in self.fields
+
+    def seed_for(self, role: SwitchRole) -> int | None:
+        seed: int | None = getattr(self.hash_seed, role)
+        return seed
