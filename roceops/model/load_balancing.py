@@ -41,6 +41,31 @@ class HashSeeds(StrictModel):
     core: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
 
 
+class EntropyScenario(StrictModel):
+    """The collective the entropy planner and lint rule LB001 assume (see docs/entropy.md)."""
+
+    algorithm: Literal["ring", "tree"] = Field(
+        default="ring", description="ring, or NCCL's double binary tree (reduce phase)"
+    )
+    placement: Literal["spread", "packed"] = Field(
+        default="spread",
+        description="spread: consecutive ranks on different leaves (fragmented jobs, the worst case); "
+        "packed: ranks fill one leaf after another",
+    )
+    nodes: Annotated[int, Field(strict=True, ge=2)] | None = Field(
+        default=None, description="nodes in the job; null = every node of the fabric"
+    )
+    channels: Annotated[int, Field(strict=True, ge=1, le=64)] = Field(
+        default=1, description="NCCL channels (connections) per NIC and peer"
+    )
+    target_load: Annotated[float, Field(strict=True, ge=1.0, le=64.0)] = Field(
+        default=2.0, description="worst-uplink load, in flows' worth, the recommended QP count keeps the fabric under"
+    )
+    max_collision_probability: Annotated[float, Field(strict=True, gt=0.0, lt=1.0)] = Field(
+        default=0.1, description="lint LB001 warns above this probability of a colliding uplink"
+    )
+
+
 class LoadBalancingPolicy(StrictModel):
     """How traffic is spread over equal-cost uplinks, and how much entropy the hosts give it."""
 
@@ -56,6 +81,8 @@ class LoadBalancingPolicy(StrictModel):
     qps_per_connection: Annotated[int, Field(strict=True, ge=1, le=128)] = Field(
         default=1, description="RoCE QPs NCCL opens per connection (NCCL_IB_QPS_PER_CONNECTION)"
     )
+
+    entropy: EntropyScenario = Field(default_factory=EntropyScenario)
 
     @field_validator("hash_fields")
     @classmethod

@@ -91,6 +91,11 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("OVR003", [("overrides.devices.gpu01.mtu", 9000)], None, "overrides.devices.gpu01"),
     ("OVR004", [("overrides.groups.leaf.ecn.rocev2", ECN)], None, "overrides.groups.leaf.ecn.rocev2"),
     ("OVR005", [("overrides.groups.leaf.dcqcn.enabled", True)], None, "overrides.groups.leaf.dcqcn"),
+    # load balancing
+    ("LB001", [("load_balancing.qps_per_connection", 1)], None, "load_balancing.qps_per_connection"),
+    # a hash blind to the QP makes the 8 QPs count as one, hence LB001 too
+    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002"},
+     "load_balancing.hash_fields"),
 ]
 
 
