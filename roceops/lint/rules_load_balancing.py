@@ -6,6 +6,10 @@ from collections.abc import Iterator
 
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.plan.entropy import plan_entropy
+from roceops.plan.model import LoadBalancingIntent
+from roceops.plan.switch import plan_load_balancing
+from roceops.platforms.lb_support import LB_SUPPORT
+from roceops.topology.fabric import Switch
 
 LB = "load_balancing"
 
@@ -41,3 +45,44 @@ def qps_without_entropy(ctx: LintContext) -> Iterator[Hit]:
     if lb.qps_per_connection > 1 and not lb.qp_entropy:
         yield Hit(f"{LB}.hash_fields", f"hash fields {', '.join(lb.fields)} ignore the per-QP UDP source port and "
                                        f"destination QP: the {lb.qps_per_connection} QPs add no entropy")
+
+
+def _lb_source(ctx: LintContext, sw: Switch, key: str) -> str:
+    """Intent path that gave ``sw`` its load-balancing ``key`` (mode, hash_fields or hash_seed)."""
+    device = ctx.intent.overrides.devices.get(sw.name)
+    if device is not None and device.load_balancing is not None and getattr(device.load_balancing, key) is not None:
+        return f"overrides.devices.{sw.name}.{LB}.{key}"
+    for group in reversed(sw.groups):
+        s = ctx.intent.overrides.groups.get(group)
+        if s is not None and s.load_balancing is not None and getattr(s.load_balancing, key) is not None:
+            return f"overrides.groups.{group}.{LB}.{key}"
+    return f"{LB}.hash_seed.{sw.role}" if key == "hash_seed" else f"{LB}.{key}"
+
+
+def _unrenderable(platform: str, lb: LoadBalancingIntent) -> list[tuple[str, str]]:
+    """(key, what) for each setting ``platform`` cannot render."""
+    support = LB_SUPPORT[platform]
+    out: list[tuple[str, str]] = []
+    if lb.mode not in support.modes:
+        out.append(("mode", f"mode {lb.mode}"))
+    if lb.hash_fields is not None and not set(lb.hash_fields) <= support.hash_fields:
+        missing = [f for f in lb.hash_fields if f not in support.hash_fields]
+        out.append(("hash_fields", f"hash fields {', '.join(missing)}"))
+    if lb.hash_seed is not None and not support.hash_seed:
+        out.append(("hash_seed", f"hash seed {lb.hash_seed}"))
+    return out
+
+
+@rule("LB003", "error", "a load-balancing mode, hash field or seed the switch's platform cannot render",
+      "leave it unset (null) for that platform, or set it only for the groups that can render it "
+      "(overrides.groups.<platform>.load_balancing)", needs_fabric=True)
+def platform_cannot_render(ctx: LintContext) -> Iterator[Hit]:
+    assert ctx.fabric is not None
+    found: dict[tuple[str, str, str], list[str]] = {}  # (path, platform, what) -> switches
+    for sw in ctx.fabric.switches:
+        for key, what in _unrenderable(sw.platform, plan_load_balancing(ctx.intent, sw)):
+            found.setdefault((_lb_source(ctx, sw, key), sw.platform, what), []).append(sw.name)
+    for (path, platform, what), names in found.items():
+        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        yield Hit(path, f"{what} cannot be rendered on {names[0]}{others} ({platform}): "
+                        f"{LB_SUPPORT[platform].why_not}")

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from roceops.model.load_balancing import LoadBalancingPolicy
+from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
 from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog, QosPolicy
 from roceops.model.types import (
     CableLength,
@@ -162,6 +162,7 @@ class Settings(StrictModel):
     ecn: dict[str, EcnPolicy] | None = Field(default=None, description="per traffic-class name")
     platform: SwitchPlatform | HostPlatform | None = None
     nos_version: str | None = None
+    load_balancing: SwitchLoadBalancing | None = Field(default=None, description="switch hashing/mode for this group")
 
 
 class Overrides(StrictModel):

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator
 
@@ -39,6 +39,32 @@ class HashSeeds(StrictModel):
     leaf: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
     spine: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
     core: HashSeed | None = Field(default=None, description="0-4294967295; null keeps the device default")
+
+
+class SwitchLoadBalancing(StrictModel):
+    """A group or device override of the switch-side settings (``overrides.groups.cumulus.load_balancing``)."""
+
+    mode: LoadBalancingMode | None = None
+    hash_fields: Annotated[list[HashField], Field(min_length=1)] | None = None
+    hash_seed: HashSeed | None = Field(default=None, description="this group's seed (replaces the tier's)")
+
+    @field_validator("hash_fields")
+    @classmethod
+    def _unique(cls, v: list[HashField] | None) -> list[HashField] | None:
+        return _unique_fields(v)
+
+
+def _unique_fields(v: list[HashField] | None) -> list[HashField] | None:
+    if v is not None and len(set(v)) != len(v):
+        dupes = sorted({f for f in v if v.count(f) > 1})
+        raise ValueError(f"hash_fields lists {', '.join(dupes)} more than once")
+    return v
+
+
+def canonical_fields(fields: list[HashField] | tuple[HashField, ...]) -> list[HashField]:
+    """Hash fields in one fixed order (a hash uses a set of fields; devices list them in their own order)."""
+    order = get_args(HashField)
+    return sorted(fields, key=order.index)
 
 
 class EntropyScenario(StrictModel):
@@ -87,10 +113,7 @@ class LoadBalancingPolicy(StrictModel):
     @field_validator("hash_fields")
     @classmethod
     def _unique(cls, v: list[HashField] | None) -> list[HashField] | None:
-        if v is not None and len(set(v)) != len(v):
-            dupes = sorted({f for f in v if v.count(f) > 1})
-            raise ValueError(f"hash_fields lists {', '.join(dupes)} more than once")
-        return v
+        return _unique_fields(v)
 
     @property
     def fields(self) -> tuple[HashField, ...]:

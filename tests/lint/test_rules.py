@@ -93,8 +93,9 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("OVR005", [("overrides.groups.leaf.dcqcn.enabled", True)], None, "overrides.groups.leaf.dcqcn"),
     # load balancing
     ("LB001", [("load_balancing.qps_per_connection", 1)], None, "load_balancing.qps_per_connection"),
-    # a hash blind to the QP makes the 8 QPs count as one, hence LB001 too
-    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002"},
+    ("LB003", [("load_balancing.mode", "adaptive")], None, "load_balancing.mode"),  # SONiC renders no AR
+    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders no hash fields (LB003)
+    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002", "LB003"},
      "load_balancing.hash_fields"),
 ]
 
