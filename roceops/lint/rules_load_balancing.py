@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from roceops.lint.model import Hit, LintContext, rule
-from roceops.plan.entropy import plan_entropy
+from roceops.plan.entropy import collision_probability, recommend_qps, worst_leaf
 from roceops.plan.model import LoadBalancingIntent
 from roceops.plan.switch import plan_load_balancing
 from roceops.platforms.lb_support import LB_SUPPORT
@@ -24,17 +24,17 @@ def uplink_collisions(ctx: LintContext) -> Iterator[Hit]:
     if lb.mode != "ecmp":
         return  # flowlet/per-packet path selection moves colliding traffic; the static-hash odds do not apply
     qps = lb.qps_per_connection if lb.qp_entropy else 1
-    result = plan_entropy(ctx.fabric, qps=qps)
-    row, worst = result.fabric_row, result.worst
+    nodes, _leaves, worst = worst_leaf(ctx.fabric, lb.entropy)
     limit = lb.entropy.max_collision_probability
-    if row is None or worst is None or row.p_collision <= limit:
+    if worst is None or (p := collision_probability(worst, qps)) <= limit:
         return
-    rec = (f"{result.recommended_qps} QPs per connection keep it under {limit:g}" if result.recommended_qps
+    recommended = recommend_qps(worst, lb.entropy)  # only computed when there is something to report
+    rec = (f"{recommended} QPs per connection keep it under {limit:g}" if recommended
            else "no QP count up to 128 gets under the limit")
     yield Hit(f"{LB}.qps_per_connection",
-              f"{lb.entropy.algorithm} over {result.nodes} nodes ({lb.entropy.placement}): leaf {worst.leaf} sends "
+              f"{lb.entropy.algorithm} over {nodes} nodes ({lb.entropy.placement}): leaf {worst.leaf} sends "
               f"{worst.connections} connections x {qps} QP(s) over {worst.uplinks} uplinks; P(some uplink carries "
-              f">= 2 connections' worth) = {row.p_collision:.3g} > {limit:g}; {rec}")
+              f">= 2 connections' worth) = {p:.3g} > {limit:g}; {rec}")
 
 
 @rule("LB002", "warning", "qps_per_connection > 1 but the hash fields see neither the UDP source port nor the "

@@ -159,7 +159,7 @@ def qp_row(worst: LeafTraffic, qps: int, scenario: EntropyScenario, connection_m
     return QpRow(
         qps=qps, flows=flows, flows_per_uplink=flows / bins,
         load_percent=100.0 * worst.connections * connection_mbps / (bins * worst.uplink_speed),
-        p_collision=p_max_at_least(flows, bins, 2 * qps) if flows else 0.0,
+        p_collision=collision_probability(worst, qps),
         p_over_target=p_max_at_least(flows, bins, math.ceil(scenario.target_load * qps)) if flows else 0.0,
         worst_load=worst_flows / qps,
         worst_percent=100.0 * worst_flows / qps * connection_mbps / worst.uplink_speed,
@@ -175,16 +175,27 @@ def recommend_qps(worst: LeafTraffic, scenario: EntropyScenario) -> int | None:
     return None
 
 
+def worst_leaf(fabric: Fabric, scenario: EntropyScenario) -> tuple[int, list[LeafTraffic], LeafTraffic | None]:
+    """(job size, every leaf's traffic, the leaf with most connections per uplink or None)."""
+    nodes, leaves = leaf_traffic(fabric, scenario)
+    worst = max(leaves, key=lambda lt: (lt.connections / lt.uplinks, lt.connections), default=None)
+    return nodes, leaves, worst
+
+
+def collision_probability(worst: LeafTraffic, qps: int) -> float:
+    """P(some uplink of ``worst`` carries >= 2 connections' worth) with ``qps`` flows per connection."""
+    return p_max_at_least(worst.connections * qps, worst.uplinks, 2 * qps) if worst.connections else 0.0
+
+
 def plan_entropy(fabric: Fabric, scenario: EntropyScenario | None = None, qps: int | None = None) -> EntropyPlan:
     """The entropy plan of ``fabric`` for ``scenario`` (default: the fabric's own), judging ``qps``
     (default: the fabric's qps_per_connection)."""
     lb = fabric.intent.load_balancing
     scenario = scenario or lb.entropy
     fabric_qps = qps or lb.qps_per_connection
-    nodes, leaves = leaf_traffic(fabric, scenario)
+    nodes, leaves, worst = worst_leaf(fabric, scenario)
     out_degree = 1 if scenario.algorithm == "ring" else TREE_OUT_DEGREE
     connection_mbps = fabric.intent.node.nic_speed / (scenario.channels * out_degree)
-    worst = max(leaves, key=lambda lt: (lt.connections / lt.uplinks, lt.connections), default=None)
     if worst is None or worst.connections == 0:
         return EntropyPlan(scenario, nodes, fabric_qps, leaves, worst, connection_mbps, [], None)
     recommended = recommend_qps(worst, scenario)

@@ -7,13 +7,19 @@ from typing import Any
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
 from roceops.plan.model import DcqcnIntent, HostIntent, NicIntent, Route
+from roceops.plan.speed_profiles import speed_profile
 from roceops.topology.fabric import Host, Nic
 
 
 def plan_dcqcn(intent: FabricIntent, host: Host) -> DcqcnIntent:
+    """DCQCN parameters: the model's ConnectX defaults, then the NIC speed's profile
+    (roceops.plan.speed_profiles), then whatever the fabric (or an override) sets explicitly."""
     dcqcn = host.settings.dcqcn
     prios = qos_maps.lossless_priorities(intent.qos) if dcqcn.enabled else []
-    return DcqcnIntent(np_enabled=prios, rp_enabled=prios, np=dcqcn.np.model_dump(), rp=dcqcn.rp.model_dump())
+    profile = speed_profile(intent.node.nic_speed)
+    rp = {**dcqcn.rp.model_dump(), **{k: v for k, v in profile.rp.items() if k not in dcqcn.rp.model_fields_set}}
+    np = {**dcqcn.np.model_dump(), **{k: v for k, v in profile.np.items() if k not in dcqcn.np.model_fields_set}}
+    return DcqcnIntent(np_enabled=prios, rp_enabled=prios, np=np, rp=rp)
 
 
 def plan_routes(nic: Nic) -> list[Route]:
