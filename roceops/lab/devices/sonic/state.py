@@ -5,7 +5,7 @@ Memory: a 64-port leaf's CONFIG_DB is ~75 kB as compact JSON but ~320 kB as Pyth
 config is kept as compact JSON text and parsed per command (C json, well under a millisecond); the saved
 copy and checkpoints are references to such texts (unchanged configs share one string).
 
-Every change goes through the functions here, used both by the CLI (:mod:`roceops.platforms.sonic.lab`)
+Every change goes through the functions here, used both by the CLI (:mod:`roceops.lab.devices.sonic.device`)
 and by fault injection, so a fault is exactly "what an operator typing the command would have done".
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 import zlib
@@ -23,11 +24,10 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
+from roceops.lab.devices.sonic.format import natsorted
+from roceops.lab.devices.sonic.keys import LANES_BY_SPEED, port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
 from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.sonic.lab_format import natsorted
-from roceops.platforms.sonic.parsers_config_db import port_id_keyed, port_keyed, priorities, unref
-from roceops.platforms.sonic.render import SonicRenderError, lanes
 
 Db = dict[str, dict[str, dict[str, str]]]
 
@@ -90,12 +90,15 @@ def _platform_of(hwsku: str) -> tuple[str, str]:
     return "x86_64-kvm_x86_64-r0", "vs"
 
 
+_ETHERNET = re.compile(r"Ethernet(\d+)")
+
+
 def _port_entry(name: str, speed: int, position: int) -> dict[str, str]:
-    try:
-        port_lanes = lanes(name, speed)
-        index = port_lanes[0] // len(port_lanes) + 1
-        lane_text = ",".join(str(lane) for lane in port_lanes)
-    except SonicRenderError:
+    match = _ETHERNET.fullmatch(name)
+    if match and speed in LANES_BY_SPEED:  # Ethernet<first lane>
+        first, count = int(match.group(1)), LANES_BY_SPEED[speed]
+        index, lane_text = first // count + 1, ",".join(str(lane) for lane in range(first, first + count))
+    else:
         index, lane_text = position + 1, str(position)
     return {"admin_status": "down", "alias": f"etp{index}", "index": str(index), "lanes": lane_text,
             "mtu": DEFAULT_MTU, "speed": str(speed)}
