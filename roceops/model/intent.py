@@ -176,7 +176,9 @@ class FabricIntent(StrictModel):
     """The whole RoCEv2 backend fabric, as written in fabric.yaml."""
 
     name: Name
-    planes: Literal[1, 2] = 1
+    planes: Literal[1, 2, 4] = Field(
+        default=1, description="parallel fabric planes; every rail position has one NIC port per plane"
+    )
     rail_only: bool = Field(default=False, description="no spine tier: each rail is its own domain")
     node: NodeProfile = Field(default_factory=NodeProfile)
     scalable_units: ScalableUnits
