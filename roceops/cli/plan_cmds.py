@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from rich.table import Table
 from roceops.cli.common import Exit, FabricOption, console, fail, load_fabric_or_exit, print_json
 from roceops.model.load_balancing import EntropyScenario
 from roceops.plan.entropy import EntropyPlan, leaf_groups, plan_entropy
+from roceops.plan.entropy_sim import simulate
 
 app = typer.Typer(help="Planning reports from the fabric intent (no devices touched).", no_args_is_help=True)
 
@@ -40,6 +42,8 @@ def entropy(
     channels: int | None = typer.Option(None, help="NCCL channels per NIC and peer"),
     qps: int | None = typer.Option(None, help="QPs per connection to judge (default: the fabric's)"),
     target_load: float | None = typer.Option(None, help="worst-uplink load, in connections' worth"),
+    simulate_trials: int = typer.Option(0, "--simulate", help="also run a seeded hash simulation of N trials"),
+    seed: int = typer.Option(1, help="simulation seed"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
 ) -> None:
     """Flows per leaf uplink and collision odds per QP count; recommends NCCL_IB_QPS_PER_CONNECTION.
@@ -57,11 +61,21 @@ def entropy(
         fail("; ".join(f"--{'-'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()))
     if qps is not None and qps < 1:
         fail("--qps must be at least 1")
+    if not 0 <= simulate_trials <= 100_000:
+        fail("--simulate takes 0 to 100000 trials")
     result = plan_entropy(loaded.fabric, scenario, qps)
+    fields = loaded.fabric.intent.load_balancing.fields
+    sims = [(r.qps, simulate(result.worst, r.qps, fields, trials=simulate_trials, seed=seed))
+            for r in result.rows if r.qps in (result.fabric_qps, result.recommended_qps)] \
+        if simulate_trials and result.worst is not None else []
     if fmt is TableOrJson.json:
-        print_json({"fabric": loaded.fabric.intent.name, **result.to_dict()})
+        print_json({"fabric": loaded.fabric.intent.name, **result.to_dict(),
+                    "simulation": [{"qps": q, "seed": seed, **asdict(s)} for q, s in sims]})
     else:
         _print(loaded.fabric.intent.name, result)
+        for q, sim in sims:
+            console.print(f"simulated ({sim.trials} trials, seed {seed}, hash on {', '.join(fields)}): {q} QPs: "
+                          f"P(>=2 conns) {sim.p_collision:.3g}, mean fullest uplink {sim.mean_worst:.3g} conns")
     row = result.fabric_row
     warn = row is not None and row.p_collision > scenario.max_collision_probability
     raise typer.Exit(int(Exit.FINDINGS if warn else Exit.OK))

@@ -115,3 +115,29 @@ def test_cli_table_and_json() -> None:
     assert data["recommended_qps"] == 10 and data["worst_leaf"]["uplinks"] == 32
     bad = runner.invoke(app, ["plan", "entropy", "-f", str(EXAMPLES["fabric"]), "--channels", "0"])
     assert bad.exit_code == 3 and "--channels" in bad.output
+
+
+def test_seeded_hash_simulation_agrees_with_the_closed_form() -> None:
+    from roceops.model.load_balancing import FIVE_TUPLE
+    from roceops.plan.entropy import LeafTraffic
+    from roceops.plan.entropy_sim import flow_label, simulate, udp_sport
+
+    leaf = LeafTraffic(leaf="x", rail=1, plane=1, uplinks=16, uplink_speed=400_000, connections=4)
+    one = simulate(leaf, 1, FIVE_TUPLE, trials=2000, seed=7)
+    assert abs(one.p_collision - (1 - 16 * 15 * 14 * 13 / 16**4)) < 0.035  # 0.3335 +- 3 standard errors
+    assert simulate(leaf, 4, FIVE_TUPLE, trials=500, seed=7).p_collision < 0.01
+    assert simulate(leaf, 1, FIVE_TUPLE, trials=50, seed=7) == simulate(leaf, 1, FIVE_TUPLE, trials=50, seed=7)
+    # a hash blind to the source port and QP: every QP of a connection takes its connection's uplink
+    blind = simulate(leaf, 4, ("src_ip", "dst_ip"), trials=50, seed=7)
+    assert blind.mean_worst == int(blind.mean_worst)  # whole connections only
+    assert all(0xC000 <= udp_sport(flow_label(a, b)) <= 0xFFFF for a in (1, 77, 2**24 - 1) for b in (3, 2**20))
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    from roceops.model import load_balancing
+    from roceops.plan import balls_bins, entropy, entropy_sim, speed_profiles
+
+    for module in (load_balancing, balls_bins, entropy, entropy_sim, speed_profiles):
+        assert doctest.testmod(module).failed == 0, module.__name__
