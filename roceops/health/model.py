@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.types import StrictModel
 
-ResultStatus = Literal["ok", "warn", "fail", "unknown"]  # warn: reported, never drains a node
+# warn: reported, never drains a node; skipped: not run, with the reason in the message
+ResultStatus = Literal["ok", "warn", "fail", "unknown", "skipped"]
 VerdictStatus = Literal["ok", "drain", "unknown"]
 
 

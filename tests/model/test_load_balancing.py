@@ -55,7 +55,7 @@ def test_settings_reach_switch_and_host_device_intent() -> None:
     assert leaf.load_balancing.mode == spine.load_balancing.mode == "adaptive"
     assert leaf.load_balancing.hash_fields == ["src_ip", "dst_ip", "l4_src_port", "roce_dest_qp"]
     assert (leaf.load_balancing.hash_seed, spine.load_balancing.hash_seed) == (11, 22)
-    assert host.qps_per_connection == 4
+    assert host.nccl.qps_per_connection == 4
 
 
 def test_entropy_needs_a_hashed_qp_field() -> None:
