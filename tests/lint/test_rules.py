@@ -77,6 +77,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("TOPO006", [("scalable_units.target_count", DROP)], None, "scalable_units"),
     ("TOPO007", [("rail_only", True), ("tiers.core", {"model": "sw8", "platform": "sonic"})], None, "tiers.core"),
     ("NAME001", [("node.netdev", "eth0")], None, "node.netdev"),  # unknown placeholders are refused at load
+    ("TOPO010", [("planes", 2)], None, "planes"),  # the base's ConnectX-7 serves one plane
     # addressing and ASNs
     ("ADDR001", [("addressing.p2p", "10.1.0.0/30")], None, "addressing.p2p"),
     ("ADDR002", [("addressing.management", "10.0.0.0/16")], None, "addressing.management"),

@@ -19,9 +19,10 @@ from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric, Switch
 
 
-def _intent(planes: int) -> FabricIntent:
+def _intent(planes: int, nic_model: str = "ConnectX-8") -> FabricIntent:
     data = example_dict("lab-mini")
     data["planes"] = planes
+    data["node"]["nic_model"] = nic_model  # planes_max 4 (roceops.hardware.nics); ConnectX-7 serves one
     return FabricIntent.model_validate(data)
 
 
@@ -65,6 +66,15 @@ def test_four_planes_lint_and_render(four: Fabric) -> None:
         intent = plan(four, leaf.name)
         assert isinstance(intent, SwitchIntent)
         assert render_device(intent).files  # every platform room renders its plane's leaves
+
+
+def test_planes_beyond_the_nic_model_are_a_lint_error() -> None:
+    cx7 = lint(_intent(4, "ConnectX-7"))
+    topo010 = [f for f in cx7.errors if f.id == "TOPO010"]
+    assert [f.path for f in topo010] == ["planes"] and not cx7.ok
+    assert "ConnectX-7 serves at most 1 plane(s)" in topo010[0].message
+    assert "TOPO010" in lint(_intent(2, "SomeNIC-9000")).ids  # no profile: cannot confirm
+    assert "TOPO010" not in lint(_intent(2)).ids and "TOPO010" not in lint(_intent(1, "ConnectX-7")).ids
 
 
 def test_waves_never_hold_two_planes(four: Fabric) -> None:
