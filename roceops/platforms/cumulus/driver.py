@@ -43,6 +43,7 @@ from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus import parsers_ports as pp
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
 from roceops.platforms.cumulus.render import (
+    ECMP_HASH_FIELD,
     is_set_leaf,
     nv_set_commands,
     nv_set_paths,
@@ -242,7 +243,18 @@ def observe(outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
     links = p.interfaces_json(_out(outputs, "nv show interface -o json"))
     out["ports"] = {name: _observe_port(outputs, cfg, name, links.get(name, {})) for name in intent.ports}
     out["bgp"] = _observe_bgp(cfg, intent)
+    out["load_balancing"] = _observe_load_balancing(cfg)
     return out
+
+
+def _observe_load_balancing(cfg: dict[tuple[str, ...], set[str]]) -> dict[str, Any]:
+    """Mode and ECMP hash fields from the applied config; no ecmp-hash line at all = the switch default (None)."""
+    state = {key: _one(cfg, "system", "forwarding", "ecmp-hash", key) for key in ECMP_HASH_FIELD.values()}
+    fields = None
+    if any(v is not None for v in state.values()):
+        fields = [name for name, key in ECMP_HASH_FIELD.items() if state[key] == "on"]
+    mode = "adaptive" if _one(cfg, "router", "adaptive-routing", "enable") == "on" else "ecmp"
+    return {"mode": mode, "hash_fields": fields}
 
 
 def _observe_qos(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]], intent: SwitchIntent) -> dict[str, Any]:
