@@ -21,6 +21,7 @@ from roceops.cli.common import (
 )
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
+from roceops.cli.gc_tuning import run_gc
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
@@ -59,7 +60,8 @@ def audit(
     try:
         with fabric_lock(StateDir, name, "audit"), open_journal(journal) as j:
             run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab})
-            result = run_audit(loaded.fabric, names, opts)
+            with run_gc():
+                result = run_audit(loaded.fabric, names, opts)
             resolved = record(j, name, run_id, names, result.findings)
             j.finish_run(run_id, f"{len(result.findings)} findings", result.exit_code)
     except LockHeld as exc:

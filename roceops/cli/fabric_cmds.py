@@ -21,6 +21,7 @@ from roceops.cli.common import (
     load_intent_or_exit,
     print_json,
 )
+from roceops.cli.gc_tuning import run_gc
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import render_devices, write_build
@@ -150,7 +151,8 @@ def render(
             fail(f"{len(report.errors)} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
     devices = selected(loaded.fabric, limit)
     start = time.perf_counter()
-    rendered = render_devices(loaded.fabric, devices)
+    with run_gc(acyclic=True):
+        rendered = render_devices(loaded.fabric, devices)
     result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
     console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
                   f"({result.written} files written, {result.unchanged} unchanged)")

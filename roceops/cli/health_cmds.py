@@ -13,6 +13,7 @@ import typer
 from roceops.cli.common import Exit, FabricOption, check_connection_settings, console, fail, load_fabric_or_exit
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
+from roceops.cli.gc_tuning import run_gc
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
@@ -59,7 +60,8 @@ def health(
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
                          lab_dir=lab_dir_option(lab))
     try:
-        report = run_health(loaded.fabric, names, opts)
+        with run_gc():
+            report = run_health(loaded.fabric, names, opts)
     except KeyError as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:

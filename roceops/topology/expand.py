@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TypedDict, TypeGuard, Unpack, get_args
@@ -51,16 +50,6 @@ class _Build:
 
 def expand(intent: FabricIntent) -> Fabric:
     """Expand the intent. Raises TopologyError / PoolExhausted with the offending field path."""
-    enabled = gc.isenabled()
-    gc.disable()  # ~150k small objects at 64 SUs and no cycles among them: collections would only slow this down
-    try:
-        return _expand(intent)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _expand(intent: FabricIntent) -> Fabric:
     sizing = size_fabric(intent)
     b = _Build(
         intent=intent,

@@ -54,6 +54,7 @@ from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.render import buffer_model_of
 from roceops.render.engine import RenderedDevice
+from roceops.util.sorting import ip_sort_key
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
@@ -184,7 +185,7 @@ def expected(intent: Intent) -> Intent:
     new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
                                      "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
     neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
-                       key=lambda n: _ip_key(n.ip))
+                       key=lambda n: ip_sort_key(n.ip))
     return intent.model_copy(update={"qos": new_qos, "ports": ports,
                                      "bgp": intent.bgp.model_copy(update={"neighbors": neighbors})})
 
@@ -208,10 +209,6 @@ def _updated(model: _Model, update: dict[str, Any]) -> _Model:
         if key not in fields or type(old) is not type(value) or old != value:
             return model.model_copy(update=update)
     return model
-
-
-def _ip_key(ip: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in ip.split(".")) if ip.count(".") == 3 else (1 << 16, *map(ord, ip))
 
 
 def _optional(outputs: dict[str, str], command: str, parser: Any) -> Any:

@@ -24,10 +24,10 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
-from roceops.lab.devices.sonic.format import natsorted
 from roceops.lab.devices.sonic.keys import LANES_BY_SPEED, port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
 from roceops.lab.physical import OPER_FAULTS, Physical
+from roceops.util.sorting import natsorted
 
 Db = dict[str, dict[str, dict[str, str]]]
 
