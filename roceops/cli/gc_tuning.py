@@ -1,6 +1,6 @@
 """The one place that tunes Python's cyclic garbage collector for a run (library code never does).
 
-Measured in bench/RESULTS.md (sections "GC settings", shard_gc.py and the render/audit history tables).
+Measured in bench/RESULTS.md (the shard_gc.py run and the render and audit history tables).
 """
 
 from __future__ import annotations

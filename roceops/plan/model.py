@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roceops.model.types import HostPlatform, SwitchPlatform
+
 
 class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -114,7 +116,7 @@ class Bgp(_M):
 class SwitchIntent(_M):
     kind: Literal["switch"] = "switch"
     name: str
-    platform: Literal["sonic", "cumulus", "eos"]
+    platform: SwitchPlatform
     role: Literal["leaf", "spine", "core"]
     model: str
     hwsku: str | None = None
@@ -169,7 +171,7 @@ class NicIntent(_M):
 class HostIntent(_M):
     kind: Literal["host"] = "host"
     name: str
-    platform: Literal["linux_mlx5"]
+    platform: HostPlatform
     model: str
     mgmt_ip: str
     roce_mtu: int

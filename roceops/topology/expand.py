@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TypedDict, TypeGuard, Unpack, get_args
+from typing import TypedDict, TypeGuard, Unpack
 
-from roceops.model.intent import DEFAULT_PORT_NAMING, FabricIntent, TierIntent
+from roceops import registry
+from roceops.model.intent import FabricIntent, TierIntent, default_port_naming
 from roceops.model.types import SwitchPlatform, SwitchRole
 from roceops.topology.addressing import Pool, ip, split
 from roceops.topology.fabric import (
@@ -107,7 +108,7 @@ class _Placement(TypedDict, total=False):
 
 
 def _is_switch_platform(platform: str) -> TypeGuard[SwitchPlatform]:
-    return platform in get_args(SwitchPlatform)
+    return registry.kind_of(platform) == "switch"
 
 
 def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[str], name_keys: dict[str, int],
@@ -185,7 +186,7 @@ def _port(b: _Build, sw: Switch, index: int) -> str:
         tier = getattr(b.intent.tiers, sw.role)
         naming = tier.port_naming
         if naming is None or sw.platform != tier.platform:
-            naming = DEFAULT_PORT_NAMING[sw.platform]
+            naming = default_port_naming(sw.platform)
         name = b.port_names[key] = naming.name(index)
     return name
 

@@ -92,7 +92,7 @@ FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
 HEREDOC_END = "ROCEOPS_EOF"
 READ_TIMEOUT = 120.0
 _TXN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
-_FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .*|-bash: .*|.*Permission denied.*)$",
+FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .*|-bash: .*|.*Permission denied.*)$",
                       re.M)
 
 
@@ -171,11 +171,11 @@ def expected(intent: Intent) -> Intent:
     where PFC is on, no weight on strict queues, no headroom profiles under the dynamic buffer model."""
     if not isinstance(intent, SwitchIntent):
         return intent
-    from roceops.platforms.sonic import PLATFORM  # the package imports this module: import at call time
+    from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
 
     qos = intent.qos
     wd_on = qos.pfc_watchdog.enabled
-    dynamic = buffer_model_of(intent, PLATFORM.buffer_model) == "dynamic"
+    dynamic = buffer_model_of(intent, BUFFER_MODEL) == "dynamic"
     headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
     ports = {name: _updated(p, {"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
                                 "pfc_priorities": sorted(p.pfc_priorities), "headroom": {} if dynamic else p.headroom})
@@ -261,7 +261,7 @@ def _sudo(conn: Any, command: str) -> str:
 
 
 def _failure(command: str, output: str) -> DriverError:
-    lines = _FAILURE.findall(output)
+    lines = FAILURE.findall(output)
     detail = "; ".join(dict.fromkeys(line.strip() for line in lines)) or output.strip()[-400:] or "no output"
     return DriverError(f"`{command}` failed: {detail[:600]}")
 
@@ -401,7 +401,7 @@ class SonicDriver:
         with self._lock:
             self._saved.add(_device_key(conn, txn))
         out = _sudo(conn, "config save -y")
-        if _FAILURE.search(out):
+        if FAILURE.search(out):
             raise _failure("sudo config save -y", out)
         saved = _load(_send(conn, SAVED_DATA), "the saved /etc/sonic/config_db.json")
         running = _load(_send(conn, PRINT_DATA), "the running CONFIG_DB")
