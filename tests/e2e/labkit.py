@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.topology.fabric import Fabric
 
-_octet = itertools.count(40)
+_octet = itertools.count(random.randrange(200))  # a random start per process: parallel runs on one host rarely meet
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Lab:
         return [d.name for d in self.fabric.devices()]
 
     def deploy(self, names: list[str] | None = None, **opts: object) -> DeployReport:
-        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 10.0,
+        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 30.0,
                                    "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
         run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
         report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
@@ -56,7 +57,7 @@ def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) ->
 def start_lab(tmp: Path, configured: bool = False) -> Lab:
     fabric = lab_mini()
     state = tmp / "lab"
-    base = f"127.{next(_octet)}.0.1"  # a fresh loopback range per lab: tests never collide
+    base = f"127.{40 + next(_octet) % 200}.0.1"  # a fresh loopback range per lab: tests never collide
     thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=2222).start()
     return Lab(fabric=fabric, thread=thread, state_dir=state, journal=Journal(tmp / "journal.sqlite"))
 
