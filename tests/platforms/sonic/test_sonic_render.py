@@ -35,7 +35,7 @@ from roceops.platforms.sonic.yang import SonicYangValidator, YangUnavailable, ge
 from roceops.render.engine import environment, render_device, templates_dir
 from roceops.topology.expand import expand
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = ("lab-mini", "fabric")
 TEMPLATES = templates_dir() / "sonic"
 # Every table we render; all of them have a model in shared/sonic-yang (FLEX_COUNTER_TABLE included:
