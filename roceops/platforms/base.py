@@ -18,6 +18,7 @@ from roceops import registry
 from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.lb_support import ECMP_ONLY, LbSupport
+from roceops.platforms.releases import ReleaseRange, release_numbers
 from roceops.registry import UnknownPlatform
 
 Intent = SwitchIntent | HostIntent
@@ -77,6 +78,9 @@ config formats, tools) that may appear in product code only inside the room.
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
     load_balancing: LbSupport = ECMP_ONLY  # switches: what of the load-balancing intent its render expresses
+    # switches: the releases deploy accepts (None: any), and how a reported version becomes comparable numbers
+    supported_releases: ReleaseRange | None = None
+    release_key: Callable[[str], tuple[int, ...]] = release_numbers
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

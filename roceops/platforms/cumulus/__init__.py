@@ -13,6 +13,7 @@ from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 from roceops.platforms.lb_support import LbSupport
+from roceops.platforms.releases import ReleaseRange
 
 
 def _finish(text: str) -> str:
@@ -36,6 +37,9 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
+    # project policy (docs/platforms.md "Device facts"); 5.15+ wording (issue 16: `state enabled`,
+    # `ipv4 address`) is unconfirmed, so no template branches on it yet
+    supported_releases=ReleaseRange((5, 9), (5, 14)),
     vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
     # NVUE 5.x <= 5.14: `nv set system forwarding ecmp-hash <field> on|off` and `nv set router adaptive-routing
     # enable on` (docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/

@@ -12,6 +12,7 @@ from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.render import config_lines, render_context
 from roceops.platforms.lb_support import LbSupport
+from roceops.platforms.releases import ReleaseRange
 
 
 def _finish(text: str) -> str:
@@ -36,6 +37,7 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
+    supported_releases=ReleaseRange((4, 28), (4, 34)),  # project policy (docs/platforms.md "Device facts")
     vocabulary=("eos", "arista", "configure session"),
     # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
     # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.

@@ -12,6 +12,8 @@ from typing import Any
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
+from roceops.platforms.releases import ReleaseRange
+from roceops.platforms.sonic.facts import release_key
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
 BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
@@ -46,6 +48,9 @@ PLATFORM = Platform(
     failure_patterns=(_driver.FAILURE,),
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
+    # project policy: the releases the templates are written against (docs/platforms.md "Device facts")
+    supported_releases=ReleaseRange((202305,), (202511,)),
+    release_key=release_key,
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
     # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
     # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
