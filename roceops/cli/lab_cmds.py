@@ -23,7 +23,7 @@ from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fab
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
-from roceops.lab.personality import LabError
+from roceops.lab.personality import LabError, get_personality
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
 from roceops.report import tables
 
@@ -58,7 +58,7 @@ def up(
     if routing:
         vty = lab_routing.start(fabric_path, state)
         for spec in specs:
-            if spec.platform in lab_routing.FRR_PLATFORMS and spec.name in vty:
+            if get_personality(spec.platform).reads_bgp_vty and spec.name in vty:
                 spec.extra["bgp_vty"] = vty[spec.name]
     try:  # the record is written once the lab runs (never over the record of a lab already running)
         started = start_lab(specs, state, port=port, detach=detach,

@@ -19,6 +19,7 @@ from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.lb_support import ECMP_ONLY, LbSupport
 from roceops.platforms.releases import ReleaseRange, release_numbers
+from roceops.platforms.routing import FrrTranslation, HostRoutingFromFiles
 from roceops.registry import UnknownPlatform
 
 Intent = SwitchIntent | HostIntent
@@ -81,6 +82,9 @@ config formats, tools) that may appear in product code only inside the room.
     # switches: the releases deploy accepts (None: any), and how a reported version becomes comparable numbers
     supported_releases: ReleaseRange | None = None
     release_key: Callable[[str], tuple[int, ...]] = release_numbers
+    # verify routing: a switch's rendered file -> FRR bgpd.conf; a host's rendered files -> its ip commands
+    frr: FrrTranslation | None = None
+    host_routing: HostRoutingFromFiles | None = None
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

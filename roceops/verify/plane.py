@@ -8,27 +8,17 @@ rendered netplan.yaml and sysctl.conf apply. One veth pair per planned cable.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.cumulus.frr import frr_bgpd_conf as cumulus_bgpd
-from roceops.platforms.eos.frr import frr_bgpd_conf as eos_bgpd
+from roceops.platforms.base import get_platform
 from roceops.platforms.frr_conf import TranslationError
-from roceops.platforms.linux_mlx5.routing import host_routing
-from roceops.platforms.sonic.frr import frr_bgpd_conf as sonic_bgpd
 from roceops.render.engine import RenderedDevice
 from roceops.topology.fabric import Fabric
 from roceops.verify.netns import ifname
 
 Intent = SwitchIntent | HostIntent
-
-# platform -> (rendered file, translation to FRR bgpd.conf)
-TRANSLATIONS: dict[str, tuple[str, Callable[[str, str], str]]] = {
-    "sonic": ("config_db.json", sonic_bgpd),
-    "cumulus": ("nvue.commands", cumulus_bgpd),
-    "eos": ("config.eos", eos_bgpd),
-}
 
 
 @dataclass(frozen=True)
@@ -155,9 +145,12 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
     assert isinstance(intent, SwitchIntent)
     node = SwitchNode(name=name, platform=intent.platform, role=intent.role, netns=netns,
                       loopback=intent.loopback, bgpd_conf=None)
-    filename, translate = TRANSLATIONS[intent.platform]
+    frr = get_platform(intent.platform).frr  # the room's translation of its rendered file
+    if frr is None:
+        node.error = f"platform {intent.platform!r} has no FRR translation (Platform.frr)"
+        return node
     try:
-        node.bgpd_conf = translate(name, rendered.files[filename])
+        node.bgpd_conf = frr.bgpd_conf(name, rendered.files[frr.source])
     except (TranslationError, KeyError, ValueError) as exc:
         node.error = str(exc)
     return node
@@ -165,7 +158,10 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
 
 def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> HostNode:
     assert isinstance(intent, HostIntent)
-    r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
+    routing = get_platform(intent.platform).host_routing
+    if routing is None:
+        raise ValueError(f"{name}: platform {intent.platform!r} has no routing translation (Platform.host_routing)")
+    r = routing(rendered.files)
     node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})
     for netdev, nic in intent.nics.items():
         mtu, addresses = r.nics.get(netdev, (None, []))

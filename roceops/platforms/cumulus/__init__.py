@@ -11,9 +11,11 @@ from roceops.model.load_balancing import FIVE_TUPLE
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
+from roceops.platforms.cumulus.frr import frr_bgpd_conf
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.releases import ReleaseRange
+from roceops.platforms.routing import FrrTranslation
 
 
 def _finish(text: str) -> str:
@@ -39,6 +41,7 @@ PLATFORM = Platform(
     failure_patterns=(_driver.ERROR,),
     # project policy (docs/platforms.md "Device facts"); 5.15+ wording (issue 16: `state enabled`,
     # `ipv4 address`) is unconfirmed, so no template branches on it yet
+    frr=FrrTranslation("nvue.commands", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
     supported_releases=ReleaseRange((5, 9), (5, 14)),
     vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
     # NVUE 5.x <= 5.14: `nv set system forwarding ecmp-hash <field> on|off` and `nv set router adaptive-routing

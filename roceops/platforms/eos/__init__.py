@@ -10,9 +10,11 @@ from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
+from roceops.platforms.eos.frr import frr_bgpd_conf
 from roceops.platforms.eos.render import config_lines, render_context
 from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.releases import ReleaseRange
+from roceops.platforms.routing import FrrTranslation
 
 
 def _finish(text: str) -> str:
@@ -37,6 +39,7 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
+    frr=FrrTranslation("config.eos", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
     supported_releases=ReleaseRange((4, 28), (4, 34)),  # project policy (docs/platforms.md "Device facts")
     vocabulary=("eos", "arista", "configure session"),
     # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,

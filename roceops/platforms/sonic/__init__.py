@@ -13,7 +13,9 @@ from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.releases import ReleaseRange
+from roceops.platforms.routing import FrrTranslation
 from roceops.platforms.sonic.facts import release_key
+from roceops.platforms.sonic.frr import frr_bgpd_conf
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
 BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
@@ -49,6 +51,7 @@ PLATFORM = Platform(
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
     # project policy: the releases the templates are written against (docs/platforms.md "Device facts")
+    frr=FrrTranslation("config_db.json", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
     supported_releases=ReleaseRange((202305,), (202511,)),
     release_key=release_key,
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
