@@ -23,7 +23,7 @@ from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fab
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
-from roceops.lab.personality import LabError, get_personality
+from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
 from roceops.report import tables
 
@@ -56,10 +56,7 @@ def up(
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()
     if routing:
-        vty = lab_routing.start(fabric_path, state)
-        for spec in specs:
-            if get_personality(spec.platform).reads_bgp_vty and spec.name in vty:
-                spec.extra["bgp_vty"] = vty[spec.name]
+        lab_routing.attach_vty(specs, lab_routing.start(fabric_path, state))
     try:  # the record is written once the lab runs (never over the record of a lab already running)
         started = start_lab(specs, state, port=port, detach=detach,
                             on_ready=lambda ready: record_lab_fabric(ready.state_dir, loaded.source))
