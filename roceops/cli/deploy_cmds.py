@@ -36,6 +36,13 @@ LabOption = typer.Option(False, "--lab", help="target the running lab instead of
 StateDir = Path(".roceops")
 
 
+def _duration(text: str | float) -> float:
+    """``--deadline``: a duration as ``health --deadline`` takes it (``90s``, ``10m``, ``300``)."""
+    from roceops.cli.health_cmds import parse_duration  # health's module imports this one
+
+    return parse_duration(text)
+
+
 def deploy(
     ctx: typer.Context,
     fabric: Path = FabricOption,
@@ -49,10 +56,15 @@ def deploy(
                                         help="seconds before an unconfirmed commit reverts"),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0,
                                   help="seconds one device's whole deploy may take; past it: rolled back, timeout"),
-    deadline: float | None = typer.Option(None, "--deadline", min=1.0,
-                                          help="seconds the whole run may take: no device starts after it"),
+    deadline: float | None = typer.Option(None, "--deadline", parser=_duration, metavar="DURATION",
+                                          help="how long the whole run may take (300, 90s, 10m): no device "
+                                               "starts after it, none runs past it"),
     workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
+    firmware: bool = typer.Option(False, "--firmware", help="also set the hosts' NIC firmware (mlxconfig) defaults; "
+                                  "they take effect at the next reboot"),
+    persist: bool = typer.Option(True, "--persist/--no-persist", help="install the hosts' boot-time files "
+                                 "(netplan, unit, sysctl, NCCL); --no-persist sets runtime values only"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
@@ -70,14 +82,16 @@ def deploy(
     names = [d.name for d in selected(loaded.fabric, limit)]
     opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
                          confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
-                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline)
+                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline,
+                         firmware=firmware, persist=persist)
     name = loaded.fabric.intent.name
     control = RunControl(deadline)
     try:
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             check_lab_serves(loaded, names, lab)  # before any connection, and before the run is journalled
             run_id = j.start_run("deploy", name, loaded.source.source_hash,
-                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab},
+                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab,
+                                  "firmware": firmware, "persist": persist},
                                  device_count=len(names))
             try:
                 report = run_deploy(loaded.fabric, names, opts, j, run_id, control)
@@ -170,8 +184,9 @@ def rollback(
     name = loaded.fabric.intent.name
     opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
                          quiet=fmt is TableOrJson.json)
+    control = RunControl()
     try:
-        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
                 fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
@@ -181,7 +196,7 @@ def rollback(
             check_lab_serves(loaded, targets, lab)
             new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit},
                                  device_count=len(targets))
-            report = rollback_run(loaded.fabric, j, source.id, opts, new_id)
+            report = rollback_run(loaded.fabric, j, source.id, opts, new_id, control=control)
             j.finish_run(new_id, _result_word(report), report.exit_code)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)

@@ -17,6 +17,7 @@ from roceops.cli import (
     inventory_cmds,
     lab_cmds,
     play_cmds,
+    verify_cmds,
 )
 from roceops.cli.common import Exit, fail
 from roceops.journal import JournalError
@@ -88,6 +89,7 @@ app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
+app.add_typer(verify_cmds.app, name="verify")
 
 if __name__ == "__main__":
     app()

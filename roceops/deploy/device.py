@@ -3,7 +3,9 @@
 No Nornir and no config building here: the caller passes the rendered files, the intent
 and a ``Connector``; the platform ``Driver`` does the talking. Every outcome leaves the
 device either at its new intended state (confirmed and read back) or exactly at its
-backup (read back and compared), and says which.
+backup (read back and compared), and says which. Under a ``DeviceClock`` the whole of it is
+bounded: past the deadline the outcome is ``timeout`` (see :func:`run_transaction`); a stop
+request seen before the first change leaves the device ``interrupted``, untouched.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class DeviceOutcome:
     summary: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    reboot_required: bool = False  # the change includes settings that take effect at the next boot (firmware)
 
 
 def _error(exc: BaseException) -> str:
@@ -56,9 +59,15 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {reason(exc)}"[:400]
 
 
-def verify_intent(driver: Driver, intent: Intent) -> Callable[[Any], None]:
+def verify_intent(driver: Driver, intent: Intent, rendered: RenderedDevice | None = None) -> Callable[[Any], None]:
+    """Read the device back and compare with intent; parts the deploy of ``rendered`` does not set (the
+    driver's ``unverified``) are left out."""
+    unverified = getattr(driver, "unverified", None)
+    skip = set(unverified(rendered)) if unverified is not None and rendered is not None else set()
+
     def check(conn: Any) -> None:
         observed = driver.observe(driver.collect(conn, intent), intent)
+        observed = {k: v for k, v in observed.items() if k not in skip}
         expected = getattr(driver, "expected", lambda i: i)(intent)
         drift = compare(expected, observed)
         if drift:
@@ -100,29 +109,47 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         clock.in_transaction, clock.restores_itself = True, timer
         if timer:  # the device reverts by itself no later than our deadline
             confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
+    confirming = False
     try:
         driver.apply(conn, change, txn, confirm_timeout_s)
         verify(conn)
+        confirming = True
         driver.confirm(conn, txn)
         outcome.status = "changed"
     except Exception as exc:
         outcome.error = _error(exc)
+        if clock is not None and clock.expired and timer:
+            outcome.status, outcome.error = "timeout", _left_to_timer(outcome.error, confirm_timeout_s, confirming)
+            return
         if clock is not None and clock.expired:
-            if timer:
-                outcome.status = "timeout"
-                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed: a change "
-                                 f"left pending reverts by the device's commit timer ({confirm_timeout_s} s), "
-                                 "one not yet committed never went live")
-                return
             clock.extend_for_rollback()
-        try:
-            _restore(driver, connector, conn, txn, outcome.backup)
-            outcome.status = "timeout" if clock is not None and clock.in_grace else "rolled_back"
-            if outcome.status == "timeout":
-                outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
-        except Exception as rollback_exc:
-            outcome.status = "failed"
-            outcome.error += f"; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        _roll_back(driver, connector, outcome, conn, txn, clock)
+
+
+def _left_to_timer(error: str, timer_s: int, confirming: bool) -> str:
+    if confirming:  # the confirm may or may not have reached the device
+        return (f"deadline passed while confirming ({error}): the change is either confirmed or reverted by the "
+                f"device's {timer_s} s commit timer; audit the device (its backup is in the journal)")
+    return (f"deadline passed in the transaction ({error}); not confirmed: a change left pending reverts by the "
+            f"device's commit timer ({timer_s} s), one not yet committed never went live")
+
+
+def _roll_back(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, txn: str,
+               clock: DeviceClock | None) -> None:
+    """Restore the backup after a failed transaction: ``rolled_back``, ``timeout`` when the deadline caused
+    it, ``failed`` when even the restore failed."""
+    assert outcome.backup is not None
+    try:
+        _restore(driver, connector, conn, txn, outcome.backup)
+    except Exception as rollback_exc:
+        outcome.status = "failed"
+        outcome.error = f"{outcome.error}; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        return
+    if clock is not None and clock.in_grace:
+        outcome.status = "timeout"
+        outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
+    else:
+        outcome.status = "rolled_back"
 
 
 def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,
@@ -142,6 +169,7 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             return outcome
         change = driver.plan_change(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
+        outcome.reboot_required = bool(change.summary.get("reboot_required"))
         if change.empty:
             outcome.status = "unchanged"
             return outcome
@@ -157,15 +185,18 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         if before_apply is not None:
             before_apply(outcome)
         run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                        verify_intent(driver, intent), clock)
+                        verify_intent(driver, intent, rendered), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)
 
 
 def restore_device(driver: Driver, connector: Connector, device: str, platform: str, backup: Snapshot, *,
-                   commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
-    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net."""
+                   commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
+                   before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net and deadline.
+
+    ``outcome.backup`` is the configuration found before the restore (what ``before_apply`` journals)."""
     outcome = DeviceOutcome(device=device, platform=platform)
     start = time.monotonic()
     try:
@@ -173,7 +204,8 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             conn = connector.connect()
             current = driver.read_config(conn)
         except Exception as exc:
-            outcome.status, outcome.error = "unreachable", _error(exc)
+            timed_out = clock is not None and clock.expired
+            outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         outcome.backup = current
         change = driver.plan_restore(current, backup)
@@ -182,9 +214,14 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             outcome.status = "unchanged"
         elif not commit:
             outcome.status = "would_change"
+        elif clock is not None and (clock.stop_requested or clock.expired):
+            outcome.status = "interrupted" if clock.stop_requested else "timeout"
+            outcome.error = "stopped before any change was sent; the device is as it was found"
         else:
+            if before_apply is not None:
+                before_apply(outcome)
             run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                            verify_snapshot(driver, backup))
+                            verify_snapshot(driver, backup), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

@@ -73,6 +73,14 @@ config formats, tools) that may appear in product code only inside the room.
     failure_patterns: tuple[re.Pattern[str], ...] = ()
     templates: Path | None = None
     pfcwd_ranges_ms: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # detection/restoration limits
+    # `verify routing`: the rendered file holding a switch's routing and its translation to FRR's bgpd.conf
+    # (device name, file text -> bgpd.conf); for a host, its routing from (netplan.yaml, sysctl.conf)
+    routing_source: str | None = None
+    routing_translation: Callable[[str, str], str] | None = None
+    host_routing: Callable[[str, str], Any] | None = None
+    lab_reads_frr: bool = False  # its simulated device answers BGP from an FRR vty (`lab up --routing`)
+    persisted_outputs: tuple[str, ...] = ()  # files deploy --commit installs for boot (skipped with --no-persist)
+    firmware_outputs: tuple[str, ...] = ()  # files applied only by deploy --firmware
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

@@ -10,6 +10,7 @@ from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
+from roceops.platforms.cumulus.frr import frr_bgpd_conf
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 
 
@@ -34,6 +35,9 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
+    routing_source="nvue.commands",
+    routing_translation=frr_bgpd_conf,
+    lab_reads_frr=True,
     vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
 )
 

@@ -10,6 +10,7 @@ from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
+from roceops.platforms.eos.frr import frr_bgpd_conf
 from roceops.platforms.eos.render import config_lines, render_context
 
 
@@ -35,6 +36,8 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
+    routing_source="config.eos",
+    routing_translation=frr_bgpd_conf,
     vocabulary=("eos", "arista", "configure session"),
 )
 

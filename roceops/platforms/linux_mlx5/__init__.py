@@ -19,9 +19,11 @@ from roceops.platforms.linux_mlx5 import driver as _driver
 from roceops.platforms.linux_mlx5 import driver_model as _model
 from roceops.platforms.linux_mlx5.driver import DRIVER
 from roceops.platforms.linux_mlx5.render import (
+    FIRMWARE_SCRIPT,
     INSTALL_TARGETS,
     NETMIKO,
     OUTPUTS,
+    PERSISTED,
     PREAMBLE,
     InstallTarget,
     ScriptError,
@@ -30,6 +32,7 @@ from roceops.platforms.linux_mlx5.render import (
     script_commands,
     simple_command_problem,
 )
+from roceops.platforms.linux_mlx5.routing import host_routing
 
 PLATFORM = Platform(
     name="linux_mlx5",
@@ -42,7 +45,10 @@ PLATFORM = Platform(
     lab_device="roceops.lab.devices.linux_mlx5",
     show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
     failure_patterns=(_driver.ERROR_TEXT,),
-    vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "connectx", "cma_roce"),
+    host_routing=host_routing,
+    persisted_outputs=PERSISTED,
+    firmware_outputs=(FIRMWARE_SCRIPT,),
+    vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "cma_roce"),  # (ConnectX: a NIC model, roceops/hardware)
 )
 
 __all__ = [

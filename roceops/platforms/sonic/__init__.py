@@ -11,6 +11,7 @@ from typing import Any
 
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.sonic.frr import frr_bgpd_conf
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
 BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
@@ -45,6 +46,9 @@ PLATFORM = Platform(
     failure_patterns=(_driver.FAILURE,),
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
+    routing_source="config_db.json",
+    routing_translation=frr_bgpd_conf,
+    lab_reads_frr=True,
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
 )
 DRIVER = _driver.DRIVER
