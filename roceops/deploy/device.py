@@ -17,13 +17,14 @@ from typing import Any, Literal, Protocol
 
 from roceops.audit.compare import Drift, compare
 from roceops.deploy.control import DeviceClock
+from roceops.deploy.facts import facts_problems
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
-                 "timeout", "interrupted", "not_started"]
+                 "timeout", "interrupted", "not_started", "facts_mismatch"]
 
 
 class Connector(Protocol):
@@ -163,9 +164,13 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         try:
             conn = connector.connect()
             outcome.backup = driver.read_config(conn)
+            problems = facts_problems(driver, conn, outcome.backup, intent)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
+            return outcome
+        if problems:  # another device than the fabric describes: nothing is planned or sent
+            outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
             return outcome
         change = driver.plan_change(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)

@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
+from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps, some
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.topology.addressing import PoolExhausted
@@ -187,3 +188,20 @@ def _pattern(path: str, pattern: str, samples: list[dict[str, int]], *, unique: 
 def _fabric(ctx: LintContext) -> Fabric:
     assert ctx.fabric is not None
     return ctx.fabric
+
+
+@rule("TOPO010", "error", "more planes than the NIC model can serve (planes_max of roceops.hardware.nics)",
+      "use a NIC model whose profile allows that many planes (ConnectX-8, BlueField-3 SuperNIC: up to 4) or "
+      "fewer planes")
+def planes_within_nic(ctx: LintContext) -> Iterator[Hit]:
+    planes, model = ctx.intent.planes, ctx.intent.node.nic_model
+    if planes == 1:
+        return
+    profile = NIC_PROFILES.get(model)
+    if profile is None:
+        known = ", ".join(f"{m} ({p.planes_max})" for m, p in sorted(NIC_PROFILES.items()))
+        yield Hit("planes", f"planes: {planes} needs a NIC profile that allows it; node.nic_model {model!r} has "
+                            f"none (known, with planes_max: {known})")
+    elif planes > profile.planes_max:
+        yield Hit("planes", f"planes: {planes} but {model} serves at most {profile.planes_max} plane(s) "
+                            f"({profile.sources['planes_max']})")

@@ -79,6 +79,10 @@ config formats, tools) that may appear in product code only inside the room.
     routing_translation: Callable[[str, str], str] | None = None
     host_routing: Callable[[str, str], Any] | None = None
     lab_reads_frr: bool = False  # its simulated device answers BGP from an FRR vty (`lab up --routing`)
+    # releases its templates are written for (oldest, newest; leading numbers); None: not checked
+    supported_releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    dated_releases: bool = False  # release numbers start with a YYYYMMDD build date (cut to YYYYMM)
+    lb_support: Any = None  # roceops.platforms.lb_support.LbSupport; None: no load-balancing rendering
     persisted_outputs: tuple[str, ...] = ()  # files deploy --commit installs for boot (skipped with --no-persist)
     firmware_outputs: tuple[str, ...] = ()  # files applied only by deploy --firmware
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)

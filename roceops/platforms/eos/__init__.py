@@ -12,6 +12,7 @@ from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.frr import frr_bgpd_conf
 from roceops.platforms.eos.render import config_lines, render_context
+from roceops.platforms.lb_support import LbSupport
 
 
 def _finish(text: str) -> str:
@@ -38,6 +39,11 @@ PLATFORM = Platform(
     failure_patterns=(_driver.EOS_ERROR,),
     routing_source="config.eos",
     routing_translation=frr_bgpd_conf,
+    supported_releases=((4, 28), (4, 34)),  # releases the templates are written for
+    # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
+    # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.
+    lb_support=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+        "EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled (non-SAND) switches"),
     vocabulary=("eos", "arista", "configure session"),
 )
 

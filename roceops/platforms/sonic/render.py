@@ -370,6 +370,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
     return {
         "section": _section_marker,
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "metadata": _metadata(device, model),
         "ports": _ports(device, ports),
         "loopback": {"name": LOOPBACK, "prefix": device.loopback},

@@ -1,0 +1,28 @@
+"""What each switch platform's rendering can express of the load-balancing intent, with the source of
+that syntax or the reason it is missing (docs/platforms.md, "Load balancing").
+
+Each room's ``Platform.lb_support`` holds its data; lint (LB003) reads it: a setting a platform cannot
+render is an error, never a silent omission. Whether the SKU's ASIC can do it at all is the hardware
+profile's business (LB004).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roceops.model.load_balancing import HashField, LoadBalancingMode
+
+
+@dataclass(frozen=True)
+class LbSupport:
+    hash_fields: frozenset[HashField]  # fields the rendered config can switch on and off
+    hash_seed: bool
+    modes: frozenset[LoadBalancingMode]
+    why_not: str  # what is missing and why, for the lint message
+
+
+
+
+def no_support(title: str) -> LbSupport:
+    """What a platform without load-balancing rendering can express: ECMP with its default hash."""
+    return LbSupport(frozenset(), False, frozenset({"ecmp"}), f"{title}: roceops renders no load-balancing settings")
