@@ -83,8 +83,8 @@ config formats, tools) that may appear in product code only inside the room.
     supported_releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     dated_releases: bool = False  # release numbers start with a YYYYMMDD build date (cut to YYYYMM)
     lb_support: Any = None  # roceops.platforms.lb_support.LbSupport; None: no load-balancing rendering
-    persisted_outputs: tuple[str, ...] = ()  # files deploy --commit installs for boot (skipped with --no-persist)
-    firmware_outputs: tuple[str, ...] = ()  # files applied only by deploy --firmware
+    persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
+    firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

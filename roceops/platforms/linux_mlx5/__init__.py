@@ -43,11 +43,11 @@ PLATFORM = Platform(
     context=host_context,
     driver=DRIVER,
     lab_device="roceops.lab.devices.linux_mlx5",
+    persisted_outputs=PERSISTED,
+    firmware_outputs=(FIRMWARE_SCRIPT,),
     show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
     failure_patterns=(_driver.ERROR_TEXT,),
     host_routing=host_routing,
-    persisted_outputs=PERSISTED,
-    firmware_outputs=(FIRMWARE_SCRIPT,),
     vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "cma_roce"),  # (ConnectX: a NIC model, roceops/hardware)
 )
 

@@ -29,7 +29,6 @@ value that departs from the intent is reported, so audit sees the drift; otherwi
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -38,7 +37,7 @@ from typing import Any, TypedDict
 
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic.render import DEVICE_TYPES
-from roceops.util.sorting import id_set, ip_sort_key, port_key
+from roceops.util.sorting import id_set, ip_key, ip_sort_key, port_key
 
 ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -399,8 +398,9 @@ def _intent_map(field: str) -> Callable[[SwitchIntent], dict[int, int]]:
 
 
 def _prefix_key(prefix: str) -> tuple[int, int, int]:
-    net = ipaddress.ip_network(prefix, strict=False)
-    return net.version, int(net.network_address), net.prefixlen
+    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
+    address, _, length = prefix.partition("/")
+    return (*ip_key(address), int(length or 32))
 
 
 def parse_config_db(db: ConfigDb, intent: SwitchIntent | None = None,

@@ -47,8 +47,8 @@ from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
 from roceops.lab.personality import DeviceState, LabError, Reply, Session, SessionInfo
 
 # what the host's shell runs: its builtins and the tools of the command modules
-COMMANDS = Commands(builtins=shell_builtins.BUILTINS, programs={
-    **ip.PROGRAMS, **qos.PROGRAMS, **tools.PROGRAMS, **boot.PROGRAMS, **filetools.PROGRAMS})
+COMMANDS = Commands(builtins=shell_builtins.BUILTINS, programs={**ip.PROGRAMS, **qos.PROGRAMS, **tools.PROGRAMS,
+                                                                   **boot.PROGRAMS, **filetools.PROGRAMS})
 
 
 class LinuxMlx5State(LinuxMlx5StateCore):
