@@ -25,6 +25,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
+from roceops.platforms.base import get_platform
 from roceops.report import tables
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
@@ -58,7 +59,7 @@ def up(
     if routing:
         vty = lab_routing.start(fabric_path, state)
         for spec in specs:
-            if spec.platform in lab_routing.FRR_PLATFORMS and spec.name in vty:
+            if get_platform(spec.platform).lab_reads_frr and spec.name in vty:
                 spec.extra["bgp_vty"] = vty[spec.name]
     try:  # the record is written once the lab runs (never over the record of a lab already running)
         started = start_lab(specs, state, port=port, detach=detach,

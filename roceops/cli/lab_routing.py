@@ -15,7 +15,6 @@ from roceops.cli.common import Exit, fail
 from roceops.verify.engine import VerifyUnavailable, preflight
 from roceops.verify.netns import process_alive
 
-FRR_PLATFORMS = ("sonic", "cumulus")
 KEEPER_FILE = "routing.json"
 START_TIMEOUT_S = 180.0
 

@@ -8,27 +8,18 @@ rendered netplan.yaml and sysctl.conf apply. One veth pair per planned cable.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.cumulus.frr import frr_bgpd_conf as cumulus_bgpd
-from roceops.platforms.eos.frr import frr_bgpd_conf as eos_bgpd
+from roceops.platforms.base import get_platform
 from roceops.platforms.frr_conf import TranslationError
-from roceops.platforms.linux_mlx5.routing import host_routing
-from roceops.platforms.sonic.frr import frr_bgpd_conf as sonic_bgpd
 from roceops.render.engine import RenderedDevice
 from roceops.topology.fabric import Fabric
 from roceops.verify.netns import ifname
 
 Intent = SwitchIntent | HostIntent
 
-# platform -> (rendered file, translation to FRR bgpd.conf)
-TRANSLATIONS: dict[str, tuple[str, Callable[[str, str], str]]] = {
-    "sonic": ("config_db.json", sonic_bgpd),
-    "cumulus": ("nvue.commands", cumulus_bgpd),
-    "eos": ("config.eos", eos_bgpd),
-}
 
 
 @dataclass(frozen=True)
@@ -155,9 +146,11 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
     assert isinstance(intent, SwitchIntent)
     node = SwitchNode(name=name, platform=intent.platform, role=intent.role, netns=netns,
                       loopback=intent.loopback, bgpd_conf=None)
-    filename, translate = TRANSLATIONS[intent.platform]
+    platform = get_platform(intent.platform)  # the room's translation of its rendered routing config
     try:
-        node.bgpd_conf = translate(name, rendered.files[filename])
+        if platform.routing_translation is None or platform.routing_source is None:
+            raise TranslationError(f"{platform.title} has no routing translation for `verify routing`")
+        node.bgpd_conf = platform.routing_translation(name, rendered.files[platform.routing_source])
     except (TranslationError, KeyError, ValueError) as exc:
         node.error = str(exc)
     return node
@@ -165,6 +158,8 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
 
 def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> HostNode:
     assert isinstance(intent, HostIntent)
+    host_routing = get_platform(intent.platform).host_routing
+    assert host_routing is not None, f"{intent.platform} has no host routing for `verify routing`"
     r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
     node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})
     for netdev, nic in intent.nics.items():

@@ -9,9 +9,10 @@ from functools import cache
 import pytest
 from labtools import lab_mini
 
-from roceops.deploy.facts import SUPPORTED_RELEASES, mismatches, release_key
+from roceops.deploy.facts import mismatches, release_key
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus.facts import parse_facts as cumulus_facts
 from roceops.platforms.driver import DeviceFacts
 from roceops.platforms.eos.facts import parse_facts as eos_facts
@@ -113,7 +114,7 @@ def test_each_contradiction_is_named() -> None:
 def test_a_release_outside_the_supported_range_is_refused_even_without_a_fabric_release() -> None:
     intent = leaf()
     assert intent.nos_version is None or intent.nos_version.startswith("2024")
-    low, high = SUPPORTED_RELEASES["sonic"]
+    low, high = get_platform("sonic").supported_releases or ((), ())
     unpinned = intent.model_copy(update={"nos_version": None, "hwsku": None})
     assert mismatches(_matching(unpinned, nos_version=f"{low[0]}.1"), unpinned) == []
     assert mismatches(_matching(unpinned, nos_version=f"{high[0]}.9"), unpinned) == []
