@@ -163,8 +163,8 @@ def full_mesh(ctx: LintContext) -> Iterator[Hit]:
         yield Hit("tiers.spine", f"{len(bad)} leaves miss spines of their plane/pod: {some(bad)}")
 
 
-@rule("NAME001", "error", "a node name, netdev or RDMA device pattern has unknown placeholders or repeats names",
-      "node.name may use {node} and {su}; node.netdev/rdma_dev {port}, {nic}, {rail}, {plane}")
+@rule("NAME001", "error", "a netdev or RDMA device pattern gives two NICs of a node the same name",
+      "include {port} (or {nic}/{rail} with {plane} on two planes) so every NIC of a node gets its own name")
 def name_patterns(ctx: LintContext) -> Iterator[Hit]:
     node, planes = ctx.intent.node, ctx.intent.planes
     yield from _pattern("node.name", node.name, [{"node": 1, "su": 1}], unique=False)

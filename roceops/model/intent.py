@@ -90,6 +90,16 @@ class TierIntent(StrictModel):
         default=None, description="explicit switch count per plane (spine/core); computed when absent"
     )
     name: str | None = Field(default=None, description="name template, e.g. 'leaf-su{su}-r{rail}'")
+    nos_version: str | None = Field(
+        default=None,
+        description="NOS release the tier runs (e.g. '202411', '5.14', '4.32'): templates pick release-specific "
+                    "syntax from it and deploy refuses a device reporting another release; applies to switches "
+                    "still on the tier's platform")
+
+    @field_validator("nos_version")
+    @classmethod
+    def _safe_version(cls, v: str | None) -> str | None:
+        return v if v is None else TOKEN.check(v)
 
 
 class Tiers(StrictModel):

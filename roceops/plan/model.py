@@ -128,6 +128,7 @@ class SwitchIntent(_M):
     role: Literal["leaf", "spine", "core"]
     model: str
     hwsku: str | None = None
+    nos_version: str | None = None
     mgmt_ip: str
     loopback: str
     qos: SwitchQos

@@ -172,7 +172,8 @@ def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     intent = fabric.intent
     ports = plan_ports(intent, fabric, sw)
     return SwitchIntent(
-        name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku, mgmt_ip=sw.mgmt_ip,
+        name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
+        nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip,
         loopback=sw.loopback, qos=plan_qos(intent, sw, ports), ports=ports, bgp=plan_bgp(fabric, sw),
         load_balancing=plan_load_balancing(intent, sw),
     )

@@ -41,6 +41,7 @@ from roceops.plan.model import SwitchIntent
 from roceops.platforms.channel import read_timeout, send_line
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus import parsers_ports as pp
+from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
 from roceops.platforms.cumulus.render import (
     ECMP_HASH_FIELD,
     is_set_leaf,
@@ -53,6 +54,7 @@ from roceops.platforms.driver import (
     BgpSession,
     Change,
     ConfirmNotTaken,
+    DeviceFacts,
     DriverError,
     Intent,
     LldpNeighbor,
@@ -507,6 +509,18 @@ class CumulusDriver:
         if problem:
             raise DriverError(f"cannot read the configuration: {problem}")
         return Snapshot(format="nvue_commands", text=text)
+
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(outputs[SYSTEM_COMMAND], outputs[INTERFACES_COMMAND])
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
+        """Release and platform from ``nv show system``, swp ports from ``nv show interface`` (JSON both)."""
+        outputs = run_batch(conn, [SYSTEM_COMMAND, INTERFACES_COMMAND])
+        for cmd, out in outputs.items():
+            if problem := _first_error(out):
+                raise DriverError(f"{cmd} failed: {problem}")
+        return parse_facts(outputs[SYSTEM_COMMAND], outputs[INTERFACES_COMMAND])
 
     def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return run_batch(conn, collect_commands(intent, ports))

@@ -141,6 +141,7 @@ def render_context(device: Any) -> dict[str, Any]:
     bgp = device.bgp
     return {
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "profile": PROFILE,
         "interfaces": [
             {"name": p.name, "description": quote(p.description) if p.description else "",

@@ -346,8 +346,10 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
 
 
 def prefix_key(prefix: str) -> tuple[int, int, int]:
-    net = ipaddress.ip_network(prefix, strict=False)
-    return net.version, int(net.network_address), net.prefixlen
+    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
+    address, _, length = prefix.partition("/")
+    addr = ipaddress.ip_address(address)
+    return addr.version, int(addr), int(length or addr.max_prefixlen)
 
 
 def _ip_key(ip: str) -> tuple[int, int]:
@@ -405,6 +407,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
     return {
         "section": _section_marker,
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "metadata": _metadata(device, model),
         "ports": _ports(device, ports),
         "loopback": {"name": LOOPBACK, "prefix": device.loopback},
