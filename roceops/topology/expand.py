@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TypedDict, TypeGuard, Unpack, get_args
+from typing import TypedDict, TypeGuard, Unpack
 
-from roceops.model.intent import DEFAULT_PORT_NAMING, FabricIntent, TierIntent
+from roceops import registry
+from roceops.model.intent import FabricIntent, TierIntent, default_port_naming
 from roceops.model.names import HOSTNAME, NETDEV, RDMA_DEV, SafeName
 from roceops.model.types import SwitchPlatform, SwitchRole
 from roceops.topology.addressing import Pool, ip, split
@@ -52,16 +52,6 @@ class _Build:
 
 def expand(intent: FabricIntent) -> Fabric:
     """Expand the intent. Raises TopologyError / PoolExhausted with the offending field path."""
-    enabled = gc.isenabled()
-    gc.disable()  # ~150k small objects at 64 SUs and no cycles among them: collections would only slow this down
-    try:
-        return _expand(intent)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _expand(intent: FabricIntent) -> Fabric:
     sizing = size_fabric(intent)
     b = _Build(
         intent=intent,
@@ -122,7 +112,7 @@ class _Placement(TypedDict, total=False):
 
 
 def _is_switch_platform(platform: str) -> TypeGuard[SwitchPlatform]:
-    return platform in get_args(SwitchPlatform)
+    return registry.kind_of(platform) == "switch"
 
 
 def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[str], name_keys: dict[str, int],
@@ -200,7 +190,7 @@ def _port(b: _Build, sw: Switch, index: int) -> str:
         tier = getattr(b.intent.tiers, sw.role)
         naming = tier.port_naming
         if naming is None or sw.platform != tier.platform:
-            naming = DEFAULT_PORT_NAMING[sw.platform]
+            naming = default_port_naming(sw.platform)
         name = b.port_names[key] = naming.name(index)
     return name
 

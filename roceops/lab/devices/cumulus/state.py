@@ -4,7 +4,6 @@ the physical layer. The bottom layer of the simulated switch: the shell, show an
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 import time
 import zlib
@@ -18,6 +17,7 @@ from roceops.lab.devices.cumulus.schema import Tree, apply_set, commands_text, p
 from roceops.lab.devices.cumulus.view import View, build_view, speed_text
 from roceops.lab.personality import DeviceState, lab_release
 from roceops.lab.physical import Physical
+from roceops.util.sorting import port_key
 
 RELEASE = "5.14.0"  # the release of the captures in shared/fixtures/cumulus (a fabric's nos_version replaces it)
 
@@ -70,7 +70,7 @@ class CumulusStateCore(DeviceState):
         self.release = lab_release(self.extra.get("nos_version"), RELEASE, ".0")
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
-        self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=_natural)]
+        self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=port_key)]
         self.port_speeds = {p.name: speed_text(p.speed) for p in self.physical.ports.values()}
         factory: Tree = {}
         for line in ("interface eth0 ip address dhcp", "interface eth0 ip vrf mgmt", "interface eth0 type eth",
@@ -175,8 +175,6 @@ class CumulusStateCore(DeviceState):
 
 
 
-def _natural(name: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def _now() -> str:
