@@ -37,10 +37,11 @@ PLATFORM = Platform(
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
     vocabulary=("eos", "arista", "configure session"),
-    # AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles, EOS >= 4.33.1F);
-    # DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.
-    load_balancing=LbSupport(why_not="EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled "
-                                     "(non-SAND) switches"),
+    # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
+    # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.
+    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+                             "EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled (non-SAND) "
+                             "switches"),
 )
 
 __all__ = ["DRIVER", "PLATFORM", "config_lines", "render_context"]

@@ -47,11 +47,12 @@ PLATFORM = Platform(
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
-    # SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set CONFIG_DB is validated
-    # against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module, so GCU would refuse the
-    # table ("tables without YANG models"); no CONFIG_DB table there for a seed, AR or DLB either.
-    load_balancing=LbSupport(why_not="SONiC: the YANG models CONFIG_DB is validated against define no hash, seed, "
-                                     "AR or DLB table (no sonic-hash.yang in the snapshot)"),
+    # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
+    # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
+    # so GCU would refuse the table ("tables without YANG models"); no CONFIG_DB table for a seed, AR or DLB.
+    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+                             "SONiC: the SONiC YANG models roceops validates against define no hash, seed, AR or "
+                             "DLB table (no sonic-hash.yang in the snapshot)"),
 )
 DRIVER = _driver.DRIVER
 
