@@ -191,8 +191,7 @@ def _fabric(ctx: LintContext) -> Fabric:
 
 
 @rule("TOPO010", "error", "more planes than the NIC model can serve (planes_max of roceops.hardware.nics)",
-      "use a NIC model whose profile allows that many planes (ConnectX-8, BlueField-3 SuperNIC: up to 4) or "
-      "fewer planes")
+      "use a NIC model whose profile (roceops.hardware.nics) allows that many planes, or fewer planes")
 def planes_within_nic(ctx: LintContext) -> Iterator[Hit]:
     planes, model = ctx.intent.planes, ctx.intent.node.nic_model
     if planes == 1:

@@ -66,8 +66,8 @@ _BARRE_400G = SpeedProfile(
 )
 
 PROFILES: dict[int, SpeedProfile] = {
-    100_000: SpeedProfile(100_000, "NVIDIA ConnectX defaults (no speed-specific tuning published)"),
-    200_000: SpeedProfile(200_000, "NVIDIA ConnectX defaults (no speed-specific tuning published)"),
+    100_000: SpeedProfile(100_000, "NVIDIA DCQCN parameter defaults (no speed-specific tuning published)"),
+    200_000: SpeedProfile(200_000, "NVIDIA DCQCN parameter defaults (no speed-specific tuning published)"),
     400_000: _BARRE_400G,
     800_000: SpeedProfile(800_000, None),
 }
