@@ -1,9 +1,8 @@
 """Device facts before every push: a switch whose NOS release, hardware or ports contradict its intent is
 stopped before anything is sent (``facts.mismatch``).
 
-The supported ranges (each room's ``Platform.supported_releases``) are the releases roceops' templates are
-written and tested for (project policy, see docs/platforms.md "Device facts"); a device outside them could
-accept different syntax.
+The supported ranges are the releases roceops' templates are written and tested for (project policy, see
+docs/platforms.md "Device facts"); a device outside them could accept different syntax.
 """
 
 from __future__ import annotations
@@ -16,15 +15,26 @@ from roceops.platforms.base import get_platform
 from roceops.platforms.driver import DeviceFacts, Intent, Snapshot
 
 _TOKEN = re.compile(r"[.\-]")
+_LEADING_DIGITS = re.compile(r"\d+")
 
 
 def release_key(platform: str, version: str) -> tuple[int, ...]:
-    """Leading release numbers as ``platform`` reads them (its ``Platform.release_key``).
+    """Leading release numbers: ``4.32.2F`` -> (4, 32, 2); SONiC ``20230531.22`` -> (202305, 22).
 
     >>> release_key("eos", "4.32.2F"), release_key("sonic", "202411.1-lab"), release_key("sonic", "20230531.22")
     ((4, 32, 2), (202411, 1), (202305, 22))
     """
-    return get_platform(platform).release_key(version)
+    key: list[int] = []
+    for token in _TOKEN.split(version):
+        m = _LEADING_DIGITS.match(token)
+        if m is None:
+            break
+        key.append(int(m.group()))
+        if m.end() < len(token):  # "2F": a train letter ends the release numbers
+            break
+    if get_platform(platform).dated_releases and key and key[0] > 999_999:  # YYYYMMDD build -> YYYYMM branch
+        key[0] //= 100
+    return tuple(key)
 
 
 def _matches(wanted: str, reported: str) -> bool:
@@ -46,10 +56,11 @@ def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
     else:
         if intent.nos_version and not _matches(intent.nos_version, version):
             out.append(f"NOS release: fabric says {intent.nos_version!r}, device runs {version!r}")
-        platform = get_platform(intent.platform)
-        bounds = platform.supported_releases  # each room's PLATFORM holds its range (project policy)
-        if bounds and not bounds.admits(platform.release_key(version)):
-            out.append(f"NOS release {version!r} is outside the supported range {bounds}")
+        bounds = get_platform(intent.platform).supported_releases
+        key = release_key(intent.platform, version)
+        if bounds and not (bounds[0] <= key[:len(bounds[0])] and key[:len(bounds[1])] <= bounds[1]):
+            low, high = (".".join(map(str, b)) for b in bounds)
+            out.append(f"NOS release {version!r} is outside the supported range {low} to {high}")
     if facts.ports is None:
         out.append("ports: the device's port list could not be read")
     else:

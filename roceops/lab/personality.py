@@ -285,7 +285,6 @@ class Personality:
 
     state_factory: StateFactory
     session_factory: SessionFactory
-    reads_bgp_vty: bool = False  # `lab up --routing`: its BGP shows come from the real bgpd (spec extra["bgp_vty"])
 
 
 LAB_ONLY_DEVICES = {"echo": "roceops.lab.devices.echo"}  # lab transport tests; not a platform

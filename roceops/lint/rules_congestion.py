@@ -20,7 +20,7 @@ def _at(threshold: Threshold, size: int) -> str:
 @rule(
     "DCQ006",
     "warning",
-    "a >= 400G fabric keeps the NIC's generic DCQCN defaults (pinned explicitly, or no published tuning at its speed)",
+    "a >= 400G fabric keeps generic vendor DCQCN defaults (pinned explicitly, or no published tuning at its speed)",
     "drop the pinned value so the speed profile applies, or set a value from the published tuned range",
 )
 def generic_dcqcn_at_speed(ctx: LintContext) -> Iterator[Hit]:

@@ -9,6 +9,7 @@ from roceops.plan.entropy import collision_probability, recommend_qps, worst_lea
 from roceops.plan.model import LoadBalancingIntent
 from roceops.plan.switch import plan_load_balancing
 from roceops.platforms.base import get_platform
+from roceops.platforms.lb_support import LbSupport, no_support
 from roceops.topology.fabric import Switch
 
 LB = "load_balancing"
@@ -59,9 +60,15 @@ def _lb_source(ctx: LintContext, sw: Switch, key: str) -> str:
     return f"{LB}.hash_seed.{sw.role}" if key == "hash_seed" else f"{LB}.{key}"
 
 
+def _support(platform: str) -> LbSupport:
+    room = get_platform(platform)
+    support = room.lb_support
+    return support if isinstance(support, LbSupport) else no_support(room.title)
+
+
 def _unrenderable(platform: str, lb: LoadBalancingIntent) -> list[tuple[str, str]]:
     """(key, what) for each setting ``platform`` cannot render."""
-    support = get_platform(platform).load_balancing
+    support = _support(platform)
     out: list[tuple[str, str]] = []
     if lb.mode not in support.modes:
         out.append(("mode", f"mode {lb.mode}"))
@@ -85,4 +92,4 @@ def platform_cannot_render(ctx: LintContext) -> Iterator[Hit]:
     for (path, platform, what), names in found.items():
         others = f" and {len(names) - 1} more" if len(names) > 1 else ""
         yield Hit(path, f"{what} cannot be rendered on {names[0]}{others} ({platform}): "
-                        f"{get_platform(platform).load_balancing.why_not}")
+                        f"{_support(platform).why_not}")

@@ -65,12 +65,9 @@ _BARRE_400G = SpeedProfile(
     np_ranges={"min_time_between_cnps": TunedRange(0, 2)},
 )
 
-NVIDIA_DEFAULTS = ("NVIDIA DCQCN parameters page (networking-docs.nvidia.com/doca/archive/3-4-0/"
-                   "dcqcn-cc-parameters): the NIC defaults, no speed-specific tuning published")
-
 PROFILES: dict[int, SpeedProfile] = {
-    100_000: SpeedProfile(100_000, NVIDIA_DEFAULTS),
-    200_000: SpeedProfile(200_000, NVIDIA_DEFAULTS),
+    100_000: SpeedProfile(100_000, "NVIDIA DCQCN parameter defaults (no speed-specific tuning published)"),
+    200_000: SpeedProfile(200_000, "NVIDIA DCQCN parameter defaults (no speed-specific tuning published)"),
     400_000: _BARRE_400G,
     800_000: SpeedProfile(800_000, None),
 }

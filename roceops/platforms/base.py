@@ -17,9 +17,7 @@ from typing import Any, Literal
 from roceops import registry
 from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.lb_support import ECMP_ONLY, LbSupport
-from roceops.platforms.releases import ReleaseRange, release_numbers
-from roceops.platforms.routing import FrrTranslation, HostRoutingFromFiles
+from roceops.platforms.lb_support import LbSupport
 from roceops.registry import UnknownPlatform
 
 Intent = SwitchIntent | HostIntent
@@ -76,15 +74,18 @@ config formats, tools) that may appear in product code only inside the room.
     failure_patterns: tuple[re.Pattern[str], ...] = ()
     templates: Path | None = None
     pfcwd_ranges_ms: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # detection/restoration limits
+    # `verify routing`: the rendered file holding a switch's routing and its translation to FRR's bgpd.conf
+    # (device name, file text -> bgpd.conf); for a host, its routing from (netplan.yaml, sysctl.conf)
+    routing_source: str | None = None
+    routing_translation: Callable[[str, str], str] | None = None
+    host_routing: Callable[[str, str], Any] | None = None
+    lab_reads_frr: bool = False  # its simulated device answers BGP from an FRR vty (`lab up --routing`)
+    # releases its templates are written for (oldest, newest; leading numbers); None: not checked
+    supported_releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    dated_releases: bool = False  # release numbers start with a YYYYMMDD build date (cut to YYYYMM)
+    lb_support: LbSupport | None = None  # None: no load-balancing rendering (ECMP only)
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
-    load_balancing: LbSupport = ECMP_ONLY  # switches: what of the load-balancing intent its render expresses
-    # switches: the releases deploy accepts (None: any), and how a reported version becomes comparable numbers
-    supported_releases: ReleaseRange | None = None
-    release_key: Callable[[str], tuple[int, ...]] = release_numbers
-    # verify routing: a switch's rendered file -> FRR bgpd.conf; a host's rendered files -> its ip commands
-    frr: FrrTranslation | None = None
-    host_routing: HostRoutingFromFiles | None = None
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

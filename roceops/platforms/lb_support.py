@@ -1,8 +1,9 @@
-"""What a switch platform's rendering can express of the load-balancing intent (each room's PLATFORM carries
-its own, with the source of that syntax or the reason it is missing: docs/platforms.md, "Load balancing").
+"""What each switch platform's rendering can express of the load-balancing intent, with the source of
+that syntax or the reason it is missing (docs/platforms.md, "Load balancing").
 
-Data only, read by lint (LB003): a setting a platform cannot render is an error, never a silent
-omission. Whether the SKU's ASIC can do it at all is the hardware profile's business (LB004).
+Each room's ``Platform.lb_support`` holds its data; lint (LB003) reads it: a setting a platform cannot
+render is an error, never a silent omission. Whether the SKU's ASIC can do it at all is the hardware
+profile's business (LB004).
 """
 
 from __future__ import annotations
@@ -20,5 +21,6 @@ class LbSupport:
     why_not: str  # what is missing and why, for the lint message
 
 
-ECMP_ONLY = LbSupport(frozenset(), False, frozenset({"ecmp"}),
-                      "the platform renders no hash-field, seed, adaptive-routing or DLB configuration")
+def no_support(title: str) -> LbSupport:
+    """What a platform without load-balancing rendering can express: ECMP with its default hash."""
+    return LbSupport(frozenset(), False, frozenset({"ecmp"}), f"{title}: roceops renders no load-balancing settings")

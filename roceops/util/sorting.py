@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["id_ranges", "id_set", "ip_key", "ip_sort_key", "natsorted", "natural_key", "port_key"]
+__all__ = ["id_ranges", "id_set", "ip_key", "ip_sort_key", "natsorted", "natural_key", "port_key", "prefix_key"]
 
 _DIGITS = re.compile(r"(\d+)")
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0..255 without leading zeros, as ipaddress wants
@@ -71,6 +71,18 @@ def ip_sort_key(ip: str) -> tuple[int, int, str]:
     except ValueError:
         return INVALID_IP_VERSION, 0, ip
     return version, value, ip
+
+
+def prefix_key(prefix: str) -> tuple[int, int, int]:
+    """(version, address, length) of an ``address/len`` prefix, in numeric order; no ``ipaddress.ip_network``
+    object (Python 3.11's /31 and /32 networks are reference cycles). ValueError if not a prefix.
+
+    >>> sorted(["10.0.0.8/31", "10.0.0.10/32", "10.0.0.8/30", "fd00::/64"], key=prefix_key)
+    ['10.0.0.8/30', '10.0.0.8/31', '10.0.0.10/32', 'fd00::/64']
+    """
+    address, _, length = prefix.partition("/")
+    version, value = ip_key(address)
+    return version, value, int(length) if length else (32 if version == 4 else 128)
 
 
 def id_ranges(ids: Iterable[int]) -> list[str]:

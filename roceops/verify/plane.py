@@ -21,6 +21,7 @@ from roceops.verify.netns import ifname
 Intent = SwitchIntent | HostIntent
 
 
+
 @dataclass(frozen=True)
 class End:
     device: str
@@ -145,12 +146,11 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
     assert isinstance(intent, SwitchIntent)
     node = SwitchNode(name=name, platform=intent.platform, role=intent.role, netns=netns,
                       loopback=intent.loopback, bgpd_conf=None)
-    frr = get_platform(intent.platform).frr  # the room's translation of its rendered file
-    if frr is None:
-        node.error = f"platform {intent.platform!r} has no FRR translation (Platform.frr)"
-        return node
+    platform = get_platform(intent.platform)  # the room's translation of its rendered routing config
     try:
-        node.bgpd_conf = frr.bgpd_conf(name, rendered.files[frr.source])
+        if platform.routing_translation is None or platform.routing_source is None:
+            raise TranslationError(f"{platform.title} has no routing translation for `verify routing`")
+        node.bgpd_conf = platform.routing_translation(name, rendered.files[platform.routing_source])
     except (TranslationError, KeyError, ValueError) as exc:
         node.error = str(exc)
     return node
@@ -158,10 +158,9 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
 
 def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> HostNode:
     assert isinstance(intent, HostIntent)
-    routing = get_platform(intent.platform).host_routing
-    if routing is None:
-        raise ValueError(f"{name}: platform {intent.platform!r} has no routing translation (Platform.host_routing)")
-    r = routing(rendered.files)
+    host_routing = get_platform(intent.platform).host_routing
+    assert host_routing is not None, f"{intent.platform} has no host routing for `verify routing`"
+    r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
     node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})
     for netdev, nic in intent.nics.items():
         mtu, addresses = r.nics.get(netdev, (None, []))

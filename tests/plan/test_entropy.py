@@ -141,3 +141,16 @@ def test_module_doctests() -> None:
 
     for module in (load_balancing, balls_bins, entropy, entropy_sim, speed_profiles):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_tree_connections_and_adaptive_mode_silences_lb001() -> None:
+    fabric = expand(load(EXAMPLES["fabric"]).intent)
+    tree = plan_entropy(fabric, EntropyScenario(algorithm="tree", placement="packed"), qps=1)
+    # packed double binary tree over 64 nodes: each 32-node leaf has one parent edge per tree leaving it
+    assert tree.worst is not None and tree.worst.connections == 2
+    assert tree.connection_mbps == 200_000  # a NIC's 400G split over its two parents
+    data = sixteen_uplinks(1).model_dump(mode="json", exclude_unset=True)
+    data["load_balancing"]["mode"] = "adaptive"
+    report = lint(FabricIntent.model_validate(data))
+    assert "LB001" not in report.ids  # per-packet adaptive routing moves colliding traffic
+    assert "LB003" in report.ids  # and SONiC cannot render it: an error, not a silent omission

@@ -25,11 +25,6 @@ from roceops.render.engine import environment
 REPO = Path(__file__).resolve().parents[2]
 ROOMS = {"sonic", "cumulus", "eos", "linux_mlx5"}
 ALLOWLIST = Path(__file__).with_name("vocabulary_allowlist.txt")
-# The hardware catalogue is data about products, as the registry is data about platforms: a NIC model name
-# there ("ConnectX-7") is a catalogue key with its sources, not a room's software vocabulary. Only the rooms'
-# product-name words are exempt in it; a NOS name, config format or tool there still fails.
-CATALOGUE = REPO / "roceops" / "hardware"
-PRODUCT_NAMES = {"connectx"}
 
 
 def test_the_rooms_are_registered_by_entry_point() -> None:
@@ -106,10 +101,9 @@ def test_platform_vocabulary_stays_in_its_room() -> None:
             rel = path.relative_to(REPO).as_posix()
             if path.is_relative_to(room):
                 continue
-            exempt = PRODUCT_NAMES if path.is_relative_to(CATALOGUE) else set()
             for line, token in _code_words(path):
                 for word, pattern in zip(platform.vocabulary, words, strict=True):
-                    if pattern.search(token) and (rel, word) not in allowed and word not in exempt:
+                    if pattern.search(token) and (rel, word) not in allowed:
                         found.append(f"{rel}:{line}: {name} word {word!r} in {token[:60]}")
     assert not found, "platform vocabulary outside its room:\n" + "\n".join(found)
 
@@ -117,10 +111,6 @@ def test_platform_vocabulary_stays_in_its_room() -> None:
 def test_the_allowlist_stays_small_and_current() -> None:
     allowed = _allowed()
     assert len(allowed) <= 10
-    vocabulary = {w for name in registry.names() for w in get_platform(name).vocabulary}
-    catalogue_words = {t for p in CATALOGUE.rglob("*.py") for _, t in _code_words(p)}
-    for word in PRODUCT_NAMES:  # a room's product name the catalogue still uses, nothing broader
-        assert word in vocabulary and any(word in t for t in catalogue_words), word
     for rel, word in allowed:
         assert any(re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", t) for _, t in _code_words(REPO / rel)), \
             f"{rel} no longer uses {word!r}: drop it from {ALLOWLIST.name}"

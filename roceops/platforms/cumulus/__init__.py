@@ -14,8 +14,6 @@ from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.frr import frr_bgpd_conf
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 from roceops.platforms.lb_support import LbSupport
-from roceops.platforms.releases import ReleaseRange
-from roceops.platforms.routing import FrrTranslation
 
 
 def _finish(text: str) -> str:
@@ -39,17 +37,18 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
-    # project policy (docs/platforms.md "Device facts"); 5.15+ wording (issue 16: `state enabled`,
-    # `ipv4 address`) is unconfirmed, so no template branches on it yet
-    frr=FrrTranslation("nvue.commands", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
-    supported_releases=ReleaseRange((5, 9), (5, 14)),
-    vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
+    routing_source="nvue.commands",
+    routing_translation=frr_bgpd_conf,
+    lab_reads_frr=True,
+    # releases the templates are written for; 5.15+ wording (issue 16: `state enabled`, `ipv4 address`) is unconfirmed
+    supported_releases=((5, 9), (5, 14)),
     # NVUE 5.x <= 5.14: `nv set system forwarding ecmp-hash <field> on|off` and `nv set router adaptive-routing
     # enable on` (docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/
     # System-Forwarding/ and .../Adaptive-Routing/); no source found for a hash seed or a BTH/QP field.
-    load_balancing=LbSupport(frozenset(FIVE_TUPLE), False, frozenset({"ecmp", "adaptive"}),
-                             "Cumulus NVUE: no confirmed syntax for a hash seed, dynamic load balancing or hashing "
-                             "on the RoCE destination QP"),
+    lb_support=LbSupport(frozenset(FIVE_TUPLE), False, frozenset({"ecmp", "adaptive"}),
+        "Cumulus NVUE: no confirmed syntax for a hash seed, dynamic load balancing or hashing "
+        "on the RoCE destination QP"),
+    vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
 )
 
 __all__ = ["DRIVER", "PLATFORM", "nv_set_conflicts", "nv_set_paths", "render_context"]

@@ -26,7 +26,7 @@ Naming and mapping decisions (all here, none in the templates):
   intent lists hash fields, each of the five ``system forwarding ecmp-hash`` fields of :data:`ECMP_HASH_FIELD`
   is set ``on`` or ``off`` (others keep the switch default); ``mode: adaptive`` renders the global
   ``router adaptive-routing enable on`` (the <= 5.14 spelling). Seeds, DLB and QP hashing are refused by lint
-  (roceops.platforms.lb_support), never dropped here.
+  (the room's ``PLATFORM.lb_support``), never dropped here.
 """
 
 from __future__ import annotations

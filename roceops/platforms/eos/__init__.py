@@ -13,8 +13,6 @@ from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.frr import frr_bgpd_conf
 from roceops.platforms.eos.render import config_lines, render_context
 from roceops.platforms.lb_support import LbSupport
-from roceops.platforms.releases import ReleaseRange
-from roceops.platforms.routing import FrrTranslation
 
 
 def _finish(text: str) -> str:
@@ -39,14 +37,14 @@ PLATFORM = Platform(
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
-    frr=FrrTranslation("config.eos", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
-    supported_releases=ReleaseRange((4, 28), (4, 34)),  # project policy (docs/platforms.md "Device facts")
-    vocabulary=("eos", "arista", "configure session"),
+    routing_source="config.eos",
+    routing_translation=frr_bgpd_conf,
+    supported_releases=((4, 28), (4, 34)),  # releases the templates are written for
     # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
     # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.
-    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
-                             "EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled (non-SAND) "
-                             "switches"),
+    lb_support=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+        "EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled (non-SAND) switches"),
+    vocabulary=("eos", "arista", "configure session"),
 )
 
 __all__ = ["DRIVER", "PLATFORM", "config_lines", "render_context"]

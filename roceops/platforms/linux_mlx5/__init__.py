@@ -32,7 +32,7 @@ from roceops.platforms.linux_mlx5.render import (
     script_commands,
     simple_command_problem,
 )
-from roceops.platforms.linux_mlx5.routing import routing_from_files
+from roceops.platforms.linux_mlx5.routing import host_routing
 
 PLATFORM = Platform(
     name="linux_mlx5",
@@ -47,8 +47,8 @@ PLATFORM = Platform(
     firmware_outputs=(FIRMWARE_SCRIPT,),
     show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
     failure_patterns=(_driver.ERROR_TEXT,),
-    host_routing=routing_from_files,  # verify routing: what netplan.yaml and sysctl.conf apply
-    vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "connectx", "cma_roce"),
+    host_routing=host_routing,
+    vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "cma_roce"),  # (ConnectX: a NIC model, roceops/hardware)
 )
 
 __all__ = [

@@ -5,10 +5,16 @@ apply, through the same translation the driver uses (:func:`netplan_commands`). 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 from roceops.platforms.linux_mlx5.driver_model import netplan_commands, netplan_spec
-from roceops.platforms.routing import HostRouting
+
+
+@dataclass(frozen=True)
+class HostRouting:
+    nics: dict[str, tuple[int | None, list[str]]]  # netdev -> (mtu, addresses)
+    ip_commands: list[str]  # for ``ip -batch``: addresses, MTUs, routes, rules
+    sysctls: dict[str, str]
 
 
 def host_routing(netplan_text: str, sysctl_text: str) -> HostRouting:
@@ -21,8 +27,3 @@ def host_routing(netplan_text: str, sysctl_text: str) -> HostRouting:
         if sep and not line.lstrip().startswith(("#", ";")):
             sysctls[key.strip()] = value.strip()
     return HostRouting(nics=nics, ip_commands=commands, sysctls=sysctls)
-
-
-def routing_from_files(files: Mapping[str, str]) -> HostRouting:
-    """The routing of a rendered host (its ``Platform.host_routing``): netplan.yaml and, if rendered, sysctl.conf."""
-    return host_routing(files["netplan.yaml"], files.get("sysctl.conf", ""))

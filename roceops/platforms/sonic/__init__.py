@@ -12,9 +12,6 @@ from typing import Any
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
-from roceops.platforms.releases import ReleaseRange
-from roceops.platforms.routing import FrrTranslation
-from roceops.platforms.sonic.facts import release_key
 from roceops.platforms.sonic.frr import frr_bgpd_conf
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
@@ -50,17 +47,18 @@ PLATFORM = Platform(
     failure_patterns=(_driver.FAILURE,),
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
-    # project policy: the releases the templates are written against (docs/platforms.md "Device facts")
-    frr=FrrTranslation("config_db.json", frr_bgpd_conf),  # verify routing reads BGP from the rendered file
-    supported_releases=ReleaseRange((202305,), (202511,)),
-    release_key=release_key,
-    vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
+    routing_source="config_db.json",
+    routing_translation=frr_bgpd_conf,
+    lab_reads_frr=True,
+    supported_releases=((202305,), (202511,)),  # releases the templates are written for
+    dated_releases=True,  # SONiC builds are named by date: 20230531.22 is the 202305 branch
     # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
     # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
     # so GCU would refuse the table ("tables without YANG models"); no CONFIG_DB table for a seed, AR or DLB.
-    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
-                             "SONiC: the SONiC YANG models roceops validates against define no hash, seed, AR or "
-                             "DLB table (no sonic-hash.yang in the snapshot)"),
+    lb_support=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+        "SONiC: the SONiC YANG models roceops validates against define no hash, seed, AR or DLB "
+        "table (no sonic-hash.yang in the snapshot)"),
+    vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
 )
 DRIVER = _driver.DRIVER
 

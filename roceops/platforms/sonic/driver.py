@@ -54,9 +54,9 @@ from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
-from roceops.platforms.sonic.render import buffer_model_of, prefix_key
+from roceops.platforms.sonic.render import buffer_model_of
 from roceops.render.engine import RenderedDevice
-from roceops.util.sorting import ip_sort_key
+from roceops.util.sorting import ip_sort_key, prefix_key
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 

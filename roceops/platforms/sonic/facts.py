@@ -10,20 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from roceops.platforms.driver import DeviceFacts
-from roceops.platforms.releases import release_numbers
 from roceops.platforms.sonic.parsers import show_version
 
 VERSION_COMMAND = "show version"
-
-
-def release_key(version: str) -> tuple[int, ...]:
-    """Release numbers of a SONiC version; dated builds (YYYYMMDD) read as their YYYYMM branch.
-
-    >>> release_key("202411.1-lab"), release_key("20230531.22"), release_key("master.123")
-    ((202411, 1), (202305, 22), ())
-    """
-    key = release_numbers(version)
-    return (key[0] // 100, *key[1:]) if key and key[0] > 999_999 else key
 
 
 def parse_facts(version_text: str, config_db: Mapping[str, Any]) -> DeviceFacts:

@@ -55,7 +55,7 @@ from typing import Any, Literal
 import jinja2
 
 from roceops.plan.model import SwitchIntent, SwitchPort
-from roceops.util.sorting import id_ranges, ip_key, port_key
+from roceops.util.sorting import id_ranges, ip_key, port_key, prefix_key
 
 BufferModel = Literal["traditional", "dynamic"]
 
@@ -318,13 +318,6 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
     return {"vrf": BGP_VRF, "afi_safi": BGP_AFI_SAFI, "asn": _s(device.bgp.asn), "router_id": device.bgp.router_id,
             "max_ebgp_paths": _s(MAX_EBGP_PATHS), "route_map": ROUTE_MAP,
             "networks": sorted(set(device.bgp.networks), key=prefix_key)}
-
-
-def prefix_key(prefix: str) -> tuple[int, int, int]:
-    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
-    address, _, length = prefix.partition("/")
-    version, value = ip_key(address)
-    return version, value, int(length or (32 if version == 4 else 128))
 
 
 def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
