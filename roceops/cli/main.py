@@ -10,6 +10,7 @@ from roceops.cli import (
     demo_cmds,
     deploy_cmds,
     fabric_cmds,
+    hardware_cmds,
     health_cmds,
     inventory_cmds,
     lab_cmds,
@@ -52,6 +53,7 @@ app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
+app.add_typer(hardware_cmds.app, name="hardware")
 
 if __name__ == "__main__":
     app()
