@@ -88,6 +88,15 @@ def _lossless_ids(table: dict[str, Any], lossless: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _lossy_queue_profile(table: dict[str, Any]) -> str:
+    """The profile queue 0 of the active sample port gets (q_lossy_profile on Mellanox)."""
+    for key, v in table.items():
+        port, _, ids = key.partition("|")
+        if port == ACTIVE and 0 in _ids(ids):
+            return _ref(v.get("profile", ""))
+    return "egress_lossy_profile"  # buffers_config.j2's own BUFFER_QUEUE <port>|0-2
+
+
 def _profile_list(table: dict[str, Any]) -> tuple[str, ...]:
     entry = table.get(ACTIVE, {})
     return tuple(_ref(p) for p in str(entry.get("profile_list", "")).split(",") if p)
@@ -123,5 +132,6 @@ def read_buffer_spec(sku_dir: Path, template: str, pg_lossless: list[LosslessPgE
         lossless_queues=lossless_queues if from_sku else SHARED_LOSSLESS_IDS,
         lossless_pgs=lossless_pgs if from_sku else SHARED_LOSSLESS_IDS,
         lossless_from="sku" if from_sku else "buffers_config.j2",
+        lossy_queue_profile=_lossy_queue_profile(queues.get("BUFFER_QUEUE", {})),
         pg_lossless=tuple(pg_lossless),
     )

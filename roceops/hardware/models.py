@@ -124,6 +124,7 @@ class BufferSpec(StrictModel):
     egress_profile_list: tuple[str, ...] = Field(default=(), description="BUFFER_PORT_EGRESS_PROFILE_LIST")
     lossless_queues: tuple[int, ...] = Field(default=(), description="queues the template gives a lossless profile")
     lossless_pgs: tuple[int, ...] = Field(default=(), description="PGs the template leaves for lossless headroom")
+    lossy_queue_profile: str = Field(default="egress_lossy_profile", description="profile of the lossy queues")
     lossless_from: Literal["sku", "buffers_config.j2"] = Field(
         default="sku", description="who sets the lossless queues/PGs: the SKU's macros or the shared template")
     pg_lossless: tuple[LosslessPgEntry, ...] = ()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roceops.hardware.front_panel import front_panel_of
 from roceops.lab.sshserver import LabDeviceSpec
 from roceops.plan import plan
 from roceops.plan.qos_maps import lossless_priorities
@@ -22,10 +23,15 @@ NIC_DRIVER = "mlx5_core"
 
 
 def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
+    # the switch's hardware: its SKU's lanes, alias and index per port (as port_config.ini gives them at boot)
+    sku = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
     ports = []
     for link in fabric.links_of(sw.name):
         local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
-        ports.append({"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]})
+        port: dict[str, Any] = {"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]}
+        if (hw := sku.get(local.port)) is not None:
+            port.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index, cage=hw.cage, breakout=hw.breakout)
+        ports.append(port)
     return {"hostname": sw.name, "role": sw.role, "model": sw.model, "hwsku": sw.hwsku or "generic",
             "mgmt_ip": sw.mgmt_ip, "ports": ports}
 

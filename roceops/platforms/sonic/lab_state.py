@@ -27,7 +27,6 @@ from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
 from roceops.lab.physical import OPER_FAULTS, Physical
 from roceops.platforms.sonic.lab_format import natsorted
 from roceops.platforms.sonic.parsers_config_db import port_id_keyed, port_keyed, priorities, unref
-from roceops.platforms.sonic.render import SonicRenderError, lanes
 
 Db = dict[str, dict[str, dict[str, str]]]
 
@@ -90,15 +89,13 @@ def _platform_of(hwsku: str) -> tuple[str, str]:
     return "x86_64-kvm_x86_64-r0", "vs"
 
 
-def _port_entry(name: str, speed: int, position: int) -> dict[str, str]:
-    try:
-        port_lanes = lanes(name, speed)
-        index = port_lanes[0] // len(port_lanes) + 1
-        lane_text = ",".join(str(lane) for lane in port_lanes)
-    except SonicRenderError:
-        index, lane_text = position + 1, str(position)
-    return {"admin_status": "down", "alias": f"etp{index}", "index": str(index), "lanes": lane_text,
-            "mtu": DEFAULT_MTU, "speed": str(speed)}
+def _port_entry(port: Mapping[str, Any], position: int) -> dict[str, str]:
+    """PORT as the switch boots it from its SKU's port_config.ini (lanes/alias/index given by the lab spec);
+    a port without SKU facts gets one made-up lane per position (a lab-only generic switch)."""
+    index = int(port.get("index", position + 1))
+    lane_text = ",".join(str(lane) for lane in port.get("lanes", [position]))
+    return {"admin_status": "down", "alias": str(port.get("alias", f"etp{index}")), "index": str(index),
+            "lanes": lane_text, "mtu": DEFAULT_MTU, "speed": str(int(port.get("speed", 400_000)))}
 
 
 class SonicState(DeviceState):
@@ -119,7 +116,7 @@ class SonicState(DeviceState):
         db: Db = {
             "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": hwsku, "mac": mac,
                                               "platform": self.platform_name}},
-            "PORT": {p["name"]: _port_entry(p["name"], int(p.get("speed", 400_000)), i) for i, p in enumerate(ports)},
+            "PORT": {p["name"]: _port_entry(p, i) for i, p in enumerate(ports)},
         }
         if not db["PORT"]:
             del db["PORT"]
