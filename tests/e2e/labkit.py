@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,19 @@ from roceops.lab.runtime import LabThread
 from roceops.topology.fabric import Fabric
 
 _octet = itertools.count(40)
+
+
+def _free_base() -> str:
+    """A loopback range whose first address has port 2222 free (other test runs on this machine use some)."""
+    for octet in _octet:
+        base = f"127.{octet}.0.1"
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((base, 2222))
+            except OSError:
+                continue
+        return base
+    raise RuntimeError("no free loopback range")  # pragma: no cover - the counter never ends
 
 
 @dataclass
@@ -56,7 +70,7 @@ def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) ->
 def start_lab(tmp: Path, configured: bool = False) -> Lab:
     fabric = lab_mini()
     state = tmp / "lab"
-    base = f"127.{next(_octet)}.0.1"  # a fresh loopback range per lab: tests never collide
+    base = _free_base()  # a fresh loopback range per lab: tests never collide
     thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=2222).start()
     return Lab(fabric=fabric, thread=thread, state_dir=state, journal=Journal(tmp / "journal.sqlite"))
 
