@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from roceops.hardware.sku_files import (
 )
 
 TOPOLOGIES = ("t0", "t1")
+_PLATFORM_NAME = re.compile(r"[a-z0-9_]+-[a-z0-9_]+-r\d+")
 # sonic-port.yang (../shared/sonic-yang/sonic-port.yang, PORT mtu: uint16 range 68..9216).
 SONIC_MTU = MtuRange(min=68, max=9216, source="sonic-net/sonic-buildimage src/sonic-yang-models/yang-models/"
                      "sonic-port.yang (PORT/mtu range 68..9216)")
@@ -49,8 +51,12 @@ class _Reader:
         self.sku_dir = sku_dir
         self.sources: list[SourceFile] = []
 
-    def path(self, name: str, required: bool = True) -> Path | None:
+    def path(self, name: str, required: bool = True, platform_level: bool = False) -> Path | None:
+        """``sku_dir/name``; for ``platform_level`` files also the platform folder above it (sonic-buildimage's
+        device/<vendor>/<platform>/platform.json next to <platform>/<hwsku>/)."""
         p = self.sku_dir / name
+        if platform_level and not p.is_file() and (self.sku_dir.parent / name).is_file():
+            p = self.sku_dir.parent / name
         if not p.is_file():
             if required:
                 raise SkuFileError(f"{p}: missing (a SONiC SKU folder needs {name})")
@@ -116,18 +122,29 @@ def _buffers(reader: _Reader, pg_rows: list[Any]) -> dict[str, BufferSpec]:
     return specs
 
 
+def _platform_name(reader: _Reader) -> str:
+    """The ``PLATFORM`` file's text, else the parent folder name if it is a platform (x86_64-<vendor>_<model>-r<n>)."""
+    platform_file = reader.path("PLATFORM", required=False)
+    if platform_file is not None:
+        return platform_file.read_text().strip()
+    parent = reader.sku_dir.resolve().parent.name
+    if _PLATFORM_NAME.fullmatch(parent):
+        return parent
+    raise SkuFileError(f"{reader.sku_dir}: no PLATFORM file and the parent folder {parent!r} is not a platform "
+                       "name; pass --platform")
+
+
 def import_sku(sku_dir: Path, platform: str | None = None, asic_family: str | None = None) -> SwitchProfile:
     """Read one SKU folder into a profile (the hwsku is the folder name)."""
     if not sku_dir.is_dir():
         raise SkuFileError(f"{sku_dir}: not a directory")
     reader = _Reader(sku_dir)
-    platform_file = reader.path("PLATFORM", required=platform is None)
-    platform = platform or (platform_file.read_text().strip() if platform_file else "")
+    platform = platform or _platform_name(reader)
     asic = Sourced(value=asic_family, source="given to the importer") if asic_family else PLATFORM_ASICS.get(
         platform, Sourced(value="unknown", source=UNCONFIRMED))
     port_config = reader.path("port_config.ini")
     hwsku_json = reader.path("hwsku.json")
-    platform_json = reader.path("platform.json")
+    platform_json = reader.path("platform.json", platform_level=True)
     assert port_config and hwsku_json and platform_json  # required=True raised otherwise
     defaults = read_hwsku_json(hwsku_json)
     cages = _cages(read_platform_json(platform_json), defaults, str(platform_json))

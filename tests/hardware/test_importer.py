@@ -159,3 +159,16 @@ def test_cli_import_of_a_folder_without_sku_files_exits_3(tmp_path: Path) -> Non
 def test_cli_show_unknown_exits_3() -> None:
     result = runner.invoke(app, ["hardware", "show", "lab-8x400g"])
     assert result.exit_code == 3 and "no switch hardware profile" in result.output
+
+
+def test_import_from_the_sonic_buildimage_layout(tmp_path: Path) -> None:
+    # device/<vendor>/<platform>/platform.json next to device/<vendor>/<platform>/<hwsku>/, no PLATFORM file
+    src = SKUS_REL / "Mellanox-SN5600-O128"
+    platform_dir = tmp_path / "device" / "mellanox" / "x86_64-nvidia_sn5600-r0"
+    sku = platform_dir / "Mellanox-SN5600-O128"
+    shutil.copytree(src, sku, ignore=shutil.ignore_patterns("PLATFORM", "platform.json"))
+    shutil.copy(src / "platform.json", platform_dir / "platform.json")
+    profile = import_sku(sku)
+    assert profile.platform == "x86_64-nvidia_sn5600-r0"
+    assert profile.ports == switch_profile("Mellanox-SN5600-O128").ports
+    assert any(s.path.endswith("x86_64-nvidia_sn5600-r0/platform.json") for s in profile.sources)
