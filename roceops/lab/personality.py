@@ -21,7 +21,7 @@ Arista EOS, a ConnectX Linux host, ...). It is two classes and one registration 
 
     register_personality("myplatform", MyState, MySession)
 
-The lab imports ``roceops.lab.personalities.<platform>`` on first use of an unregistered
+The lab imports ``roceops.lab.devices.<platform>`` on first use of an unregistered
 platform, so a personality module named after its platform (``sonic``, ``cumulus``, ``eos``,
 ``linux_mlx5``) only has to call :func:`register_personality` at import time.
 
@@ -282,9 +282,9 @@ def registered_platforms() -> list[str]:
 
 
 def get_personality(platform: str) -> Personality:
-    """Look ``platform`` up, importing ``roceops.lab.personalities.<platform>`` if needed."""
+    """Look ``platform`` up, importing ``roceops.lab.devices.<platform>`` if needed."""
     if platform not in _REGISTRY and platform.isidentifier():
-        module = f"roceops.lab.personalities.{platform}"
+        module = f"roceops.lab.devices.{platform}"
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -298,10 +298,10 @@ def get_personality(platform: str) -> Personality:
 
 
 def available_platforms() -> list[str]:
-    """Registered platforms plus the modules in :mod:`roceops.lab.personalities`."""
+    """Registered platforms plus the modules in :mod:`roceops.lab.devices`."""
     import pkgutil
 
-    from roceops.lab import personalities
+    from roceops.lab import devices
 
-    modules = {m.name for m in pkgutil.iter_modules(personalities.__path__) if not m.name.startswith("_")}
+    modules = {m.name for m in pkgutil.iter_modules(devices.__path__) if not m.name.startswith("_")}
     return sorted(modules | set(_REGISTRY))

@@ -279,7 +279,7 @@ def test_bad_fault_parameters_are_clear_errors(lab: LabThread) -> None:
 def test_the_fast_line_splitter_agrees_with_shlex(line: str) -> None:
     import shlex
 
-    from roceops.platforms.cumulus.lab import _split_line
+    from roceops.lab.devices.cumulus.device import _split_line
 
     lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True

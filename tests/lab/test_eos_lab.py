@@ -15,11 +15,11 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
+from roceops.lab.devices.eos.device import REJECT_ERROR
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.platforms.eos import PLATFORM
 from roceops.platforms.eos import parsers as p
-from roceops.platforms.eos.lab import REJECT_ERROR
 
 pytestmark = pytest.mark.lab
 

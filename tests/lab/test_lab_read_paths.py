@@ -12,21 +12,22 @@ from typing import Any
 import pytest
 from labtools import lab_mini
 
+from roceops.lab.devices.cumulus import device as cumulus_lab
+from roceops.lab.devices.cumulus.schema import commands_text
+from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
+from roceops.lab.devices.eos import counters as eos_counters
+from roceops.lab.devices.eos import routing as eos_routing
+from roceops.lab.devices.eos import show as eos_show
+from roceops.lab.devices.eos.device import EosState
+from roceops.lab.devices.linux_mlx5 import fs as lab_fs
+from roceops.lab.devices.linux_mlx5 import shell as lab_shell
+from roceops.lab.devices.linux_mlx5.device import LinuxMlx5State
+from roceops.lab.devices.sonic import show as sonic_show
+from roceops.lab.devices.sonic.format import cfggen_dump, natsorted, tabulate
+from roceops.lab.devices.sonic.state import SonicState
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import DeviceState, Session, SessionInfo, get_personality
 from roceops.lab.physical import COUNTER_KEYS, Physical
-from roceops.platforms.cumulus import lab as cumulus_lab
-from roceops.platforms.cumulus.lab_schema import commands_text
-from roceops.platforms.cumulus.lab_table import Layout, kv_table, sub_table
-from roceops.platforms.eos import lab_counters as eos_counters
-from roceops.platforms.eos import lab_routing as eos_routing
-from roceops.platforms.eos import lab_show as eos_show
-from roceops.platforms.eos.lab import EosState
-from roceops.platforms.linux_mlx5 import lab_fs, lab_shell
-from roceops.platforms.linux_mlx5.lab import LinuxMlx5State
-from roceops.platforms.sonic import lab_show as sonic_show
-from roceops.platforms.sonic.lab_format import cfggen_dump, natsorted, tabulate
-from roceops.platforms.sonic.lab_state import SonicState
 from roceops.platforms.sonic.parsers_config_db import port_id_keyed
 
 

@@ -17,6 +17,7 @@ from conftest import FIXTURES, example_dict
 from labtools import free_endpoint_base, netmiko_connect
 
 from roceops.audit.compare import compare
+from roceops.lab.devices.linux_mlx5.device import LinuxMlx5Session, LinuxMlx5State
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import LabError, Reply, SessionInfo, UnknownFault
 from roceops.lab.runtime import LabThread
@@ -24,7 +25,6 @@ from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import HostIntent
 from roceops.platforms.linux_mlx5 import DRIVER, PLATFORM
-from roceops.platforms.linux_mlx5.lab import LinuxMlx5Session, LinuxMlx5State
 from roceops.platforms.linux_mlx5.parsers import (
     parse_dcb_json,
     parse_dcb_text,

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roceops.audit.compare import compare
+from roceops.lab.devices.cumulus.device import CumulusState, run_line
 from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
@@ -20,7 +21,6 @@ from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus.driver import CONFIG, MARK, collect_commands, diff_commands, expected, split_marked
-from roceops.platforms.cumulus.lab import CumulusState, run_line
 from roceops.platforms.cumulus.render import nv_set_paths
 from roceops.platforms.driver import Snapshot
 from roceops.render.engine import render_device

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from roceops.audit.compare import compare
+from roceops.lab.devices.eos.device import EosCli, EosState
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import SessionInfo
 from roceops.model.intent import FabricIntent
@@ -21,7 +22,6 @@ from roceops.platforms.eos import DRIVER
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import ConfigLine, config_tree, hconfig
 from roceops.platforms.eos.driver import display_form, hms
-from roceops.platforms.eos.lab import EosCli, EosState
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric

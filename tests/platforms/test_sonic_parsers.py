@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from roceops.audit.compare import compare
+from roceops.lab.devices.sonic.format import cfggen_dump, tabulate
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
@@ -28,7 +29,6 @@ from roceops.platforms.sonic.driver import (
     WRED_COUNTERS,
     scoped,
 )
-from roceops.platforms.sonic.lab_format import cfggen_dump, tabulate
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand

@@ -72,7 +72,7 @@ MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing
 
 
 def display_form(hc: HConfig) -> HConfig:
-    """``hc`` as EOS prints it once applied (same rules as the lab's :mod:`roceops.platforms.eos.lab_tree`):
+    """``hc`` as EOS prints it once applied (same rules as the lab's :mod:`roceops.lab.devices.eos.tree`):
     interface ``no shutdown``/``switchport`` and tx-queue ``priority strict`` are defaults EOS does not show, an
     all-default ``tx-queue`` is not shown, ``qos map dscp`` lines are regrouped one per traffic class."""
     for intf in [c for c in hc.children if c.text.startswith("interface ")]:

@@ -35,8 +35,8 @@ from functools import lru_cache
 from typing import Any, TypedDict
 
 from roceops.plan.model import SwitchIntent
-from roceops.platforms.sonic.lab_format import natural_key
 from roceops.platforms.sonic.render import DEVICE_TYPES
+from roceops.util.sorting import natural_key
 
 ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
+from roceops.lab.devices.cumulus.device import CumulusSession, CumulusState
 from roceops.lab.personality import register_personality
-from roceops.platforms.cumulus.lab import CumulusSession, CumulusState
 
 register_personality("cumulus", CumulusState, CumulusSession)

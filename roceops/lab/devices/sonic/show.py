@@ -19,10 +19,10 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab.devices.sonic.format import comma, frr_uptime, natsorted, speed_text, tabulate
+from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
+from roceops.lab.devices.sonic.state import Db, SonicState
 from roceops.lab.physical import STORM_RATE
-from roceops.platforms.sonic.lab_format import comma, frr_uptime, natsorted, speed_text, tabulate
-from roceops.platforms.sonic.lab_state import Db, SonicState
-from roceops.platforms.sonic.parsers_config_db import port_id_keyed, port_keyed, priorities, unref
 
 UNICAST_QUEUES = 8
 MULTICAST_QUEUES = 8

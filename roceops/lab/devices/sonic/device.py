@@ -7,9 +7,9 @@ SONiC: ``sonic-cfggen -d --print-data`` / ``-d --var-json TABLE`` / ``-j FILE --
 ``redis-cli -n 4 keys|hgetall|hget``; ``config checkpoint|apply-patch|rollback|replace|list-checkpoints|
 delete-checkpoint|save|load|interface pfc priority|interface mtu|interface startup|shutdown`` (root only);
 ``ecnconfig -l`` / ``-p PROFILE -gmin ...``; ``pfcwd show config|stats``; and the ``show`` commands of
-:mod:`roceops.platforms.sonic.lab_show`. Error texts are sonic-utilities' (click usage errors, GCU messages).
+:mod:`roceops.lab.devices.sonic.show`. Error texts are sonic-utilities' (click usage errors, GCU messages).
 
-Faults (see :class:`~roceops.platforms.sonic.lab_state.SonicState`): ``pfc_off``, ``ecn_changed``,
+Faults (see :class:`~roceops.lab.devices.sonic.state.SonicState`): ``pfc_off``, ``ecn_changed``,
 ``mtu_mismatch`` edit CONFIG_DB as the matching CLI would; ``reject_config`` makes sudo refuse every
 ``config``/``ecnconfig`` write (as a restricted sudoers rule does); ``confirm_lost`` makes ``config save``
 report success without writing the file; ``link_down``/``link_flap``/``pause_storm``/``crc_errors`` are
@@ -24,10 +24,10 @@ import re
 import shlex
 from typing import Any
 
+from roceops.lab.devices.sonic.format import cfggen_dump, natsorted, redis_array
+from roceops.lab.devices.sonic.show import GROUPS, SHOW, ecn_list, pfcwd_config, pfcwd_stats
+from roceops.lab.devices.sonic.state import CONFIG_FILE, CommandFailed, SonicState
 from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, SessionInfo
-from roceops.platforms.sonic.lab_format import cfggen_dump, natsorted, redis_array
-from roceops.platforms.sonic.lab_show import GROUPS, SHOW, ecn_list, pfcwd_config, pfcwd_stats
-from roceops.platforms.sonic.lab_state import CONFIG_FILE, CommandFailed, SonicState
 
 __all__ = ["SonicSession", "SonicState"]
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.linux_mlx5.lab_model import PRIOS, TSA_CODES, TSA_ETS, TSA_NAMES, TSA_STRICT, Nic
-from roceops.platforms.linux_mlx5.lab_shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.model import PRIOS, TSA_CODES, TSA_ETS, TSA_NAMES, TSA_STRICT, Nic
+from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab_shell import Shell
+    from roceops.lab.devices.linux_mlx5.shell import Shell
 
 EPERM = "[Errno 1] Operation not permitted"
 EINVAL_PY = "[Errno 22] Invalid argument"

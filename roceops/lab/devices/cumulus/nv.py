@@ -1,7 +1,7 @@
 """The ``nv`` command of the lab's Cumulus switch: ``set``/``unset``, ``config ...``, ``show ...``, ``action``.
 
-Pure functions of the device state (:class:`roceops.platforms.cumulus.lab.CumulusState`); they never
-sleep or do I/O. See :mod:`roceops.platforms.cumulus.lab` for the revision model.
+Pure functions of the device state (:class:`roceops.lab.devices.cumulus.state.CumulusStateCore`); they never
+sleep or do I/O. See :mod:`roceops.lab.devices.cumulus.device` for the revision model.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from roceops.platforms.cumulus import lab_show as show
-from roceops.platforms.cumulus.lab_schema import (
+from roceops.lab.devices.cumulus import show
+from roceops.lab.devices.cumulus.schema import (
     NvError,
     Tree,
     apply_set,
@@ -27,14 +27,14 @@ from roceops.platforms.cumulus.lab_schema import (
 )
 
 if TYPE_CHECKING:
-    from roceops.platforms.cumulus.lab import CumulusState
+    from roceops.lab.devices.cumulus.state import CumulusStateCore
 
 Result = tuple[str, int]
 DEFAULT_CONFIRM_S = 600  # NVUE: "If you do not confirm within ten minutes, the configuration rolls back"
 USAGE = "Usage:\n  nv [options] <command> [<args>...]\n\nCommands: set, unset, show, config, action"
 
 
-def run_nv(state: CumulusState, args: list[str], user: str) -> Result:
+def run_nv(state: CumulusStateCore, args: list[str], user: str) -> Result:
     if not args:
         return USAGE, 0
     verb, rest = args[0], args[1:]
@@ -59,7 +59,7 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
-def _edit(state: CumulusState, verb: str, tokens: list[str]) -> Result:
+def _edit(state: CumulusStateCore, verb: str, tokens: list[str]) -> Result:
     res = resolve(verb, tokens)
     if state.rejecting:
         rev = state.pending_rev or state.next_rev
@@ -97,7 +97,7 @@ def _opts(args: list[str], with_value: set[str]) -> tuple[dict[str, str | None],
     return opts, positional
 
 
-def _revision_tree(state: CumulusState, ref: str) -> Tree | None:
+def _revision_tree(state: CumulusStateCore, ref: str) -> Tree | None:
     if ref == "applied":
         return state.applied
     if ref == "pending":
@@ -118,7 +118,7 @@ def _unz(data: bytes) -> str:
     return zlib.decompress(data).decode()
 
 
-def _config(state: CumulusState, args: list[str], user: str) -> Result:
+def _config(state: CumulusStateCore, args: list[str], user: str) -> Result:
     if not args:
         return "Error: Incomplete Command: config", 2
     sub, rest = args[0], args[1:]
@@ -168,7 +168,7 @@ def _yaml(tree: Tree, rev: str) -> str:
     return "\n".join([*header, *yaml_lines(nested(tree), 4)])
 
 
-def _revision_table(state: CumulusState) -> str:
+def _revision_table(state: CumulusStateCore) -> str:
     rows = []
     for rev in sorted(state.revisions.values(), key=lambda r: r.rev_id):
         applied = rev.applies > 0
@@ -190,7 +190,7 @@ def parse_duration(text: str | None) -> float:
     return float(number * {"s": 1, "m": 60, "h": 3600}[unit])
 
 
-def _apply(state: CumulusState, args: list[str], user: str) -> Result:
+def _apply(state: CumulusStateCore, args: list[str], user: str) -> Result:
     opts, pos = _opts(args, {"--confirm"})
     if "--confirm-status" in opts:
         return _confirm_status(state), 0
@@ -232,7 +232,7 @@ def _apply(state: CumulusState, args: list[str], user: str) -> Result:
     return f"applied [rev_id: {rev_id}]", 0
 
 
-def _validate(state: CumulusState, tree: Tree) -> str | None:
+def _validate(state: CumulusStateCore, tree: Tree) -> str | None:
     if state.rejecting:
         changed = next(iter(sorted(set(tree.items()) ^ set(state.applied.items()))), None)
         where = ".".join(changed[0]) if changed else "qos"
@@ -252,7 +252,7 @@ def _validate(state: CumulusState, tree: Tree) -> str | None:
     return None
 
 
-def _confirm_status(state: CumulusState) -> str:
+def _confirm_status(state: CumulusStateCore) -> str:
     if state.confirm is None:
         return "No configuration is waiting for confirmation."
     left = max(0, int(state.confirm.deadline - state.clock() + 0.999))
@@ -267,7 +267,7 @@ def _confirm_status(state: CumulusState) -> str:
 _SHOW_OPTIONS = {"-o", "--output", "--view"}
 
 
-def _show(state: CumulusState, args: list[str]) -> Result:
+def _show(state: CumulusStateCore, args: list[str]) -> Result:
     opts, pos = _opts(args, _SHOW_OPTIONS)
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
@@ -330,7 +330,7 @@ _PER_PORT: dict[tuple[str, ...], Callable[[show.ShowContext, str], str]] = {
 # --------------------------------------------------------------------------- action
 
 
-def _action(state: CumulusState, args: list[str]) -> Result:
+def _action(state: CumulusStateCore, args: list[str]) -> Result:
     if args[:2] == ["clear", "interface"] and len(args) >= 3:
         if args[2] not in state.physical.ports and args[2] != "counters":
             return f"Error: {show.MISSING}", 1

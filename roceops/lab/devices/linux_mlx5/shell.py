@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from roceops.platforms.linux_mlx5 import lab_fs
-from roceops.platforms.linux_mlx5.lab_model import EACCES, ENOENT, FsError
+from roceops.lab.devices.linux_mlx5 import fs as lab_fs
+from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab import LinuxMlx5State
+    from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
 
 
 @dataclass
@@ -49,7 +49,7 @@ Program = Callable[["Shell", list[str], str], Result]
 PROGRAMS: dict[str, Program] = {}
 """External programs by name (filled by the command modules through :func:`program`)."""
 BUILTINS: dict[str, Program] = {}
-"""Shell builtins and coreutils (filled by :mod:`lab_builtins`)."""
+"""Shell builtins and coreutils (filled by :mod:`shell_builtins`)."""
 
 WRITABLE_ROOTS = ("/sys/", "/proc/sys/")
 
@@ -252,7 +252,7 @@ class Level:
 class Shell:
     """Per-session interpreter state: the user stack (``sudo -s`` pushes root) and ``$?``."""
 
-    def __init__(self, state: LinuxMlx5State, username: str) -> None:
+    def __init__(self, state: LinuxMlx5StateCore, username: str) -> None:
         self.state = state
         self.levels = [Level(username, "~")]
         self.last_status = 0

@@ -14,24 +14,24 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_tree import Node, short_ifname
+from roceops.lab.devices.eos.tree import Node, short_ifname
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosState
+    from roceops.lab.devices.eos.state import EosStateCore
 
 
-def intf(st: EosState, name: str) -> Node:
+def intf(st: EosStateCore, name: str) -> Node:
     node = st.running.children.get(f"interface {name}")
     return node if isinstance(node, Node) else Node(f"interface {name}")
 
 
-def oper(st: EosState, name: str) -> bool:
+def oper(st: EosStateCore, name: str) -> bool:
     """Whether port ``name`` is up (admin state from running-config, link from the physical layer)."""
     admin = "shutdown" not in intf(st, name).children
     return st.physical.oper_up(name, admin) if name in st.physical.ports else admin
 
 
-def errors(st: EosState) -> dict[str, Any]:
+def errors(st: EosStateCore) -> dict[str, Any]:
     out = {}
     for name in st.ports_sorted:
         crc, symbol = st.physical.value(name, "crc_errors"), st.physical.value(name, "symbol_errors")
@@ -49,7 +49,7 @@ def errors_text(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def queue_detail(st: EosState) -> str:
+def queue_detail(st: EosStateCore) -> str:
     """``show interfaces counters queue detail`` egress part, in the fixture's column layout (lab traffic split)."""
     out = ["Egress Queue Counters",
            f"{'Port':<18} {'Traffic':>7}{'DropPrec':>11}{'DestType':>11}{'OutEnqPkts':>18}{'OutEnqOctets':>18}"
@@ -98,7 +98,7 @@ def json_float(value: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Encoded:
     """A ``| json`` answer written as compact JSON text: ``json.dumps(data())``, byte for byte; ``data`` builds
-    the dict itself for the answers EOS indents (see :func:`roceops.platforms.eos.lab_show.show`)."""
+    the dict itself for the answers EOS indents (see :func:`roceops.lab.devices.eos.show.show`)."""
 
     text: str
     data: Callable[[], dict[str, Any]]
@@ -113,7 +113,7 @@ _PFC_PORT_DETAIL = json_template({SLOT: {"rxFrames": SLOT, "txFrames": SLOT, "pr
     q: {"rxFrames": SLOT, "txFrames": SLOT} for q in _QUEUES}}})
 
 
-def pfc_counters_json(st: EosState, detail: bool) -> Encoded:
+def pfc_counters_json(st: EosStateCore, detail: bool) -> Encoded:
     """``pfc_counters`` as JSON text."""
     parts = []
     for name in st.ports_sorted:
@@ -127,7 +127,7 @@ def pfc_counters_json(st: EosState, detail: bool) -> Encoded:
     return Encoded(json_entries("interfaceCounters", parts), lambda: pfc_counters(st, detail))
 
 
-def pfc_counters(st: EosState, detail: bool) -> dict[str, Any]:
+def pfc_counters(st: EosStateCore, detail: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in st.ports_sorted:
         c = st.physical.snapshot(name)
@@ -139,7 +139,7 @@ def pfc_counters(st: EosState, detail: bool) -> dict[str, Any]:
     return {"interfaceCounters": out}
 
 
-def watchdog(st: EosState) -> dict[str, Any]:
+def watchdog(st: EosStateCore) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in st.ports_sorted:
         node = intf(st, name)
@@ -159,7 +159,7 @@ def watchdog_text(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def ecn_counters(st: EosState, detail: bool) -> dict[str, Any]:
+def ecn_counters(st: EosStateCore, detail: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     lossless = st.physical.lossless
     for name in st.ports_sorted:
@@ -175,7 +175,7 @@ def ecn_counters(st: EosState, detail: bool) -> dict[str, Any]:
 _ECN_PORT = json_template({SLOT: {"queueCounters": dict.fromkeys(_QUEUES, SLOT)}})
 
 
-def ecn_counters_json(st: EosState, detail: bool) -> Encoded:
+def ecn_counters_json(st: EosStateCore, detail: bool) -> Encoded:
     """``ecn_counters`` as JSON text."""
     parts = []
     lossless = st.physical.lossless

@@ -10,7 +10,7 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_counters import (
+from roceops.lab.devices.eos.counters import (
     ENCODE,
     SLOT,
     Encoded,
@@ -19,10 +19,10 @@ from roceops.platforms.eos.lab_counters import (
     json_template,
     oper,
 )
-from roceops.platforms.eos.lab_tree import Node, short_ifname
+from roceops.lab.devices.eos.tree import Node, short_ifname
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosState
+    from roceops.lab.devices.eos.state import EosStateCore
 
 _Net = tuple[int, int, int]  # (IP version, network address as an int, prefix length)
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -62,7 +62,7 @@ def _ip(ip: str) -> tuple[int, int, int]:
     return addr.version, int(addr), addr.max_prefixlen
 
 
-def lldp(st: EosState) -> dict[str, Any]:
+def lldp(st: EosStateCore) -> dict[str, Any]:
     neighbors = []
     for name in st.ports_sorted:
         phys = st.physical.ports[name]
@@ -86,7 +86,7 @@ def lldp_text(data: dict[str, Any]) -> str:
 _Peer = tuple[str, str, bool, int, str]  # (IP, description, up, messages each way when up, remote AS)
 
 
-def _bgp_peers(st: EosState) -> tuple[str, str, list[_Peer]] | None:
+def _bgp_peers(st: EosStateCore) -> tuple[str, str, list[_Peer]] | None:
     """(router ID, AS, the neighbours) of ``router bgp``, None without it."""
     bgp = next((v for k, v in st.running.children.items() if k == "router bgp"), None)
     if not isinstance(bgp, Node):
@@ -117,7 +117,7 @@ def _bgp_peers(st: EosState) -> tuple[str, str, list[_Peer]] | None:
     return router_id, asn, peers
 
 
-def bgp(st: EosState) -> dict[str, Any]:
+def bgp(st: EosStateCore) -> dict[str, Any]:
     found = _bgp_peers(st)
     if found is None:
         return {"vrfs": {}}
@@ -136,7 +136,7 @@ _PEER = json_template({SLOT: {
     "peerState": SLOT}})
 
 
-def bgp_json_text(st: EosState) -> Encoded:
+def bgp_json_text(st: EosStateCore) -> Encoded:
     """``_bgp`` written as JSON text directly."""
     found = _bgp_peers(st)
     if found is None:

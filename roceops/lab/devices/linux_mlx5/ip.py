@@ -12,7 +12,7 @@ import json
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.linux_mlx5.lab_model import (
+from roceops.lab.devices.linux_mlx5.model import (
     DEFAULT_RULES,
     MAX_MTU,
     Nic,
@@ -21,10 +21,10 @@ from roceops.platforms.linux_mlx5.lab_model import (
     parse_table,
     table_name,
 )
-from roceops.platforms.linux_mlx5.lab_shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab_shell import Shell
+    from roceops.lab.devices.linux_mlx5.shell import Shell
 
 EPERM = "RTNETLINK answers: Operation not permitted"
 EEXIST = "RTNETLINK answers: File exists"

@@ -24,11 +24,21 @@ Faults (``PERSONALITY_FAULTS``): ``pfc_off`` (port=, priority=), ``ecn_changed``
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from roceops.lab.devices.eos import show as lab_show
+from roceops.lab.devices.eos.state import ConfigSession, EosStateCore
+from roceops.lab.devices.eos.tree import (
+    ConfigError,
+    Failed,
+    Matched,
+    Node,
+    apply,
+    match,
+    short_ifname,
+    walk,
+)
 from roceops.lab.personality import (
     CloseSession,
     DeviceState,
@@ -38,22 +48,7 @@ from roceops.lab.personality import (
     SessionInfo,
     canonical_fault_name,
 )
-from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.eos import lab_show
-from roceops.platforms.eos.lab_tree import (
-    ConfigError,
-    Failed,
-    Matched,
-    Node,
-    apply,
-    factory_config,
-    hostname_of,
-    match,
-    running_config_text,
-    short_ifname,
-    walk,
-)
-from roceops.platforms.eos.render import config_lines, kbytes, natural_key
+from roceops.lab.physical import OPER_FAULTS
 
 REJECT_ERROR = "% Unavailable command (not supported on this hardware platform)"
 PRIVILEGED_ERROR = "% Invalid input (privileged mode required)"
@@ -68,111 +63,21 @@ FAULT_PARAMS: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(eq=False)
-class ConfigSession:
-    name: str
-    config: Node | None  # the session's candidate config while pending
-    user: str
-    terminal: str
-    state: str = "pending"  # pending | pendingCommitTimer | completed
-    rollback: Node | None = None  # running-config before a timed commit
-    deadline: float | None = None
-
-
-class EosState(DeviceState):
-    """One simulated EOS switch, shared by all its SSH sessions."""
+class EosState(EosStateCore):
+    """An EOS switch as the lab serves it: the state plus preloading through the CLI and faults."""
 
     PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
+        preload = (extra or {}).get("preload_files")
         super().__init__(name, platform, extra)
-        preload = self.extra.pop("preload_files", None)  # applied below; not kept in memory
-        ports = [dict(p) for p in self.extra.get("ports") or []]
-        self.model = str(self.extra.get("model") or "DCS-7060DX5-64S")
-        self.physical = Physical(name, ports, self.extra.get("lossless") or (3,))
-        self.port_names = frozenset(p["name"] for p in ports)
-        self.ports_sorted = sorted(self.port_names, key=natural_key)
-        self.running: Node = factory_config(self.ports_sorted, str(self.extra.get("hostname") or name),
-                                            self.extra.get("mgmt_ip"))
-        self.startup: Node | None = None  # rendered on demand (``show startup-config``)
-        self.sessions: dict[str, ConfigSession] = {}
-        self.next_deadline: float | None = None  # earliest pending commit timer
-        self.completed: ConfigSession | None = None
-        self.clock = time.monotonic
-        self.booted = time.time()
-        self.terminals = 0
-        self.auto_sessions = 0
         if preload:
             self._preload(preload)
-
-    # ---- configuration
-
-    @property
-    def hostname(self) -> str:
-        return hostname_of(self.running)
-
-    def running_text(self, command: str = "show running-config") -> str:
-        return running_config_text(self.running, self.hostname, self.model, command)
-
-    def clean_config(self) -> Node:
-        return factory_config(self.ports_sorted)
-
-    def tick(self) -> None:
-        """Revert every timed commit whose timer ran out (called before each command)."""
-        if self.next_deadline is None or self.clock() < self.next_deadline:
-            return
-        now = self.clock()
-        for sess in sorted(self.sessions.values(), key=lambda s: s.deadline or 0.0, reverse=True):
-            if sess.state == "pendingCommitTimer" and sess.deadline is not None and sess.deadline <= now:
-                assert sess.rollback is not None
-                self.running = sess.rollback
-                del self.sessions[sess.name]
-        self._reschedule()
-
-    def _reschedule(self) -> None:
-        deadlines = [s.deadline for s in self.sessions.values() if s.deadline is not None]
-        self.next_deadline = min(deadlines) if deadlines else None
-
-    def commit(self, sess: ConfigSession, timer_s: int | None) -> None:
-        assert sess.config is not None
-        before, self.running, sess.config = self.running, sess.config, None
-        if timer_s:
-            sess.state, sess.rollback, sess.deadline = "pendingCommitTimer", before, self.clock() + timer_s
-            self._reschedule()
-        else:
-            self._complete(sess)
-
-    def confirm(self, sess: ConfigSession) -> None:
-        self._complete(sess)
-
-    def abort(self, sess: ConfigSession) -> None:
-        if sess.state == "pendingCommitTimer" and sess.rollback is not None:
-            self.running = sess.rollback
-        self.sessions.pop(sess.name, None)
-        self._reschedule()
-
-    def _complete(self, sess: ConfigSession) -> None:
-        sess.state, sess.rollback, sess.deadline, sess.config = "completed", None, None, None
-        self.sessions.pop(sess.name, None)
-        self.completed = sess
-        self._reschedule()
-
-    def save(self) -> None:
-        self.startup = self.running  # shared until running-config is edited in place (see own_running)
-
-    def own_running(self) -> Node:
-        """running-config for an in-place edit (configure terminal): stop sharing it with startup-config first.
-
-        Commits replace the tree instead of editing it, so only this path needs the copy.
-        """
-        if self.startup is self.running:
-            self.running = self.running.copy()
-        return self.running
 
     def _preload(self, files: Mapping[str, str]) -> None:
         """Apply rendered files at start through the same CLI path as a push (a configuration session)."""
         text = files.get("config.eos") or next(iter(files.values()), "")
-        lines = [ln for ln in config_lines(text) if ln != "end"]
+        lines = [ln for ln in config_file_commands(text) if ln != "end"]
         self.cli(["configure session roceops-preload", *lines, "commit", "write memory"])
 
     def cli(self, commands: list[str], bypass_faults: bool = True) -> None:
@@ -220,16 +125,6 @@ class EosState(DeviceState):
         super().clear_faults()
         self.physical.clear()
 
-    def _interface(self, port: str) -> Node:
-        node = self.running.children.get(f"interface {port}")
-        assert isinstance(node, Node)
-        return node
-
-    def _no_drop(self, port: str) -> list[int]:
-        return sorted(int(k.split()[-1]) for k in self._interface(port).children
-                      if k.startswith("priority-flow-control priority ")
-                      and str(self._interface(port).children[k]).endswith("no-drop"))
-
     def _pfc_off(self, port: str | None, priority: Any) -> None:
         candidates = [port] if port else [p for p in self.ports_sorted if self._no_drop(p)]
         if not candidates or not self._no_drop(candidates[0]):
@@ -254,8 +149,8 @@ class EosState(DeviceState):
                 if not isinstance(line, str):
                     continue
                 words = line.split()
-                lo = kbytes(int(min_b)) if min_b is not None else int(words[3]) * 2
-                hi = kbytes(int(max_b)) if max_b is not None else int(words[6]) * 2
+                lo = _kbytes(int(min_b)) if min_b is not None else int(words[3]) * 2
+                hi = _kbytes(int(max_b)) if max_b is not None else int(words[6]) * 2
                 tail = " ".join(words[8:])
                 new = f"random-detect ecn minimum-threshold {lo} kbytes maximum-threshold {hi} kbytes {tail}"
                 cmds += [f"interface {name}", qkey, new.strip()]
@@ -471,6 +366,33 @@ class EosCli(Session):
             self._leave()
             return ""
         return "% Incomplete command" if len(tokens) == 1 else self.invalid(raw, 1)
+
+
+def config_file_commands(text: str) -> list[str]:
+    """A saved config file as the commands EOS replays: indentation opens a sub-mode, a dedent leaves it.
+
+    >>> config_file_commands("hostname a\\n!\\ninterface Et1\\n   tx-queue 3\\n      priority strict\\nip routing\\n")
+    ['hostname a', 'interface Et1', 'tx-queue 3', 'priority strict', 'exit', 'exit', 'ip routing']
+    """
+    commands: list[str] = []
+    depths: list[int] = []  # indentation of each open sub-mode's first line
+    for raw in text.splitlines():
+        command = raw.strip()
+        if not command or command.startswith("!"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        while depths and indent < depths[-1]:
+            depths.pop()
+            commands.append("exit")
+        if not depths or indent > depths[-1]:
+            depths.append(indent)
+        commands.append(command)
+    return commands
+
+
+def _kbytes(value: int) -> int:
+    """A byte count (fault parameter) in the kbytes EOS thresholds take, at least 1."""
+    return max(1, (value + 512) // 1024)  # rounded half up
 
 
 def _hms(value: str) -> int | None:

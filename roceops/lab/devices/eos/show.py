@@ -15,7 +15,7 @@ import zlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from roceops.platforms.eos.lab_counters import (
+from roceops.lab.devices.eos.counters import (
     ENCODE,
     SLOT,
     Encoded,
@@ -34,8 +34,8 @@ from roceops.platforms.eos.lab_counters import (
     watchdog,
     watchdog_text,
 )
-from roceops.platforms.eos.lab_routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
-from roceops.platforms.eos.lab_tree import (
+from roceops.lab.devices.eos.routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
+from roceops.lab.devices.eos.tree import (
     EOS_VERSION,
     Node,
     hostname_of,
@@ -43,14 +43,16 @@ from roceops.platforms.eos.lab_tree import (
     running_config_text,
     short_ifname,
 )
-from roceops.platforms.eos.render import SPEED_KEYWORDS, natural_key
+from roceops.util.sorting import natural_key
 
 if TYPE_CHECKING:
-    from roceops.platforms.eos.lab import EosCli, EosState
+    from roceops.lab.devices.eos.state import CliView, EosStateCore
 
 UNCONVERTED = "% This is an unconverted command"
-SPEED_OF_KEYWORD = {kw: mbps for mbps, kw in SPEED_KEYWORDS.items()} | {"400g-4": 400_000, "100g-4": 100_000,
-                                                                        "100g-2": 100_000, "200g-2": 200_000}
+# `speed` keywords the simulated EOS accepts (forced speeds, with lane counts where EOS spells them), in Mb/s
+SPEED_OF_KEYWORD = {"10gfull": 10_000, "25gfull": 25_000, "40gfull": 40_000, "50gfull": 50_000,
+                    "100gfull": 100_000, "100g-4": 100_000, "100g-2": 100_000, "200g-4": 200_000,
+                    "200g-2": 200_000, "400g-8": 400_000, "400g-4": 400_000, "800g-8": 800_000}
 MEDIA = {800_000: "800GBASE-CR8", 400_000: "400GBASE-CR8", 200_000: "200GBASE-CR4", 100_000: "100GBASE-CR4",
          50_000: "50GBASE-CR", 40_000: "40GBASE-CR4", 25_000: "25GBASE-CR", 10_000: "10GBASE-CR"}
 _ALIASES = {"run": "running-config", "running": "running-config", "int": "interfaces", "interface": "interfaces",
@@ -62,7 +64,7 @@ def needs_privilege(tokens: list[str]) -> bool:
     return bool(words) and words[0] in ("running-config", "startup-config", "session-config", "configuration")
 
 
-def show(cli: EosCli, text: str) -> str:
+def show(cli: CliView, text: str) -> str:
     parts = [p.strip() for p in text.split("|")]
     words = [_ALIASES.get(t, t) for t in parts[0].split()[1:]]
     filters = [p for p in parts[1:] if p]
@@ -89,7 +91,7 @@ class _Invalid(Exception):
         self.token = token
 
 
-def _dispatch(cli: EosCli, w: list[str], as_json: bool) -> str | dict[str, Any] | Encoded:
+def _dispatch(cli: CliView, w: list[str], as_json: bool) -> str | dict[str, Any] | Encoded:
     st = cli.state
     if not w:
         raise _Invalid(1)
@@ -175,7 +177,7 @@ def _filter(text: str, f: str) -> str:
 # --------------------------------------------------------------------------- configuration
 
 
-def _running(st: EosState, args: list[str]) -> str:
+def _running(st: EosStateCore, args: list[str]) -> str:
     if not args:
         return st.running_text()
     if args[0] == "interfaces" and len(args) == 2:
@@ -188,7 +190,7 @@ def _running(st: EosState, args: list[str]) -> str:
     raise _Invalid(2)
 
 
-def _session_config(cli: EosCli, args: list[str]) -> str:
+def _session_config(cli: CliView, args: list[str]) -> str:
     st = cli.state
     name = cli.target
     if args[:1] == ["named"] and len(args) >= 2:
@@ -208,7 +210,7 @@ def _session_config(cli: EosCli, args: list[str]) -> str:
                                           f"session:/{name}-session-config", lineterm=""))
 
 
-def _sessions(cli: EosCli, as_json: bool, detail: bool) -> str | dict[str, Any]:
+def _sessions(cli: CliView, as_json: bool, detail: bool) -> str | dict[str, Any]:
     st = cli.state
     now = st.clock()
     rows = [*([st.completed] if st.completed else []), *st.sessions.values()]
@@ -240,7 +242,7 @@ def _sessions(cli: EosCli, as_json: bool, detail: bool) -> str | dict[str, Any]:
 # --------------------------------------------------------------------------- interfaces
 
 
-def _port(st: EosState, name: str, counters: bool = True) -> dict[str, Any]:
+def _port(st: EosStateCore, name: str, counters: bool = True) -> dict[str, Any]:
     """Everything the interface commands print for one port, from config and the physical layer
     (``counters=False``: without reading the counters)."""
     node = intf(st, name)
@@ -264,11 +266,11 @@ def _port(st: EosState, name: str, counters: bool = True) -> dict[str, Any]:
     }
 
 
-def _physical_names(st: EosState, with_mgmt: bool = True) -> list[str]:
+def _physical_names(st: EosStateCore, with_mgmt: bool = True) -> list[str]:
     return [*st.ports_sorted, *(["Management1"] if with_mgmt else [])]
 
 
-def _all_names(st: EosState) -> list[str]:
+def _all_names(st: EosStateCore) -> list[str]:
     names = [k.split(" ", 1)[1] for k, v in st.running.children.items() if k.startswith("interface ")]
     return sorted(names, key=_name_order)
 
@@ -279,7 +281,7 @@ def _name_order(name: str) -> tuple[bool, tuple[Any, ...]]:
     return not name.startswith("Ethernet"), natural_key(name)
 
 
-def _interfaces(st: EosState, args: list[str]) -> list[str]:
+def _interfaces(st: EosStateCore, args: list[str]) -> list[str]:
     if not args:
         return _all_names(st)
     name = normalize_ifname(args[0])
@@ -296,7 +298,7 @@ def _speed_text(mbps: int) -> str:
     return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
 
 
-def _status_text(st: EosState) -> str:
+def _status_text(st: EosStateCore) -> str:
     def row(cols: tuple[str, str, str, str, str, str, str]) -> str:
         port, name, status, vlan, duplex, speed, media = cols
         return (f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}").rstrip()
@@ -316,7 +318,7 @@ def _status_text(st: EosState) -> str:
     return "\n".join(out)
 
 
-def _status_json(st: EosState) -> dict[str, Any]:
+def _status_json(st: EosStateCore) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in _physical_names(st):
         p = _port(st, name, counters=False)
@@ -332,7 +334,7 @@ def _status_json(st: EosState) -> dict[str, Any]:
     return {"interfaceStatuses": out}
 
 
-def _mac(st: EosState, name: str) -> str:
+def _mac(st: EosStateCore, name: str) -> str:
     return _mac_of(st.name, name)
 
 
@@ -342,7 +344,7 @@ def _mac_of(device: str, name: str) -> str:
     return f"00:1c:73:{n >> 16:02x}:{(n >> 8) & 0xFF:02x}:{n & 0xFF:02x}"
 
 
-def _interface_json(st: EosState, name: str) -> dict[str, Any]:
+def _interface_json(st: EosStateCore, name: str) -> dict[str, Any]:
     p = _port(st, name)
     c = p["counters"]
     rx, tx = c.get("rx_packets", 0), c.get("tx_packets", 0)
@@ -402,7 +404,7 @@ def _interface_template(ethernet: bool, addressed: bool) -> str:
 _INTERFACE_TEMPLATES = {(e, a): _interface_template(e, a) for e in (False, True) for a in (False, True)}
 
 
-def _interfaces_json_text(st: EosState, names: list[str]) -> Encoded:
+def _interfaces_json_text(st: EosStateCore, names: list[str]) -> Encoded:
     """``{"interfaces": {n: _interface_json(st, n) for n in names}}`` written as JSON text directly."""
     parts = []
     booted = json_float(st.booted)
@@ -429,7 +431,7 @@ def _interfaces_json_text(st: EosState, names: list[str]) -> Encoded:
                    lambda: {"interfaces": {n: _interface_json(st, n) for n in names}})
 
 
-def _interfaces_text(st: EosState, names: list[str]) -> str:
+def _interfaces_text(st: EosStateCore, names: list[str]) -> str:
     out: list[str] = []
     for name in names:
         j = _interface_json(st, name)
@@ -456,7 +458,7 @@ def _interfaces_text(st: EosState, names: list[str]) -> str:
 # --------------------------------------------------------------------------- version
 
 
-def _version(st: EosState) -> dict[str, Any]:
+def _version(st: EosStateCore) -> dict[str, Any]:
     return {"mfgName": "Arista", "modelName": st.model, "hardwareRevision": "11.00",
             "serialNumber": f"LAB{zlib.crc32(st.name.encode()) % 10**8:08d}", "systemMacAddress": _mac(st, "system"),
             "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00", "version": EOS_VERSION,
@@ -465,7 +467,7 @@ def _version(st: EosState) -> dict[str, Any]:
             "uptime": time.time() - st.booted, "memTotal": 32_588_196, "memFree": 27_019_668, "isIntlVersion": False}
 
 
-def _version_text(st: EosState) -> str:
+def _version_text(st: EosStateCore) -> str:
     v = _version(st)
     up = int(v["uptime"])
     return "\n".join([

@@ -27,7 +27,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from roceops.platforms.cumulus.lab_schema import MEMBER, OBJECT, Path, Tree
+from roceops.lab.devices.cumulus.schema import MEMBER, OBJECT, Path, Tree
 
 PROFILE = "default-global"
 PRESET_ECN = (150000, 1500000, 100)

@@ -29,13 +29,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from roceops.lab.devices.cumulus.schema import MEMBER, Tree, intern_path
+from roceops.lab.devices.cumulus.view import PRESET_ECN, PROFILE, sub
 from roceops.lab.personality import LabError
 from roceops.lab.physical import OPER_FAULTS as _PHYSICAL_FAULTS
-from roceops.platforms.cumulus.lab_schema import MEMBER, Tree, intern_path
-from roceops.platforms.cumulus.lab_view import PRESET_ECN, PROFILE, sub
 
 if TYPE_CHECKING:
-    from roceops.platforms.cumulus.lab import CumulusState
+    from roceops.lab.devices.cumulus.state import CumulusStateCore
 
 CONFIG_FAULTS = frozenset({"pfc_off", "ecn_changed", "mtu_mismatch", "reject_config"})
 OPER_FAULTS = frozenset(_PHYSICAL_FAULTS)
@@ -56,7 +56,7 @@ def _int(fault: str, params: Mapping[str, Any], key: str, default: int | None, l
     return number
 
 
-def _port(state: CumulusState, fault: str, params: Mapping[str, Any], default_first: bool) -> str | None:
+def _port(state: CumulusStateCore, fault: str, params: Mapping[str, Any], default_first: bool) -> str | None:
     port = params.get("port")
     if port is None:
         return next(iter(sorted(state.physical.ports, key=_natural)), None) if default_first else None
@@ -69,7 +69,7 @@ def _natural(name: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
-def apply_config_fault(state: CumulusState, fault: str, params: Mapping[str, Any]) -> None:
+def apply_config_fault(state: CumulusStateCore, fault: str, params: Mapping[str, Any]) -> None:
     bad = sorted(set(params) - PARAMS[fault])
     if bad:
         allowed = ", ".join(sorted(PARAMS[fault])) or "no parameters"
@@ -94,7 +94,7 @@ def _set(tree: Tree, path: tuple[str, ...], value: str) -> None:
     tree[intern_path(path)] = value
 
 
-def _pfc_off(state: CumulusState, port: str | None, priority: int | None) -> None:
+def _pfc_off(state: CumulusStateCore, port: str | None, priority: int | None) -> None:
     view = state.view()
     profile_name = view.ports[port].pfc_profile if port else PROFILE
     profile = view.pfc.get(profile_name)
@@ -118,7 +118,7 @@ def _pfc_off(state: CumulusState, port: str | None, priority: int | None) -> Non
     state.operator_change(edit)
 
 
-def _ecn_changed(state: CumulusState, lo: int | None, hi: int | None) -> None:
+def _ecn_changed(state: CumulusStateCore, lo: int | None, hi: int | None) -> None:
     view = state.view()
     lossless = view.lossless_tcs() or sorted({view.sp_to_tc.get(int(p), int(p))
                                               for p in state.extra.get("lossless", (3,))})

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from roceops.lab.devices.linux_mlx5 import fs as lab_fs
+from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
+from roceops.lab.devices.linux_mlx5.shell import BUILTINS, PROGRAMS, Level, Result, Shell, fail, ok
 from roceops.lab.personality import CloseSession
-from roceops.platforms.linux_mlx5 import lab_fs
-from roceops.platforms.linux_mlx5.lab_model import EACCES, ENOENT, FsError
-from roceops.platforms.linux_mlx5.lab_shell import BUILTINS, PROGRAMS, Level, Result, Shell, fail, ok
 
 
 def _echo(sh: Shell, argv: list[str], stdin: str) -> Result:

@@ -5,7 +5,7 @@ Memory: a 64-port leaf's CONFIG_DB is ~75 kB as compact JSON but ~320 kB as Pyth
 config is kept as compact JSON text and parsed per command (C json, well under a millisecond); the saved
 copy and checkpoints are references to such texts (unchanged configs share one string).
 
-Every change goes through the functions here, used both by the CLI (:mod:`roceops.platforms.sonic.lab`)
+Every change goes through the functions here, used both by the CLI (:mod:`roceops.lab.devices.sonic.device`)
 and by fault injection, so a fault is exactly "what an operator typing the command would have done".
 """
 
@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
+from roceops.lab.devices.sonic.format import natsorted
+from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
 from roceops.lab.physical import OPER_FAULTS, Physical
-from roceops.platforms.sonic.lab_format import natsorted
-from roceops.platforms.sonic.parsers_config_db import port_id_keyed, port_keyed, priorities, unref
 
 Db = dict[str, dict[str, dict[str, str]]]
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab.devices.cumulus.schema import Tree
+from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
+from roceops.lab.devices.cumulus.view import PROFILE, View, human_bytes, sub
 from roceops.lab.physical import STORM_RATE, Physical
-from roceops.platforms.cumulus.lab_schema import Tree
-from roceops.platforms.cumulus.lab_table import Layout, kv_table, sub_table
-from roceops.platforms.cumulus.lab_view import PROFILE, View, human_bytes, sub
 
 BUILD = "Cumulus Linux 5.14.0"  # the release of the captures in shared/fixtures/cumulus
 CNP_SP = 6

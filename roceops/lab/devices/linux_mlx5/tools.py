@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from roceops.platforms.linux_mlx5.lab_model import DRIVER_VERSION, PRIOS, PSID, RDMA_PORT, Nic, norm_sysctl_key
-from roceops.platforms.linux_mlx5.lab_shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.model import DRIVER_VERSION, PRIOS, PSID, RDMA_PORT, Nic, norm_sysctl_key
+from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab_shell import Shell
+    from roceops.lab.devices.linux_mlx5.shell import Shell
 
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from roceops.platforms.eos.render import natural_key
+from roceops.util.sorting import natural_key
 
 INDENT = "   "
 EOS_VERSION = "4.32.2F"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from roceops.platforms.linux_mlx5.lab_model import (
+from roceops.lab.devices.linux_mlx5.model import (
     EACCES,
     EINVAL,
     EISDIR,
@@ -31,7 +31,7 @@ from roceops.platforms.linux_mlx5.lab_model import (
 )
 
 if TYPE_CHECKING:
-    from roceops.platforms.linux_mlx5.lab import LinuxMlx5State
+    from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
 
 OS_RELEASE = """PRETTY_NAME="Ubuntu 22.04.4 LTS"
 NAME="Ubuntu"
@@ -83,7 +83,7 @@ _HW_SOURCES: dict[str, tuple[str, int]] = {
 _HW_FIXED: dict[str, int] = {"lifespan": 10}
 
 
-def hw_counter(st: LinuxMlx5State, nic: Nic, name: str) -> int:
+def hw_counter(st: LinuxMlx5StateCore, nic: Nic, name: str) -> int:
     """RDMA port counters, driven by the shared physical layer (CNP/ECN rates, errors)."""
     source = _HW_SOURCES.get(name)
     if source is None:
@@ -91,14 +91,14 @@ def hw_counter(st: LinuxMlx5State, nic: Nic, name: str) -> int:
     return st.physical.value(nic.name, source[0]) // source[1]
 
 
-def hw_counters(st: LinuxMlx5State, nic: Nic) -> list[tuple[str, int]]:
+def hw_counters(st: LinuxMlx5StateCore, nic: Nic) -> list[tuple[str, int]]:
     """Every file of ``hw_counters`` with its value, in listing order, from one read of the physical layer."""
     c = st.physical.snapshot(nic.name)
     return [(name, c[source[0]] // source[1] if (source := _HW_SOURCES.get(name)) else _HW_FIXED.get(name, 0))
             for name in HW_COUNTERS]
 
 
-def net_file(st: LinuxMlx5State, name: str, file: str) -> str | None:
+def net_file(st: LinuxMlx5StateCore, name: str, file: str) -> str | None:
     if name == "lo":
         values = {"address": "00:00:00:00:00:00", "carrier": "1", "carrier_changes": "0", "mtu": "65536",
                   "operstate": "unknown", "speed": None}
@@ -150,12 +150,12 @@ def _ecn_node(nic: Nic, parts: list[str]) -> object | str | None:
     return None
 
 
-def listdir(st: LinuxMlx5State, path: str) -> list[str] | None:
+def listdir(st: LinuxMlx5StateCore, path: str) -> list[str] | None:
     """Entries of a directory (in the order the kernel lists them), or None if ``path`` is not one."""
     return _listdir(st, split(path))
 
 
-def _listdir(st: LinuxMlx5State, p: list[str]) -> list[str] | None:
+def _listdir(st: LinuxMlx5StateCore, p: list[str]) -> list[str] | None:
     host = st.host
     static = _static_dirs().get(tuple(p))
     if static is not None:
@@ -208,7 +208,7 @@ def _listdir(st: LinuxMlx5State, p: list[str]) -> list[str] | None:
     return None
 
 
-def read(st: LinuxMlx5State, path: str) -> str:
+def read(st: LinuxMlx5StateCore, path: str) -> str:
     """File content (with trailing newline); raises FsError (ENOENT, EISDIR, EINVAL)."""
     p = split(path)
     if _listdir(st, p) is not None:
@@ -216,7 +216,7 @@ def read(st: LinuxMlx5State, path: str) -> str:
     return _read_file(st, p)
 
 
-def _read_file(st: LinuxMlx5State, p: list[str]) -> str:
+def _read_file(st: LinuxMlx5StateCore, p: list[str]) -> str:
     """``read`` of a path known not to be a directory."""
     host = st.host
     value: str | None = None
@@ -262,7 +262,7 @@ def _int(data: str) -> int:
     return int(text)
 
 
-def write(st: LinuxMlx5State, path: str, data: str) -> None:
+def write(st: LinuxMlx5StateCore, path: str, data: str) -> None:
     """Store ``data`` (as written by ``echo``) the way the kernel would; raises FsError.
 
     Permission (root, ``reject_config``) is checked by the caller when it opens the file.
@@ -324,7 +324,7 @@ def write(st: LinuxMlx5State, path: str, data: str) -> None:
     raise FsError(EACCES)  # read-only attribute (no store method): even root gets EACCES
 
 
-def exists(st: LinuxMlx5State, path: str) -> bool:
+def exists(st: LinuxMlx5StateCore, path: str) -> bool:
     p = split(path)
     if _listdir(st, p) is not None:
         return True
@@ -335,19 +335,19 @@ def exists(st: LinuxMlx5State, path: str) -> bool:
     return True
 
 
-def walk(st: LinuxMlx5State, path: str) -> list[str]:
+def walk(st: LinuxMlx5StateCore, path: str) -> list[str]:
     """Every file under ``path`` (recursively), in listing order; ``path`` itself if it is a file."""
     return [name for name, _ in read_tree(st, path)]
 
 
-def read_tree(st: LinuxMlx5State, path: str) -> list[tuple[str, str | FsError]]:
+def read_tree(st: LinuxMlx5StateCore, path: str) -> list[tuple[str, str | FsError]]:
     """``(file, content or the FsError reading it raises)`` for every file of :func:`walk`, in one pass."""
     out: list[tuple[str, str | FsError]] = []
     _read_tree(st, path, split(path), out)
     return out
 
 
-def _read_tree(st: LinuxMlx5State, path: str, p: list[str], out: list[tuple[str, str | FsError]]) -> None:
+def _read_tree(st: LinuxMlx5StateCore, path: str, p: list[str], out: list[tuple[str, str | FsError]]) -> None:
     entries = _listdir(st, p)
     if entries is None:
         try:
@@ -362,7 +362,7 @@ def _read_tree(st: LinuxMlx5State, path: str, p: list[str], out: list[tuple[str,
         _read_tree(st, f"{base}/{e}", [*p, e], out)
 
 
-def _bulk(st: LinuxMlx5State, p: list[str], base: str, out: list[tuple[str, str | FsError]]) -> bool:
+def _bulk(st: LinuxMlx5StateCore, p: list[str], base: str, out: list[tuple[str, str | FsError]]) -> bool:
     """The files of the directories an audit reads whole (a NIC's ``ecn/`` tree, ``hw_counters``), listed and
     read in one loop with the same names, order and content as the generic walk; False for other directories."""
     host = st.host

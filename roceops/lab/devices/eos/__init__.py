@@ -1,0 +1,8 @@
+"""``eos``: the Arista EOS personality (Netmiko type ``arista_eos``); see :mod:`roceops.lab.devices.eos.device`."""
+
+from __future__ import annotations
+
+from roceops.lab.devices.eos.device import EosCli, EosState
+from roceops.lab.personality import register_personality
+
+register_personality("eos", EosState, EosCli)

@@ -1,0 +1,86 @@
+"""The host's state: its NICs (QoS, DCQCN, addresses, routes), files, sysctls and physical links, and the
+faults that change them. The bottom layer of the simulated host: the file system view, the shell and its
+programs build on it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Nic
+from roceops.lab.personality import DeviceState, LabError
+from roceops.lab.physical import OPER_FAULTS, Physical
+
+CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config"})
+
+
+class LinuxMlx5StateCore(DeviceState):
+    """One host's NICs, files and physical links, and its faults (the shell builds on it: see device.py)."""
+
+    PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS
+
+    def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
+        data = dict(extra or {})
+        data.pop("preload_files", None)  # applied by the device layer (through its shell)
+        super().__init__(name, platform, {k: v for k, v in data.items() if k not in ("nics", "ports")})
+        self.host = Host(name, data)
+        ports = [{"name": n.name, "speed": n.speed, "neighbor": n.neighbor} for n in self.host.nics.values()]
+        self.physical = Physical(name, ports, lossless=data.get("lossless") or (3,))
+
+    # ---- helpers used by the command modules
+
+    @property
+    def rejecting(self) -> bool:
+        return "reject_config" in self.faults.extra
+
+    def nic_up(self, nic: Nic) -> bool:
+        return self.physical.oper_up(nic.name, nic.admin_up)
+
+    # ---- faults
+
+    def _nics(self, params: Mapping[str, Any], fault: str, default_all: bool = True) -> list[Nic]:
+        name = params.get("port", params.get("netdev"))
+        if name is None:
+            nics = list(self.host.nics.values())
+            return nics if default_all else nics[:1]
+        nic = self.host.nics.get(str(name))
+        if nic is None:
+            raise LabError(f"fault '{fault}': {self.name} has no NIC {name!r} (NICs: {', '.join(self.host.nics)})")
+        return [nic]
+
+    def apply_fault(self, name: str, **params: Any) -> None:
+        super().apply_fault(name, **params)
+        fault = name.strip().lower().replace("-", "_")
+        if fault in OPER_FAULTS:
+            for nic in self._nics(params, fault):
+                self.physical.apply(fault, nic.name)
+        elif fault == "nic_reset":
+            for nic in self._nics(params, fault):
+                nic.reset_roce()
+        elif fault == "mtu_mismatch":
+            mtu = _int(params.get("mtu", 1500), fault, "mtu")
+            for nic in self._nics(params, fault, default_all=False):
+                nic.mtu = mtu
+        elif fault == "pfc_off":
+            prio = params.get("priority")
+            if prio is not None and _int(prio, fault, "priority") not in PRIOS:
+                raise LabError("fault 'pfc_off': priority must be 0-7")
+            for nic in self._nics(params, fault):
+                nic.pfc = 0 if prio is None else nic.pfc & ~(1 << int(prio))
+        elif fault == "firmware":
+            version = str(params.get("version", FAULT_FIRMWARE))
+            for nic in self._nics(params, fault):
+                nic.fw_override = version
+
+    def clear_faults(self) -> None:
+        super().clear_faults()
+        self.physical.clear()
+        for nic in self.host.nics.values():
+            nic.fw_override = None
+
+
+def _int(value: Any, fault: str, key: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise LabError(f"fault '{fault}': parameter '{key}' must be an integer") from None
