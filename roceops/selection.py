@@ -53,11 +53,16 @@ T = TypeVar("T", bound="Selectable")
 
 
 def select(devices: Iterable[T], expr: str | None) -> list[T]:
-    """Devices matching ``expr`` in their original order; everything when ``expr`` is empty."""
+    """Devices matching ``expr`` in their original order; everything when ``expr`` is None (no --limit).
+
+    A given but blank expression (``--limit ''``, ``--limit ','``) is an error, never "everything".
+    """
     items = list(devices)
-    if not expr or not expr.strip():
+    if expr is None:
         return items
     terms = parse_limit(expr)
+    if not terms:
+        raise LimitError(f"--limit {expr!r} names no device; leave --limit out to select every device")
     known = {d.name for d in items} | {g for d in items for g in d.groups}
     for _neg, parts in terms:
         for part in parts:

@@ -8,12 +8,13 @@ travels as :class:`EndFacts`: a few values per NIC or port, not the whole observ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from roceops.audit.compare import Drift, compare
 from roceops.audit.findings import Finding, Severity
+from roceops.hints import command
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.driver import OperState
 from roceops.topology.fabric import Fabric
@@ -45,8 +46,8 @@ class EndFacts:
     intended_mtu: int | None = None
 
 
-def _hint(device: str, d: Drift) -> str:
-    fix = f"roceops deploy --limit {device} --commit"
+def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
+    fix = command("deploy", "--limit", device, "--commit", context=context)
     if d.kind == "missing":
         return f"{d.path} is absent on the device; {fix} restores it"
     if d.kind == "unexpected":
@@ -54,16 +55,21 @@ def _hint(device: str, d: Drift) -> str:
     return f"set {d.path} back to {d.expected!r} ({fix})"
 
 
+def _fabric_only(context: Sequence[str]) -> list[str]:
+    """``-f FILE`` of a hint context (for commands that take no ``--lab``)."""
+    return list(context[context.index("-f"):context.index("-f") + 2]) if "-f" in context else []
+
+
 def _severity(path: str) -> Severity:
     return "warning" if path.endswith(".description") or ".networks" in path else "error"
 
 
-def drift_findings(obs: Observation) -> list[Finding]:
+def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     if obs.observed is None:
         return []
     return [
         Finding(check="config.drift", device=obs.device, path=d.path, expected=d.expected, observed=d.observed,
-                severity=_severity(d.path), message=f"{d.kind}: {d.path}", hint=_hint(obs.device, d))
+                severity=_severity(d.path), message=f"{d.kind}: {d.path}", hint=_hint(obs.device, d, hint_context))
         for d in compare(obs.expected, obs.observed)
     ]
 
@@ -131,8 +137,9 @@ def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list
     return out
 
 
-def lldp_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+def lldp_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     """This switch's LLDP neighbours against the cabling plan (switch-to-switch links)."""
+    cabling = command("cabling", context=_fabric_only(hint_context))
     if obs.oper is None or not obs.oper.lldp or not isinstance(obs.intent, SwitchIntent):
         return []
     out: list[Finding] = []
@@ -147,7 +154,7 @@ def lldp_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
             out.append(Finding(check="lldp.neighbor", device=obs.device, path=f"lldp[{local.port}]",
                                expected=f"{peer.device}:{peer.port}", observed=f"{seen.device}:{seen.port}",
                                message="LLDP neighbour differs from the cabling plan",
-                               hint="check the cable against `roceops cabling`"))
+                               hint=f"check the cable against `{cabling}`"))
     return out
 
 
@@ -167,11 +174,11 @@ def bgp_findings(obs: Observation) -> list[Finding]:
     return out
 
 
-def device_findings(fabric: Fabric, obs: Observation) -> list[Finding]:
+def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
-    return [*drift_findings(obs), *lldp_findings(fabric, obs), *bgp_findings(obs)]
+    return [*drift_findings(obs, hint_context), *lldp_findings(fabric, obs, hint_context), *bgp_findings(obs)]
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:

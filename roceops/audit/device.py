@@ -18,6 +18,7 @@ from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
 from roceops.nornir_glue.runner import TaskConnector
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
+from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.topology.fabric import Fabric
 
@@ -44,6 +45,8 @@ def error_finding(device: str, exc: BaseException, phase: str) -> Finding:
         check, msg = "device.unparsable", f"could not parse the device's output: {text}"
     elif phase == "audit":
         check, msg = "device.failed", f"roceops could not audit this device: {type(exc).__name__}: {text}"
+    elif is_auth_failure(exc):
+        check, msg = "device.unreachable", AUTH_FAILED
     elif isinstance(exc, ReadTimeout | TimeoutError) or "timed out" in text.lower() or "timeout" in text.lower():
         check, msg = "device.timeout", f"device did not answer in time: {text}"
     elif isinstance(exc, NetmikoTimeoutException | OSError | EOFError) or phase == "connect":
@@ -101,7 +104,7 @@ def plan_observation(fabric: Fabric, name: str) -> Observation:
     return Observation(device=name, platform=intent.platform, intent=intent, expected=expected)
 
 
-def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
+def audit_device(task: Task, fabric: Fabric, hint_context: tuple[str, ...] = ()) -> DeviceAudit:
     """Plan, read, parse and check one device. Never raises: whatever fails becomes the device's finding."""
     name = task.host.name
     clock = _PhaseClock()
@@ -115,7 +118,7 @@ def audit_device(task: Task, fabric: Fabric) -> DeviceAudit:
     parse_observation(obs)
     clock.lap("parse")
     try:
-        findings, ends = device_findings(fabric, obs), end_facts(fabric, obs)
+        findings, ends = device_findings(fabric, obs, hint_context), end_facts(fabric, obs)
     except Exception as exc:
         findings, ends = [error_finding(name, exc, "audit")], {}
     clock.lap("check")

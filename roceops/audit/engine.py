@@ -45,6 +45,7 @@ class AuditOptions:
     lab_dir: Path | None = None
     quiet: bool = False
     shards: int | None = None  # processes reading devices; None: one per core for large audits
+    hint_context: tuple[str, ...] = ()  # options every fix hint carries (-f FILE, --lab): roceops.hints
 
 
 @dataclass
@@ -89,7 +90,7 @@ def audit_shard(fabric: Fabric, names: list[str], opts: AuditOptions, workers: i
                      login="quick")
 
     def task(t: Task) -> Result:
-        audit = audit_device(t, fabric)
+        audit = audit_device(t, fabric, opts.hint_context)
         emit(audit)
         return Result(host=t.host, result=audit.audited)
 

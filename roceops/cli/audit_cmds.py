@@ -15,12 +15,15 @@ from roceops.cli.common import (
     FabricOption,
     LimitOption,
     check_connection_settings,
+    check_writable,
     console,
     fail,
     load_fabric_or_exit,
 )
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
+from roceops.cli.hints import hint_context
+from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
@@ -36,13 +39,14 @@ class AuditFormat(StrEnum):
 
 
 def audit(
+    ctx: typer.Context,
     fabric: Path = FabricOption,
     limit: str | None = LimitOption,
     lab: bool = LabOption,
     fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
     output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
-    timeout: float = typer.Option(30.0, "--timeout", help="seconds to wait for any one device answer"),
-    workers: int = typer.Option(64, "--workers", help="devices read in parallel"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
+    workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,
 ) -> None:
     """Read every device (read-only) and report where it differs from intent.
@@ -50,15 +54,19 @@ def audit(
     Exit 0 no drift, 1 drift, 2 some devices unreachable or unparsable.
     Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
     """
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
+    check_writable(output)
     check_connection_settings()
     names = [d.name for d in selected(loaded.fabric, limit)]
+    check_lab_serves(loaded, names, lab)
     quiet = fmt is not AuditFormat.table or not sys.stderr.isatty()
-    opts = AuditOptions(workers=workers, timeout_s=timeout, lab_dir=lab_dir_option(lab), quiet=quiet)
+    opts = AuditOptions(workers=workers, timeout_s=timeout, lab_dir=lab_dir_option(lab), quiet=quiet,
+                        hint_context=hint_context(ctx, loaded.source.file, carry=("fabric", "lab")))
     name = loaded.fabric.intent.name
     try:
         with fabric_lock(StateDir, name, "audit"), open_journal(journal) as j:
-            run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab})
+            run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab},
+                                 device_count=len(names))
             result = run_audit(loaded.fabric, names, opts)
             resolved = record(j, name, run_id, names, result.findings)
             j.finish_run(run_id, f"{len(result.findings)} findings", result.exit_code)

@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
+from roceops.hints import command
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
+from roceops.platforms.ssh_keys import key_file_problem
+from roceops.report.tables import LiteralConsole
+from roceops.resources import MissingResource, example_fabric
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
@@ -35,12 +40,12 @@ class Exit(IntEnum):
     BAD_INPUT = 3  # unreadable or invalid input, bad usage
 
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = LiteralConsole()
+err_console = LiteralConsole(stderr=True)
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", markup=True)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message))
     raise typer.Exit(int(code))
 
 
@@ -65,16 +70,52 @@ def load_fabric_or_exit(path: Path) -> Loaded:
         fabric = expand(source.intent)
     except (TopologyError, PoolExhausted) as exc:
         line, col = source.locate(exc.path)
-        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} (run `roceops validate` for all findings)")
+        fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} "
+             f"(run `{command('validate', '-f', str(source.file))}` for all findings)")
     return Loaded(source=source, fabric=fabric)
 
 
 def check_connection_settings() -> None:
-    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file is bad input (exit 3), not a
-    fleet of refused connections."""
-    known_hosts = from_environment().known_hosts
+    """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file, or a ROCEOPS_SSH_KEY that
+    is no usable private key, is bad input (exit 3), not a fleet of refused or timed-out connections."""
+    creds = from_environment()
+    known_hosts = creds.known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
+    if creds.key_file and (problem := key_file_problem(creds.key_file)):
+        fail(f"ROCEOPS_SSH_KEY={creds.key_file}: {problem}")
+
+
+def shipped_fabric_or_exit() -> Path:
+    """The example fabric roceops ships (lab-mini), for commands given no ``-f``."""
+    try:
+        return example_fabric()
+    except MissingResource as exc:
+        fail(str(exc))
+
+
+def check_writable(path: Path | None, *, folder: bool = False) -> None:
+    """Before any device is contacted: an output file (or folder) that cannot be written is bad input (exit 3).
+
+    Missing parent folders are fine (the writers create them); the nearest one that exists must be a folder we can
+    create files in, which is tried for real (permission bits say nothing for root or read-only mounts).
+    """
+    if path is None:
+        return
+    if not folder and path.is_dir():
+        fail(f"cannot write {path}: it is a folder, not a file")
+    if folder and path.exists() and not path.is_dir():
+        fail(f"cannot write into {path}: it is a file, not a folder")
+    existing = path if folder else path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        fail(f"cannot write {path}: {existing} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        fail(f"cannot write {path}: {existing}: {exc.strerror or exc}")
 
 
 def print_json(data: Any) -> None:

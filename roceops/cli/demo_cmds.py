@@ -6,12 +6,13 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import Exit, console, fail
+from roceops.cli.common import Exit, check_writable, console, fail, load_intent_or_exit, shipped_fabric_or_exit
 from roceops.lab.personality import LabError
 
 
 def demo(
-    fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric for the demo lab"),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
+                                       help="fabric for the demo lab (default: the lab-mini example roceops ships)"),
     out: Path = typer.Option(Path("build/demo"), "--out", help="where the rendered configs go"),
 ) -> None:
     """Start a lab, deploy, audit, break two things, find them, fix them, stop the lab — narrated.
@@ -20,8 +21,11 @@ def demo(
     """
     from roceops.demo import DemoFailed, run_demo
 
+    check_writable(out, folder=True)
+    path = fabric or shipped_fabric_or_exit()
+    load_intent_or_exit(path)  # a bad file is bad input (exit 3), before any lab starts
     try:
-        code = run_demo(fabric, out, lambda line: console.print(line, markup=False, highlight=False))
+        code = run_demo(path, out, lambda line: console.print(line, markup=False, highlight=False))
     except (DemoFailed, LabError) as exc:
         fail(f"demo stopped: {exc}", Exit.FINDINGS)
     raise typer.Exit(code)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TypedDict
 
 import typer
-from rich.table import Table
 
 from roceops.cli.common import (
     Exit,
@@ -20,13 +19,17 @@ from roceops.cli.common import (
     print_json,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
-from roceops.deploy.engine import DeployOptions, rollback_run
+from roceops.cli.hints import run_command
+from roceops.cli.lab_target import check_lab_serves, fabric_for
+from roceops.deploy.control import RunControl, stop_on_signals
+from roceops.deploy.engine import DeployOptions, DeployReport, rollback_run
 from roceops.deploy.engine import deploy as run_deploy
 from roceops.deploy.report import as_json, print_report
-from roceops.journal import open_journal
+from roceops.journal import Journal, RunRow, open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
+from roceops.report import tables
 
 JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
@@ -34,6 +37,7 @@ StateDir = Path(".roceops")
 
 
 def deploy(
+    ctx: typer.Context,
     fabric: Path = FabricOption,
     limit: str | None = LimitOption,
     lab: bool = LabOption,
@@ -41,37 +45,46 @@ def deploy(
     canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
     batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
     max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
-    confirm_timeout: int = typer.Option(300, "--confirm-timeout", help="seconds before an unconfirmed commit reverts"),
-    timeout: float = typer.Option(60.0, "--timeout", help="seconds to wait for any one device answer"),
-    workers: int = typer.Option(32, "--workers", help="devices worked on in parallel"),
+    confirm_timeout: int = typer.Option(300, "--confirm-timeout", min=1,
+                                        help="seconds before an unconfirmed commit reverts"),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0,
+                                  help="seconds one device's whole deploy may take; past it: rolled back, timeout"),
+    deadline: float | None = typer.Option(None, "--deadline", min=1.0,
+                                          help="seconds the whole run may take: no device starts after it"),
+    workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
     """Push rendered configuration safely: backup, diff, platform transaction, verify, confirm.
 
-    Dry run by default. Example: roceops deploy --lab --commit --canary 2 --batch 25%
+    Dry run by default. Ctrl-C/SIGTERM start no new device and let those in flight finish or roll back
+    (exit 130/143). Example: roceops deploy --lab --commit --canary 2 --batch 25%
     """
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_connection_settings()
     report_lint = lint(loaded.source.intent, loaded.fabric)
     if not report_lint.ok:
-        fail(f"{len(report_lint.errors)} lint errors; see `roceops validate -f {fabric}`")
+        fail(f"{len(report_lint.errors)} lint errors; see "
+             f"`{run_command(ctx, 'validate', fabric=loaded.source.file, carry=('fabric',))}`")
     names = [d.name for d in selected(loaded.fabric, limit)]
     opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
                          confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
-                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json)
+                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline)
     name = loaded.fabric.intent.name
+    control = RunControl(deadline)
     try:
-        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
+            check_lab_serves(loaded, names, lab)  # before any connection, and before the run is journalled
             run_id = j.start_run("deploy", name, loaded.source.source_hash,
-                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab})
+                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab},
+                                 device_count=len(names))
             try:
-                report = run_deploy(loaded.fabric, names, opts, j, run_id)
+                report = run_deploy(loaded.fabric, names, opts, j, run_id, control)
             except ValueError as exc:
                 j.finish_run(run_id, "bad input", int(Exit.BAD_INPUT))
                 fail(str(exc))
-            j.finish_run(run_id, _result_word(report.exit_code), report.exit_code)
+            j.finish_run(run_id, _result_word(report), report.exit_code)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is TableOrJson.json:
@@ -84,59 +97,75 @@ def deploy(
 class _HistoryRow(TypedDict):
     id: str
     kind: str
+    mode: str
     user: str
     started: str
     fabric: str
     result: str | None
     exit: int | None
     devices: int
+    may_have_changed: list[str]
 
 
-def _result_word(code: int) -> str:
-    return {0: "ok", 1: "failed devices rolled back", 2: "unreachable devices"}.get(code, "error")
+def _result_word(report: DeployReport) -> str:
+    if report.signal:
+        return "interrupted"
+    return {0: "ok", 1: "failed devices rolled back", 2: "unreachable or timed-out devices"}.get(
+        report.exit_code, "error")
+
+
+def _history_row(j: Journal, r: RunRow) -> _HistoryRow:
+    rows = j.devices(r.id)
+    changed = j.may_have_changed(r.id) if r.interrupted else []
+    return {"id": r.id, "kind": r.kind, "mode": r.mode, "user": r.user,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started)), "fabric": r.fabric,
+            "result": r.state, "exit": r.exit_code,
+            "devices": r.device_count if r.device_count is not None else len(rows), "may_have_changed": changed}
 
 
 def history(
-    limit: int = typer.Option(20, "--last", help="how many runs"),
+    ctx: typer.Context,
+    limit: int = typer.Option(20, "--last", min=1, help="how many runs"),
     journal: Path | None = JournalOption,
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
 ) -> None:
     """List recorded runs (deploys, rollbacks, audits) from the journal.
 
-    Example: roceops history --last 5
+    A run that never finished (killed) is `interrupted`, with the devices that may have changed;
+    `roceops rollback RUN --commit` restores them. Example: roceops history --last 5
     """
     with open_journal(journal) as j:
-        runs = j.runs(limit)
-        rows: list[_HistoryRow] = [
-            {"id": r.id, "kind": r.kind, "user": r.user,
-             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started)), "fabric": r.fabric,
-             "result": r.result, "exit": r.exit_code, "devices": len(j.devices(r.id))}
-            for r in runs
-        ]
+        rows = [_history_row(j, r) for r in j.runs(limit)]
     if fmt is TableOrJson.json:
         print_json(rows)
         return
-    table = Table("run", "kind", "user", "started", "fabric", "devices", "result", "exit")
+    table = tables.table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
-        table.add_row(r["id"], r["kind"], r["user"], r["started"], r["fabric"], str(r["devices"]),
+        table.add_row(r["id"], r["kind"], r["mode"], r["user"], r["started"], r["fabric"], str(r["devices"]),
                       str(r["result"]), str(r["exit"]))
     console.print(table)
+    for r in rows:
+        if r["may_have_changed"]:
+            console.print(f"run {r['id']} was interrupted; may have changed: {', '.join(r['may_have_changed'])}; "
+                          f"restore them with `{run_command(ctx, 'rollback', r['id'], '--commit', carry=('journal',))}`"
+                          " (add -f/--lab as for the deploy)", markup=False)
 
 
 def rollback(
+    ctx: typer.Context,
     run_id: str = typer.Argument(..., help="run id from `roceops history` (or 'last')"),
     fabric: Path = FabricOption,
     lab: bool = LabOption,
     commit: bool = typer.Option(False, "--commit", help="apply (default: show what would be restored)"),
-    timeout: float = typer.Option(60.0, "--timeout"),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="seconds one device's restore may take"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
-    """Restore the pre-change backups a deploy run recorded.
+    """Restore the pre-change backups a deploy run recorded (also of a run that was interrupted or killed).
 
     Example: roceops rollback last --lab --commit
     """
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_connection_settings()
     name = loaded.fabric.intent.name
     opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
@@ -145,10 +174,15 @@ def rollback(
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
-                fail(f"no run {run_id!r} in the journal; see `roceops history`")
-            new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit})
+                fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
+            targets = j.may_have_changed(source.id)
+            if not targets:
+                fail(f"run {source.id} changed no device: nothing to roll back")
+            check_lab_serves(loaded, targets, lab)
+            new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit},
+                                 device_count=len(targets))
             report = rollback_run(loaded.fabric, j, source.id, opts, new_id)
-            j.finish_run(new_id, _result_word(report.exit_code), report.exit_code)
+            j.finish_run(new_id, _result_word(report), report.exit_code)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is TableOrJson.json:

@@ -9,12 +9,12 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from roceops.cli.common import (
     Exit,
     FabricOption,
     LimitOption,
+    check_writable,
     console,
     fail,
     load_fabric_or_exit,
@@ -23,7 +23,8 @@ from roceops.cli.common import (
 )
 from roceops.lint import lint
 from roceops.plan import plan
-from roceops.render.build import render_devices, write_build
+from roceops.render.build import UnsafePath, render_devices, write_build
+from roceops.report import tables
 from roceops.selection import LimitError, select
 from roceops.topology.fabric import Fabric
 
@@ -51,7 +52,7 @@ def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
                     "findings": [f.model_dump(mode="json") for f in report.findings]})
     else:
         if report.findings:
-            table = Table("severity", "rule", "where", "finding", "fix", title=f"{source.file}")
+            table = tables.table("severity", "rule", "where", "finding", "fix", title=f"{source.file}")
             for f in report.findings:
                 line, col = source.locate(f.path)
                 table.add_row(f.severity, f.id, f"{line}:{col} {f.path}", f.message, f.hint)
@@ -74,7 +75,7 @@ def topology(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
     if fmt is TableOrJson.json:
         print_json({"fabric": fab.intent.name, "tiers": fab.tiers, "summary": rows, "cables": cables})
         return
-    table = Table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",
+    table = tables.table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",
                   title=f"{fab.intent.name}: {fab.tiers}-tier Clos")
     for r in rows:
         table.add_row(*(str(r[k]) if r[k] is not None else "-" for k in
@@ -100,7 +101,7 @@ def cabling(fabric: Path = FabricOption, fmt: CablingFormat = typer.Option(Cabli
     elif fmt is CablingFormat.json:
         print_json([dict(zip(header, r, strict=True)) for r in rows])
     else:
-        table = Table(*header)
+        table = tables.table(*header)
         for r in rows:
             table.add_row(*r)
         console.print(table)
@@ -127,10 +128,14 @@ def intent(
 
 
 def selected(fab: Fabric, limit: str | None) -> list:
+    """The devices ``--limit`` picks; a selection of none is bad input (exit 3), never a silent success."""
     try:
-        return select(list(fab.devices()), limit)
+        chosen = select(list(fab.devices()), limit)
     except LimitError as exc:
         fail(str(exc))
+    if not chosen:
+        fail(f"--limit {limit!r} selects no device of {fab.intent.name} (every match is excluded)")
+    return chosen
 
 
 def render(
@@ -149,8 +154,14 @@ def render(
         if not report.ok:
             fail(f"{len(report.errors)} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
     devices = selected(loaded.fabric, limit)
+    check_writable(out, folder=True)
     start = time.perf_counter()
     rendered = render_devices(loaded.fabric, devices)
-    result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+    try:
+        result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+    except UnsafePath as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write into {out}: {exc.strerror or exc}")
     console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
                   f"({result.written} files written, {result.unchanged} unchanged)")

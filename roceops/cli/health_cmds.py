@@ -10,9 +10,18 @@ from pathlib import Path
 import hostlist
 import typer
 
-from roceops.cli.common import Exit, FabricOption, check_connection_settings, console, fail, load_fabric_or_exit
+from roceops.cli.common import (
+    Exit,
+    FabricOption,
+    check_connection_settings,
+    check_writable,
+    console,
+    fail,
+    load_fabric_or_exit,
+)
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
+from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
@@ -22,25 +31,32 @@ from roceops.report.audit import write_atomic
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
 
-def parse_duration(text: str) -> float:
-    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0."""
+def parse_duration(text: str | float) -> float:
+    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0 (a typer option parser: bad text is a usage
+    error, exit 3, before anything is loaded)."""
+    if isinstance(text, int | float):  # the option's default, already a number
+        return float(text)
     m = _DURATION.match(text)
-    if not m:
-        raise typer.BadParameter(f"{text!r} is not a duration like 5s, 500ms or 1m")
+    if not m or float(m.group(1)) <= 0:
+        raise typer.BadParameter(f"{text!r} is not a positive duration like 5s, 500ms or 1m")
     value = float(m.group(1))
     return {"ms": value / 1000, "m": value * 60}.get(m.group(2) or "s", value)
 
 
 def health(
+    ctx: typer.Context,
     nodes: str | None = typer.Argument(None, help="Slurm host list (gpu[001-032,040]); default $SLURM_JOB_NODELIST"),
     fabric: Path = FabricOption,
     lab: bool = LabOption,
-    window: str = typer.Option("5s", "--window", help="time between the two counter samples"),
-    deadline: str = typer.Option("30s", "--deadline", help="answer by then, whatever the devices do"),
+    window: float = typer.Option("5s", "--window", parser=parse_duration, metavar="DURATION",
+                                 help="time between the two counter samples"),
+    deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
+                                   help="answer by then, whatever the devices do"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
-    pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", help="pause frames/s"),
-    ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", help="bit error ratio bound for CRC errors"),
+    pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
+    ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
+                                  help="bit error ratio bound for CRC errors"),
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
@@ -53,9 +69,13 @@ def health(
         names = hostlist.expand_hostlist(spec)
     except hostlist.BadHostlist as exc:
         fail(f"bad host list {spec!r}: {exc}")
-    loaded = load_fabric_or_exit(fabric)
+    loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
+    check_writable(drain_file)
     check_connection_settings()
-    opts = HealthOptions(window_s=parse_duration(window), deadline_s=parse_duration(deadline),
+    known = {d.name: d for d in loaded.fabric.devices()}
+    leaves = [nic.leaf for n in names if n in known for nic in getattr(known[n], "nics", [])]
+    check_lab_serves(loaded, list(dict.fromkeys([n for n in names if n in known] + leaves)), lab)
+    opts = HealthOptions(window_s=window, deadline_s=deadline,
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
                          lab_dir=lab_dir_option(lab))
     try:

@@ -7,15 +7,24 @@ import time
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from roceops.cli.common import Exit, LimitOption, console, fail, load_fabric_or_exit, print_json
+from roceops.cli.common import (
+    Exit,
+    LimitOption,
+    console,
+    fail,
+    load_fabric_or_exit,
+    print_json,
+    shipped_fabric_or_exit,
+)
 from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.cli.lab_target import record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
+from roceops.report import tables
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
                   no_args_is_help=True)
@@ -23,9 +32,10 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 
 @app.command("up")
 def up(
-    fabric: Path = typer.Option(Path("inventory/lab-mini.yaml"), "-f", "--fabric", help="fabric intent YAML"),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
+                                       help="fabric intent YAML (default: the lab-mini example roceops ships)"),
     limit: str | None = LimitOption,
-    port: int = typer.Option(2222, "--port", help="SSH port on every device address"),
+    port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
     configured: bool = typer.Option(False, "--configured", help="devices start with their intended config"),
 ) -> None:
@@ -33,12 +43,14 @@ def up(
 
     Example: roceops lab up -f inventory/lab-mini.yaml
     """
-    fab = load_fabric_or_exit(fabric).fabric
+    loaded = load_fabric_or_exit(fabric or shipped_fabric_or_exit())
+    fab = loaded.fabric
     names = [d.name for d in selected(fab, limit)]
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()
-    try:
-        started = start_lab(specs, state, port=port, detach=detach)
+    try:  # the record is written once the lab runs (never over the record of a lab already running)
+        started = start_lab(specs, state, port=port, detach=detach,
+                            on_ready=lambda ready: record_lab_fabric(ready.state_dir, loaded.source))
     except LabError as exc:
         fail(str(exc))
     console.print(f"lab up: {started.devices} devices of {fab.intent.name} in {started.seconds:.1f}s, "
@@ -58,7 +70,7 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
     if fmt is TableOrJson.json:
         print_json(info)
         return
-    table = Table("device", "platform", "address", "faults",
+    table = tables.table("device", "platform", "address", "faults",
                   title=f"lab pid {info.get('pid')} up {info.get('uptime_s', 0):.0f}s")
     for d in info.get("devices", []):
         faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"

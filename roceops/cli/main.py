@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from roceops import __version__
 from roceops.cli import (
@@ -16,9 +19,42 @@ from roceops.cli import (
     lab_cmds,
     play_cmds,
 )
+from roceops.cli.common import Exit, fail
+from roceops.journal import JournalError
+
+# click's ClickException (every usage error derives from it), found from typer's public BadParameter so this works
+# whether typer uses click or its vendored copy.
+_CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class UsageErrorsExit3(TyperGroup):
+    """The root command group: every usage error of any command or subcommand (unknown option, bad value or choice,
+    missing argument, a BadParameter raised by a command) exits 3, not click's 2 (which we use for unreachable);
+    so does a journal file that is not a roceops journal, whichever command opens it.
+
+    Sub-commands are parsed and run inside the root's ``invoke``, so these two hooks see every such error.
+    """
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except _CLICK_ERROR as exc:
+            exc.exit_code = int(Exit.BAD_INPUT)  # type: ignore[attr-defined]
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _CLICK_ERROR as exc:
+            exc.exit_code = int(Exit.BAD_INPUT)  # type: ignore[attr-defined]
+            raise
+        except JournalError as exc:
+            fail(str(exc))
+
 
 app = typer.Typer(
     name="roceops",
+    cls=UsageErrorsExit3,
     help="Model, render, push and audit RoCEv2 lossless backend fabrics for AI training clusters.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

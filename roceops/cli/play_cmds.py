@@ -33,6 +33,8 @@ def play(
     except IntentError as exc:
         err_console.print(str(exc), markup=False)
         raise typer.Exit(int(Exit.BAD_INPUT)) from None
+    if limit is not None and not limit.replace(",", "").strip():  # blank: never "every device" for the steps that write
+        fail(f"--limit {limit!r} names no device; leave --limit out to select every device")
     variables: dict[str, str] = {}
     for item in var:
         key, sep, value = item.partition("=")

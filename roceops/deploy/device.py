@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from roceops.audit.compare import Drift, compare
+from roceops.deploy.control import DeviceClock
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
+from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
-Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched"]
+Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
+                 "timeout", "interrupted", "not_started"]
 
 
 class Connector(Protocol):
@@ -48,6 +51,8 @@ class DeviceOutcome:
 
 
 def _error(exc: BaseException) -> str:
+    if is_auth_failure(exc):
+        return AUTH_FAILED
     return f"{type(exc).__name__}: {reason(exc)}"[:400]
 
 
@@ -81,9 +86,20 @@ def _restore(driver: Driver, connector: Connector, conn: Any, txn: str, backup: 
 
 
 def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, change: Change,
-                    txn: str, confirm_timeout_s: int, verify: Callable[[Any], None]) -> None:
-    """Apply ``change`` inside the platform transaction, verify, confirm; on any failure restore the backup."""
+                    txn: str, confirm_timeout_s: int, verify: Callable[[Any], None],
+                    clock: DeviceClock | None = None) -> None:
+    """Apply ``change`` inside the platform transaction, verify, confirm; on any failure restore the backup.
+
+    Past the device's deadline (``clock``) the outcome is ``timeout``: on a platform with a commit timer
+    (set to end by the deadline) the unconfirmed change reverts by itself; otherwise the backup is restored
+    within ``ROLLBACK_GRACE_S``.
+    """
     assert outcome.backup is not None
+    timer = getattr(driver, "commit_timer", False)
+    if clock is not None:
+        clock.in_transaction, clock.restores_itself = True, timer
+        if timer:  # the device reverts by itself no later than our deadline
+            confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
     try:
         driver.apply(conn, change, txn, confirm_timeout_s)
         verify(conn)
@@ -91,16 +107,29 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         outcome.status = "changed"
     except Exception as exc:
         outcome.error = _error(exc)
+        if clock is not None and clock.expired:
+            if timer:
+                outcome.status = "timeout"
+                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed: a change "
+                                 f"left pending reverts by the device's commit timer ({confirm_timeout_s} s), "
+                                 "one not yet committed never went live")
+                return
+            clock.extend_for_rollback()
         try:
             _restore(driver, connector, conn, txn, outcome.backup)
-            outcome.status = "rolled_back"
+            outcome.status = "timeout" if clock is not None and clock.in_grace else "rolled_back"
+            if outcome.status == "timeout":
+                outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
         except Exception as rollback_exc:
             outcome.status = "failed"
             outcome.error += f"; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
 
 
 def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,
-                  commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
+                  commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
+                  before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+    """``before_apply`` runs once the backup is taken and before the first change is sent (the journal's
+    write-ahead record); a stop request seen before that point leaves the device ``interrupted``, untouched."""
     outcome = DeviceOutcome(device=rendered.name, platform=rendered.platform)
     start = time.monotonic()
     try:
@@ -108,18 +137,27 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             conn = connector.connect()
             outcome.backup = driver.read_config(conn)
         except Exception as exc:
-            outcome.status, outcome.error = "unreachable", _error(exc)
+            timed_out = clock is not None and clock.expired
+            outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         change = driver.plan_change(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         if change.empty:
             outcome.status = "unchanged"
             return outcome
+        if clock is not None:
+            clock.refresh()
         if not commit:
             outcome.status = "would_change"
             return outcome
+        if clock is not None and (clock.stop_requested or clock.expired):
+            outcome.status = "interrupted" if clock.stop_requested else "timeout"
+            outcome.error = "stopped before any change was sent; the device is at its backup"
+            return outcome
+        if before_apply is not None:
+            before_apply(outcome)
         run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                        verify_intent(driver, intent))
+                        verify_intent(driver, intent), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

@@ -3,6 +3,11 @@
 Canary wave first, then batches; after each wave, more than ``max_fail`` failed devices
 stop the rollout and roll back every device the failing wave changed. Devices in later
 waves are reported as not touched.
+
+A stop request (SIGINT/SIGTERM, :class:`~roceops.deploy.control.RunControl`) or the run's deadline
+starts no further device (``not_started``); devices in flight finish or roll back. Each device is
+journalled write-ahead (``applying`` with its backup before the first change) and its outcome is
+recorded as soon as it is done, not at the end of its wave.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 
 from nornir.core.task import Result, Task
 
+from roceops.deploy.control import RunControl, signal_exit_code
 from roceops.deploy.device import DeviceOutcome, deploy_device, restore_device
 from roceops.deploy.rollout import Rollout, plan_rollout
 from roceops.journal import Journal
@@ -25,6 +31,7 @@ from roceops.render.engine import render_device
 from roceops.topology.fabric import Fabric
 
 FAILED = ("rolled_back", "failed")
+NOT_DONE = ("unreachable", "timeout")  # exit 2: the device could not be worked on within its deadline
 
 
 @dataclass(frozen=True)
@@ -35,9 +42,10 @@ class DeployOptions:
     max_fail: int = 0
     confirm_timeout_s: int = 300
     workers: int = 32
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # one device's whole deploy (login, backup, transaction, verify, confirm)
     lab_dir: Path | None = None
     quiet: bool = False
+    deadline_s: float | None = None  # the whole run: no device starts after it, none runs past it
 
 
 @dataclass
@@ -47,13 +55,16 @@ class DeployReport:
     rollout: Rollout
     outcomes: dict[str, DeviceOutcome] = field(default_factory=dict)
     stopped_after_wave: int | None = None
+    signal: int | None = None  # the signal that interrupted the run
 
     def by_status(self, *statuses: str) -> list[str]:
         return [n for n, o in self.outcomes.items() if o.status in statuses]
 
     @property
     def exit_code(self) -> int:
-        if self.by_status("unreachable"):
+        if (code := signal_exit_code(self.signal)) is not None:
+            return code
+        if self.by_status(*NOT_DONE, "not_started"):
             return 2
         if self.by_status(*FAILED):
             return 1
@@ -69,7 +80,7 @@ def _line(name: str, outcome: Any) -> str:
 
 def _result(task: Task, outcome: DeviceOutcome) -> Result:
     return Result(host=task.host, result=outcome, changed=outcome.status == "changed",
-                  failed=outcome.status in (*FAILED, "unreachable"), diff=outcome.diff)
+                  failed=outcome.status in (*FAILED, *NOT_DONE), diff=outcome.diff)
 
 
 def _outcome_of(name: str, platform: str, multi: Any) -> DeviceOutcome:
@@ -100,7 +111,11 @@ def run_wave(fabric: Fabric, names: list[str], opts: DeployOptions, label: str,
     return {n: _outcome_of(n, fabric.device(n).platform, results[n]) for n in names}
 
 
-def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journal, run_id: str) -> DeployReport:
+def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journal, run_id: str,
+           control: RunControl | None = None) -> DeployReport:
+    if not names:
+        raise ValueError("the selection is empty: nothing to deploy")
+    control = control or RunControl(opts.deadline_s)
     devices = [fabric.device(n) for n in names]
     intents = {d.name: plan(fabric, d.name) for d in devices}
     rendered = {n: render_device(i) for n, i in intents.items()}
@@ -108,25 +123,54 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
     report = DeployReport(run_id=run_id, commit=opts.commit, rollout=rollout)
     txn = f"roceops-{run_id}"
 
+    def write_ahead(o: DeviceOutcome) -> None:
+        assert o.backup is not None
+        journal.about_to_apply(run_id, o.device, o.platform, o.backup.format, o.backup.text, o.diff or None)
+
+    recorded: set[str] = set()
+
     def work(task: Task) -> DeviceOutcome:
-        return deploy_device(get_driver(task.host.data["roceops_platform"]), TaskConnector(task),
-                             rendered[task.host.name], intents[task.host.name], commit=opts.commit, txn=txn,
-                             confirm_timeout_s=opts.confirm_timeout_s)
+        name = task.host.name
+        if refusal := control.refusal():
+            outcome = DeviceOutcome(device=name, platform=task.host.data["roceops_platform"], status="not_started",
+                                    error=refusal)
+        else:
+            clock = control.clock(opts.timeout_s)
+            try:
+                outcome = deploy_device(get_driver(task.host.data["roceops_platform"]),
+                                        TaskConnector(task, clock.attach), rendered[name], intents[name],
+                                        commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s,
+                                        clock=clock, before_apply=write_ahead)
+            finally:
+                if clock.expired:  # no logout dialogue with a device that is already past its deadline
+                    clock.cut()
+                control.release(clock)
+        _journal(journal, run_id, outcome)
+        recorded.add(name)
+        return outcome
 
     for index, wave in enumerate(rollout.waves):
+        if control.refusal():
+            break
         label = "canary" if rollout.canary and index == 0 else f"batch {index + (0 if rollout.canary else 1)}"
         outcomes = run_wave(fabric, wave, opts, label, work)
         report.outcomes.update(outcomes)
         for o in outcomes.values():
-            _journal(journal, run_id, o)
-        failed = [n for n, o in outcomes.items() if o.status in (*FAILED, "unreachable")]
-        if opts.commit and len(failed) > opts.max_fail:
+            if o.device not in recorded:  # the task itself failed (an internal error): still journalled
+                _journal(journal, run_id, o)
+        failed = [n for n, o in outcomes.items() if o.status in (*FAILED, *NOT_DONE)]
+        if opts.commit and len(failed) > opts.max_fail and not control.stopped:
             _roll_back_wave(fabric, opts, journal, run_id, report, outcomes)
             report.stopped_after_wave = index
             break
+    report.signal = control.signal
     for n in names:
         if n not in report.outcomes:
-            report.outcomes[n] = DeviceOutcome(device=n, platform=fabric.device(n).platform)
+            refusal = control.refusal()
+            report.outcomes[n] = DeviceOutcome(device=n, platform=fabric.device(n).platform,
+                                               status="not_started" if refusal else "not_touched", error=refusal)
+            if refusal:
+                _journal(journal, run_id, report.outcomes[n])
     return report
 
 
@@ -165,8 +209,8 @@ def _journal(journal: Journal, run_id: str, o: DeviceOutcome) -> None:
 def rollback_run(fabric: Fabric, journal: Journal, source_run: str, opts: DeployOptions, run_id: str,
                  names: list[str] | None = None) -> DeployReport:
     """Restore the backups a previous run took, for the devices it changed (or ``names``)."""
-    rows = {r.device: r for r in journal.devices(source_run)
-            if r.backup is not None and r.status in ("changed", "rolled_back", "failed")}
+    changed = set(journal.may_have_changed(source_run))  # an interrupted run's `applying` devices included
+    rows = {r.device: r for r in journal.devices(source_run) if r.device in changed}
     if names is not None:
         rows = {n: r for n, r in rows.items() if n in names}
     targets = [n for n in (d.name for d in fabric.devices()) if n in rows]

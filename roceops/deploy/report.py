@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from roceops.deploy.device import Status
 from roceops.deploy.engine import DeployReport
+from roceops.report import tables
 
-ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "not_touched"]
+ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "unreachable", "timeout",
+                       "interrupted", "not_started", "not_touched"]
 STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
-                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "not_touched": "dim"}
+                            "rolled_back": "bold red", "failed": "bold red", "unreachable": "red", "timeout": "red",
+                            "interrupted": "yellow", "not_started": "dim", "not_touched": "dim"}
 
 
 def as_json(report: DeployReport) -> dict[str, Any]:
@@ -23,6 +26,7 @@ def as_json(report: DeployReport) -> dict[str, Any]:
         "mode": "commit" if report.commit else "dry-run",
         "exit_code": report.exit_code,
         "stopped_after_wave": report.stopped_after_wave,
+        "interrupted_by": signal.Signals(report.signal).name if report.signal else None,
         "waves": report.rollout.waves,
         "counts": {k: counts[k] for k in ORDER if counts[k]},
         "devices": [
@@ -39,15 +43,19 @@ def print_report(console: Console, report: DeployReport, show_diff: bool) -> Non
             if o.diff and o.status in ("would_change", "changed", "rolled_back", "failed"):
                 console.rule(f"{o.device} ({o.platform})")
                 console.print(o.diff, markup=False, highlight=False)
-    table = Table("device", "platform", "status", "changes", "seconds", "detail",
+    table = tables.table("device", "platform", "status", "changes", "seconds", "detail",
                   title=f"run {report.run_id} ({'commit' if report.commit else 'dry-run'})")
     for o in report.outcomes.values():
         changes = ", ".join(f"{k} {v}" for k, v in o.summary.items() if v) or "-"
-        table.add_row(o.device, o.platform, f"[{STYLE[o.status]}]{o.status}[/]", changes, f"{o.seconds:.1f}",
+        table.add_row(o.device, o.platform, tables.styled(o.status, STYLE[o.status]), changes, f"{o.seconds:.1f}",
                       o.error or "")
     console.print(table)
     counts = Counter(o.status for o in report.outcomes.values())
     console.print("summary: " + ", ".join(f"{counts[k]} {k}" for k in ORDER if counts[k]))
     if report.stopped_after_wave is not None:
-        console.print(f"[bold red]rollout stopped after wave {report.stopped_after_wave + 1}: "
-                      "too many failures (--max-fail); that wave was rolled back[/]")
+        console.print(tables.styled(f"rollout stopped after wave {report.stopped_after_wave + 1}: "
+                                    "too many failures (--max-fail); that wave was rolled back", "bold red"))
+    if report.signal:
+        console.print(tables.styled(f"interrupted by {signal.Signals(report.signal).name}: no device was started "
+                                    f"after it; devices in flight finished or rolled back (exit {report.exit_code})",
+                                    "bold red"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -28,8 +27,8 @@ def catalogue_dirs() -> tuple[Path, ...]:
 @lru_cache(maxsize=64)
 def _load(path: Path, mtime_ns: int) -> SwitchProfile:
     try:
-        return SwitchProfile.model_validate(json.loads(path.read_text()))
-    except (json.JSONDecodeError, ValidationError) as exc:
+        return SwitchProfile.model_validate_json(path.read_text())  # JSON mode: arrays are tuples under strict
+    except ValidationError as exc:
         raise ValueError(f"{path}: not a roceops switch profile ({exc})") from None
 
 

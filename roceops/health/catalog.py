@@ -153,12 +153,16 @@ class LeafPort(Check):
             if q.lossless and q.ecn is not None and isinstance(seen, dict) and "ecn" in seen and not seen["ecn"]:
                 problems.append(f"ECN off on queue {qid}")
         ok = not problems
-        return [self.result(ctx, item, ok, "up, PFC+ECN on lossless", problems or "ok",
-                            f"leaf port {item}: {', '.join(problems)}" if problems else "")]
+        return [self.result(ctx, item, ok, "up, PFC+ECN on lossless", problems or "ok", ", ".join(problems))]
 
 
 class _RateCheck(Check):
+    """A counter on both ends of the link over the sampling window: a rate per second, or a count in the window.
+
+    Reasons name the value with its unit and the limit; the item (``node:eth0``) is added by the verdict."""
+
     counter_names: ClassVar[tuple[str, ...]]
+    unit: ClassVar[str]  # what is counted, plural: "pause frames"
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
         raise NotImplementedError
@@ -183,15 +187,16 @@ class _RateCheck(Check):
             limit = self.limit(ctx, speed)
             ok = worst <= limit if self.per_second else total <= limit
             observed = round(worst, 3) if self.per_second else total
-            out.append(self.result(ctx, item, ok, f"<= {limit:g}{'/s' if self.per_second else ''}", observed,
-                                   "" if ok else f"{self.description} on {item}: {observed}"))
+            unit = f"{self.unit}/s" if self.per_second else f"{self.unit} in {sample.window_s:g}s"
+            out.append(self.result(ctx, item, ok, f"<= {limit:g} {unit}", f"{observed:g} {unit}",
+                                   "" if ok else f"{self.description}: {observed:g} {unit} (limit {limit:g})"))
         return out
 
     per_second: ClassVar[bool] = True
 
 
 class PauseStorm(_RateCheck):
-    name, description = "counters.pause", "PFC pause-frame rate (storm)"
+    name, description, unit = "counters.pause", "PFC pause-frame rate (storm)", "pause frames"
 
     def counters(self, ctx: LinkContext) -> tuple[str, ...]:
         return tuple(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx"))
@@ -201,7 +206,7 @@ class PauseStorm(_RateCheck):
 
 
 class WatchdogEvents(_RateCheck):
-    name, description, per_second = "counters.pfcwd", "PFC watchdog storm detections", False
+    name, description, per_second, unit = "counters.pfcwd", "PFC watchdog storm detections", False, "storms"
     counter_names = ("pfcwd_storms",)
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
@@ -209,7 +214,7 @@ class WatchdogEvents(_RateCheck):
 
 
 class CrcErrors(_RateCheck):
-    name, description = "counters.crc", "CRC errors above the BER bound"
+    name, description, unit = "counters.crc", "CRC errors above the BER bound", "CRC errors"
     counter_names = ("crc_errors",)
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
@@ -217,7 +222,7 @@ class CrcErrors(_RateCheck):
 
 
 class FecUncorrected(_RateCheck):
-    name, description, per_second = "counters.fec", "uncorrectable FEC blocks", False
+    name, description, per_second, unit = "counters.fec", "uncorrectable FEC blocks", False, "blocks"
     counter_names = ("fec_uncorrected",)
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
@@ -225,7 +230,7 @@ class FecUncorrected(_RateCheck):
 
 
 class LinkFlaps(_RateCheck):
-    name, description, per_second = "counters.flaps", "link flaps (carrier changes)", False
+    name, description, per_second, unit = "counters.flaps", "link flaps (carrier changes)", False, "carrier changes"
     counter_names = ("carrier_changes",)
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
@@ -245,7 +250,7 @@ class Optics(Check):
                 continue  # not every platform exposes DOM; absence is not a failure
             bad = [v for v in p.rx_power_dbm if not t.rx_power_min_dbm <= v <= t.rx_power_max_dbm]
             out.append(self.result(ctx, item, not bad, f"{t.rx_power_min_dbm}..{t.rx_power_max_dbm} dBm",
-                                   p.rx_power_dbm, f"optics rx power out of range on {item}" if bad else ""))
+                                   p.rx_power_dbm, f"optics rx power out of range: {bad} dBm" if bad else ""))
         return out
 
 

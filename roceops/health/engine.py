@@ -24,6 +24,7 @@ from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
+from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact
 from roceops.topology.fabric import Fabric, Host
 
@@ -113,7 +114,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         if _parse_into(sample, host.name, intent, second, first=False):
             sample.window_s = t1 - t0  # set last: a sample with a window has both halves
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
-        sample.error = redact(f"{host.name} {phase} failed: {reason(exc)}")[:300]
+        why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
+        sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
         if "netmiko" in host.connections:
             skip_logout(getattr(host.connections["netmiko"], "connection", None))  # read-only: no logout needed
@@ -217,11 +219,19 @@ def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
         fails = [r for r in rs if r.status == "fail"]
         unknown = [r for r in rs if r.status == "unknown"]
         if fails:
-            reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails})
+            # what could not be checked stays visible (a leaf that missed the deadline), after the failures
+            reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails}) + _unknown_reasons(unknown)
             out.append(Verdict(node=node, status="drain", reasons=reasons))
         elif unknown:
-            reasons = sorted({f"{r.check} {r.item}: unknown ({r.message})" for r in unknown})
-            out.append(Verdict(node=node, status="unknown", reasons=reasons))
+            out.append(Verdict(node=node, status="unknown", reasons=_unknown_reasons(unknown)))
         else:
             out.append(Verdict(node=node, status="ok"))
     return out
+
+
+def _unknown_reasons(unknown: list[CheckResult]) -> list[str]:
+    """One line per (item, why): ``leaf-su1-r1:swp1: not checked (leaf.port, counters.pause): <why>``."""
+    checks: dict[tuple[str, str], set[str]] = {}
+    for r in unknown:
+        checks.setdefault((r.item, r.message), set()).add(r.check)
+    return [f"{item}: not checked ({', '.join(sorted(names))}): {why}" for (item, why), names in sorted(checks.items())]

@@ -5,8 +5,20 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from roceops.model.names import (
+    HOSTNAME,
+    LABEL,
+    NETDEV,
+    NIC_KEYS,
+    NODE_KEYS,
+    RDMA_DEV,
+    TIER_KEYS,
+    TOKEN,
+    check_port_pattern,
+    check_template,
+)
 from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog, QosPolicy
 from roceops.model.types import (
     CableLength,
@@ -16,6 +28,7 @@ from roceops.model.types import (
     Speed,
     StrictModel,
     SwitchPlatform,
+    whole_number,
 )
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")]
@@ -33,6 +46,7 @@ class PortNaming(StrictModel):
     def _has_placeholder(cls, v: str) -> str:
         if "{n}" not in v:
             raise ValueError("port pattern needs a {n} placeholder, e.g. 'Ethernet{n}' or 'swp{n}'")
+        check_port_pattern(v)
         return v
 
     def name(self, index: int) -> str:
@@ -63,6 +77,11 @@ class SwitchModel(StrictModel):
     breakout: str | None = Field(default=None, pattern=r"^[1-8]x\d+G$",
                                  description="breakout the ports need, e.g. 2x400G; checked against the SKU")
 
+    @field_validator("hwsku")
+    @classmethod
+    def _safe_hwsku(cls, v: str | None) -> str | None:
+        return v if v is None else TOKEN.check(v)
+
 
 class TierIntent(StrictModel):
     """One switch tier (leaf, spine or core)."""
@@ -84,6 +103,17 @@ class Tiers(StrictModel):
     spine: TierIntent
     core: TierIntent | None = None
 
+    @model_validator(mode="after")
+    def _safe_names(self) -> Tiers:
+        for role, keys in TIER_KEYS.items():
+            tier = getattr(self, role)
+            if tier is not None and tier.name is not None:
+                try:
+                    check_template(tier.name, keys, HOSTNAME)
+                except ValueError as exc:
+                    raise ValueError(f"tiers.{role}.name {exc}") from None
+        return self
+
 
 class NodeProfile(StrictModel):
     """Every GPU node in the fabric is alike."""
@@ -97,6 +127,29 @@ class NodeProfile(StrictModel):
     netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based), {nic}, {rail}, {plane}")
     rdma_dev: str = Field(default="mlx5_{port}", description="RDMA device pattern, same keys as netdev")
     name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, v: str) -> str:
+        check_template(v, NODE_KEYS, HOSTNAME)
+        return v
+
+    @field_validator("model", "nic_model")
+    @classmethod
+    def _safe_label(cls, v: str) -> str:
+        return LABEL.check(v)
+
+    @field_validator("netdev")
+    @classmethod
+    def _safe_netdev(cls, v: str) -> str:
+        check_template(v, NIC_KEYS, NETDEV)
+        return v
+
+    @field_validator("rdma_dev")
+    @classmethod
+    def _safe_rdma_dev(cls, v: str) -> str:
+        check_template(v, NIC_KEYS, RDMA_DEV)
+        return v
 
 
 class ScalableUnits(StrictModel):
@@ -119,9 +172,12 @@ class ScalableUnits(StrictModel):
 
 def _network(v: str) -> str:
     try:
-        return str(ipaddress.ip_network(v, strict=True))
+        network = ipaddress.ip_network(v, strict=True)
     except ValueError as exc:
         raise ValueError(f"{v!r} is not a network in CIDR form (host bits must be zero): {exc}") from exc
+    if network.version != 4:
+        raise ValueError(f"{v!r} is an IPv6 network: roceops addresses the fabric from IPv4 pools only")
+    return str(network)
 
 
 Network = Annotated[str, Field(description="IPv4 network in CIDR form")]
@@ -170,6 +226,11 @@ class Settings(StrictModel):
     platform: SwitchPlatform | HostPlatform | None = None
     nos_version: str | None = None
 
+    @field_validator("nos_version")
+    @classmethod
+    def _safe_version(cls, v: str | None) -> str | None:
+        return v if v is None else TOKEN.check(v)
+
 
 class Overrides(StrictModel):
     """Group keys: role (leaf), plane (plane1), SU (su2), rail (rail3), or any name from ``groups``."""
@@ -182,7 +243,7 @@ class FabricIntent(StrictModel):
     """The whole RoCEv2 backend fabric, as written in fabric.yaml."""
 
     name: Name
-    planes: Literal[1, 2] = 1
+    planes: Annotated[Literal[1, 2], BeforeValidator(whole_number)] = 1
     rail_only: bool = Field(default=False, description="no spine tier: each rail is its own domain")
     node: NodeProfile = Field(default_factory=NodeProfile)
     scalable_units: ScalableUnits

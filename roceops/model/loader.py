@@ -29,6 +29,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, Event, ScalarEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.scalarbool import ScalarBoolean
@@ -155,7 +156,56 @@ def _decode(raw: bytes, name: str) -> str:
         raise IntentError([Problem(name, line, col, "", f"not UTF-8 text: byte 0x{raw[exc.start]:02x}")]) from None
 
 
+# Bounds on a document's shape, checked on the parser's event stream before anything is built. A fabric or playbook
+# is a few thousand nodes and under ten levels deep; an alias bomb ("billion laughs") is small on disk but expands
+# exponentially when walked, and a 5,000-deep list overflows Python's recursion.
+MAX_DEPTH = 32
+MAX_EXPANDED_NODES = 200_000
+_FLOW_RUN = re.compile(rf"[\[{{](?:\s*[\[{{]){{{MAX_DEPTH}}}")
+
+
+def _check_shape(text: str, name: str) -> None:
+    """Refuse a document nested deeper than MAX_DEPTH or larger than MAX_EXPANDED_NODES once its aliases are
+    expanded. One pass over the parse events, no recursion; syntax errors are left to the loader to report."""
+    run = _FLOW_RUN.search(text)  # the parser looks ahead over such runs before its first event (~0.4 s)
+    if run:
+        line = text.count("\n", 0, run.start()) + 1
+        col = run.start() - (text.rfind("\n", 0, run.start()) + 1) + 1
+        raise IntentError([Problem(name, line, col, "", f"YAML document nested deeper than {MAX_DEPTH} levels")])
+    frames: list[list[Any]] = [[0, None]]  # per open collection: [expanded nodes so far, anchor]
+    sizes: dict[str, int] = {}  # anchor -> expanded node count of what it names
+    try:
+        for event in YAML(typ="rt").parse(text):
+            if isinstance(event, CollectionStartEvent):
+                frames.append([1, event.anchor])
+                if len(frames) - 1 > MAX_DEPTH:
+                    raise IntentError([_shape_problem(name, event, f"nested deeper than {MAX_DEPTH} levels")])
+                continue
+            if isinstance(event, CollectionEndEvent):
+                size, anchor = frames.pop()
+            elif isinstance(event, ScalarEvent):
+                size, anchor = 1, event.anchor
+            elif isinstance(event, AliasEvent):
+                size, anchor = sizes.get(str(event.anchor), 1), None
+            else:
+                continue
+            if anchor is not None:
+                sizes[str(anchor)] = size
+            frames[-1][0] += size
+            if frames[-1][0] > MAX_EXPANDED_NODES:
+                raise IntentError([_shape_problem(name, event, f"more than {MAX_EXPANDED_NODES:,} values once "
+                                                               "its aliases are expanded (an alias bomb?)")])
+    except YAMLError:
+        return
+
+
+def _shape_problem(name: str, event: Event, what: str) -> Problem:
+    mark = event.start_mark
+    return Problem(name, mark.line + 1, mark.column + 1, "", f"YAML document {what}")
+
+
 def _parse(text: str, name: str) -> Any:
+    _check_shape(text, name)
     yaml = YAML(typ="rt")
     try:
         return yaml.load(text)
@@ -429,8 +479,18 @@ def _friendly(err: dict[str, Any], model: type[BaseModel]) -> str:
         msg = f"Input should be {err['ctx']['expected']}" if err.get("ctx") else msg
     msg = re.sub(r"^Input should be ", "must be ", msg)
     msg = re.sub(r"^String should ", "must ", msg)
-    quote = " (quote it to make it text)" if kind == "string_type" and not isinstance(value, dict | list | None) else ""
-    return msg + f", got {_show(value)}{quote}"
+    return msg + f", got {_show(value)}{_type_hint(kind, value)}"
+
+
+def _type_hint(kind: str, value: Any) -> str:
+    """Numbers are strict: say why '2' or true is not taken as a count."""
+    if kind == "string_type" and not isinstance(value, dict | list | None):
+        return " (quote it to make it text)"
+    if kind in ("int_type", "float_type") and isinstance(value, bool):
+        return " (true/false is not a number)"
+    if kind in ("int_type", "float_type") and isinstance(value, str):
+        return " (a number is written without quotes)" if re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value) else ""
+    return ""
 
 
 def _show(value: Any) -> str:

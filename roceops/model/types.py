@@ -29,7 +29,7 @@ from pydantic import (
 class StrictModel(BaseModel):
     """Base for every user-facing model: unknown keys are errors, models are frozen."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 Priority = Annotated[int, Field(ge=0, le=7, description="802.1p / PFC priority 0-7")]
@@ -37,7 +37,14 @@ Dscp = Annotated[int, Field(ge=0, le=63, description="DSCP code point 0-63")]
 TrafficClass = Annotated[int, Field(ge=0, le=7, description="switch traffic class 0-7")]
 QueueId = Annotated[int, Field(ge=0, le=7, description="egress queue 0-7")]
 Mtu = Annotated[int, Field(ge=1280, le=9216, description="L3/L2 MTU in bytes")]
-RoceMtu = Literal[256, 512, 1024, 2048, 4096]
+def whole_number(value: Any) -> Any:
+    """Strict mode still lets ``true`` and ``2.0`` equal a Literal's 1 and 2: refuse them before the Literal does."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a whole number, got {value!r}")
+    return value
+
+
+RoceMtu = Annotated[Literal[256, 512, 1024, 2048, 4096], BeforeValidator(whole_number)]
 Percent = Annotated[int, Field(ge=0, le=100)]
 Weight = Annotated[int, Field(ge=1, le=100, description="DWRR weight 1-100")]
 CableLength = Annotated[int, Field(ge=1, le=100_000, description="cable length in metres")]
@@ -112,7 +119,9 @@ class Threshold(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _from_text(cls, data: Any) -> Any:
-        if isinstance(data, int | float) and not isinstance(data, bool):
+        if isinstance(data, bool):
+            raise ValueError(f"threshold {data!r} is not like 150KB, 1.5MB or 10us")
+        if isinstance(data, int | float):
             return {"value": data, "unit": "B"}
         if isinstance(data, str):
             m = _SIZE_RE.match(data)

@@ -11,6 +11,7 @@ Each host's ``data`` carries ``device`` (the expanded Switch/Host), ``fabric`` a
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +47,32 @@ def read_overlay(lab_dir: Path) -> dict[str, dict[str, Any]]:
     return data.get("devices", data)  # type: ignore[return-value]
 
 
+class NotInLab(ValueError):
+    """A run given ``--lab`` selected a device the lab does not serve, or one it serves off loopback."""
+
+
+def is_loopback(address: str) -> bool:
+    """``address`` is an IP literal in 127.0.0.0/8 (names are never resolved: a lab serves literals only).
+
+    >>> is_loopback("127.40.0.3"), is_loopback("192.168.0.7"), is_loopback("localhost")
+    (True, False, False)
+    """
+    try:
+        return ipaddress.ip_address(address) in ipaddress.ip_network("127.0.0.0/8")
+    except ValueError:
+        return False
+
+
+def lab_endpoint(overlay: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
+    """The lab's connection data for ``name``; never a fallback to its management address."""
+    conn = overlay.get(name)
+    if conn is None:
+        raise NotInLab(f"the running lab does not serve {name}; refusing to connect to it")
+    if not is_loopback(str(conn.get("host", ""))):
+        raise NotInLab(f"the lab overlay puts {name} at {conn.get('host')!r}, outside 127.0.0.0/8")
+    return conn
+
+
 def register_plugins() -> None:
     """Register the netmiko connection plugin (InitNornir does this; we build Nornir objects directly)."""
     from nornir.core.plugins.connections import ConnectionPluginRegister
@@ -77,7 +104,7 @@ def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | No
             if g not in groups:
                 groups[g] = Group(name=g)
             parents.append(groups[g])
-        conn = overlay.get(dev.name, {})
+        conn = lab_endpoint(overlay, dev.name) if lab_dir else {}
         extras = dict(platform.netmiko.extras)
         key_file = conn.get("key_file") or creds.key_file
         if key_file:
@@ -95,7 +122,7 @@ def build_inventory(fabric: Fabric, limit: str | None = None, lab_dir: Path | No
             platform=platform.netmiko.device_type,
             groups=ParentGroups(parents),
             data={"device": dev, "fabric": fabric, "roceops_platform": dev.platform, "role": dev.role,
-                  "roceops_login": login},
+                  "roceops_login": login, "roceops_lab": lab_dir is not None},
             connection_options={"netmiko": ConnectionOptions(extras=extras)},
         )
     return Inventory(hosts=hosts, groups=groups, defaults=Defaults())

@@ -14,7 +14,7 @@ from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from roceops.nornir_glue.inventory import Login, build_inventory
+from roceops.nornir_glue.inventory import Login, NotInLab, build_inventory, is_loopback
 from roceops.platforms.base import get_platform
 from roceops.platforms.channel import read_timeout
 from roceops.platforms.login import open_netmiko_session, open_session
@@ -44,12 +44,16 @@ def make_nornir(fabric: Fabric, names: list[str], *, lab_dir: Path | None, worke
     return Nornir(inventory=inventory, config=Config(), runner=ThreadedRunner(num_workers=max(1, workers)))
 
 
-def connect_host(host: Host, config: Config) -> Any:
+def connect_host(host: Host, config: Config, on_open: Callable[[Any], None] | None = None) -> Any:
     """The host's Netmiko connection, opened if need be. Hosts from ``build_inventory(login=...)`` are made
     without connecting; they are connected here, with roceops' quick session preparation ("quick") or
     Netmiko's own ("netmiko"), reading key files and known_hosts once per process."""
+    if host.data.get("roceops_lab") and not is_loopback(str(host.hostname)):  # last guard: --lab is loopback only
+        raise NotInLab(f"{host.name}: a --lab run refuses to connect to {host.hostname!r} (outside 127.0.0.0/8)")
     conn = host.get_connection(CONNECTION, config)
     if getattr(conn, "remote_conn", None) is None:  # made with auto_connect=False
+        if on_open is not None:  # e.g. a deploy's device deadline, before the login starts
+            on_open(conn)
         if host.data.get("roceops_login") == "quick":
             platform = get_platform(host.data["roceops_platform"])
             open_session(conn, platform.netmiko, read_timeout(conn, QUICK_LOGIN_TIMEOUT_S))
@@ -61,11 +65,12 @@ def connect_host(host: Host, config: Config) -> Any:
 class TaskConnector:
     """Connector over a Nornir host's netmiko connection (open lazily; reopen after a dropped session)."""
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, on_open: Callable[[Any], None] | None = None) -> None:
         self.task = task
+        self.on_open = on_open  # called with each connection before it logs in (a device clock's attach)
 
     def connect(self) -> Any:
-        return connect_host(self.task.host, self.task.nornir.config)
+        return connect_host(self.task.host, self.task.nornir.config, self.on_open)
 
     def reconnect(self) -> Any:
         self.close()

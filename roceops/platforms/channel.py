@@ -94,10 +94,28 @@ def alive(conn: Any) -> bool:
         transport is None or transport.is_active())
 
 
+DEADLINE_ATTR = "roceops_deadline"  # time.monotonic() by which this connection's work must be over (deploy)
+
+
+class DeadlineExceeded(DriverError):
+    """The device's deadline passed before this read could start."""
+
+
 def read_timeout(conn: Any, default: float) -> float:
-    """The connection's ``read_timeout_override`` (set by audit and health from their deadlines), else ``default``."""
+    """How long the next read may wait: the connection's ``read_timeout_override`` (set by every run from its
+    ``--timeout``), else ``default``; never past the connection's deadline (``roceops_deadline``), if it has one.
+
+    Raises :class:`DeadlineExceeded` when that deadline has already passed.
+    """
     override = getattr(conn, "read_timeout_override", None)
-    return float(override) if isinstance(override, int | float) and override > 0 else default
+    timeout = float(override) if isinstance(override, int | float) and override > 0 else default
+    deadline = getattr(conn, DEADLINE_ATTR, None)
+    if isinstance(deadline, float):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded("the device's deadline passed")
+        timeout = min(timeout, left)
+    return timeout
 
 
 def prompt_pattern(conn: Any) -> str:

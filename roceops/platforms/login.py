@@ -19,13 +19,23 @@ import re
 import socket
 from typing import Any
 
-from netmiko.exceptions import NetmikoTimeoutException
+import paramiko
+from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
 
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import LOGIN_PROMPT, find_prompt, read_until
 from roceops.platforms.ssh_keys import checking_client, checks_host_keys, private_key
 
 PROMPT_AT_END = re.compile(r"(?:^|\n)[^\n]*[$>#][ \t]*$")  # a last line ending in Netmiko's terminators
+
+
+AUTH_FAILED = "authentication failed: the device refused the credentials (ROCEOPS_USERNAME, ROCEOPS_SSH_KEY, agent)"
+
+
+def is_auth_failure(exc: BaseException) -> bool:
+    """The device refused the login (Netmiko's and Paramiko's authentication errors), as opposed to a timeout
+    or a refused connection."""
+    return isinstance(exc, NetmikoAuthenticationException | paramiko.AuthenticationException)
 
 
 def base_prompt(prompt: str) -> str:

@@ -41,6 +41,23 @@ def _cached_key(path: str, mtime_ns: int, size: int, passphrase: str | None) -> 
         return None
 
 
+def key_file_problem(path: str) -> str | None:
+    """Why the private key file ``path`` cannot be used for a login (None: it can): not readable, not a
+    private key, or encrypted (roceops takes no passphrase; an encrypted key belongs in the SSH agent)."""
+    encrypted = "the key is encrypted and roceops takes no passphrase: add it to an SSH agent (ssh-add) instead"
+    try:
+        paramiko.PKey.from_path(path, None)
+    except paramiko.PasswordRequiredException:
+        return encrypted
+    except OSError as exc:
+        return f"cannot read it ({exc.strerror or exc})"
+    except TypeError as exc:  # cryptography's answer for an encrypted PEM key without a password
+        return encrypted if "encrypted" in str(exc) else f"not a private key file Paramiko can read ({exc})"
+    except (paramiko.SSHException, ValueError, IndexError) as exc:
+        return f"not a private key file Paramiko can read ({type(exc).__name__})"
+    return None
+
+
 @dataclass(frozen=True)
 class KnownHosts:
     """A known_hosts file by host name. As in Paramiko, the first entry of a key type for a host is the one that

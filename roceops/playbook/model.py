@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from roceops.model.types import StrictModel
 
@@ -22,6 +23,32 @@ class Step(StrictModel):
     options: dict[str, str | int | float | bool | None] = Field(
         default_factory=dict, description="command options without dashes: {commit: true, batch: '25%'}")
     ok_exit: list[int] = Field(default_factory=lambda: [0], description="exit codes that let the play go on")
+
+    @field_validator("args")
+    @classmethod
+    def _positional_only(cls, args: list[str]) -> list[str]:
+        for arg in args:
+            positional_only(arg)
+        return args
+
+    @field_validator("options")
+    @classmethod
+    def _option_names(cls, options: dict[str, Any]) -> dict[str, Any]:
+        for key in options:
+            if not OPTION_NAME.fullmatch(key):
+                raise ValueError(f"option name {key!r} is not like commit, max_fail or drain_file")
+        return options
+
+
+OPTION_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def positional_only(arg: str) -> str:
+    """An argument that looks like an option (``--commit``) would bypass ``options`` and ``--dry-run``: refuse it."""
+    if arg.startswith("-"):
+        raise ValueError(f"argument {arg!r} looks like an option: put options under 'options:' (they are checked, "
+                         "and --dry-run can make them read-only)")
+    return arg
 
 
 class Playbook(StrictModel):

@@ -14,7 +14,7 @@ from typing import Any
 
 import jinja2
 
-from roceops.playbook.model import READ_ONLY, Playbook, Step
+from roceops.playbook.model import READ_ONLY, Playbook, Step, positional_only
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
 
@@ -73,7 +73,7 @@ def step_argv(step: Step, variables: dict[str, Any], common: dict[str, Any], dry
     if dry_run and step.run in READ_ONLY:
         options.update(READ_ONLY[step.run])
     argv = step.run.split(".")
-    argv += [str(_render(a, variables, step)) for a in step.args]
+    argv += [_positional(str(_render(a, variables, step)), step) for a in step.args]
     for key, raw in options.items():
         value = _render(raw, variables, step)
         flag = "--" + key.replace("_", "-")
@@ -82,6 +82,14 @@ def step_argv(step: Step, variables: dict[str, Any], common: dict[str, Any], dry
         elif value is not None:
             argv += [flag, str(value)]
     return [a for a in argv if a]
+
+
+def _positional(arg: str, step: Step) -> str:
+    """An argument after {{ var }} substitution (``--var x=--commit``) is still positional only."""
+    try:
+        return positional_only(arg)
+    except ValueError as exc:
+        raise PlayError(f"step {step.name!r}: {exc}") from None
 
 
 def run_playbook(book: Playbook, cli: Any, variables: dict[str, Any], common: dict[str, Any],

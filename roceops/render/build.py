@@ -87,15 +87,33 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
+class UnsafePath(ValueError):
+    """A rendered file would land outside the build folder (a device name or symlink pointing elsewhere)."""
+
+
+def inside(out_dir: Path, *parts: str) -> Path:
+    """``out_dir / parts``, refused unless it resolves (symlinks followed) to a place inside ``out_dir``."""
+    root = out_dir.resolve()
+    path = out_dir.joinpath(*parts)
+    resolved = path.resolve()
+    if resolved == root or not resolved.is_relative_to(root):
+        raise UnsafePath(f"refusing to write {path}: it resolves to {resolved}, outside {root}")
+    return path
+
+
 def write_build(out_dir: Path, fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> BuildResult:
-    """One folder per device plus ``manifest.json``; files are rewritten only when their bytes change."""
+    """One folder per device plus ``manifest.json``; files are rewritten only when their bytes change.
+
+    Every path is checked before anything is written, so a refused one (UnsafePath) leaves the folder as it was.
+    """
+    targets = [(inside(out_dir, r.name, name), text) for r in rendered for name, text in sorted(r.files.items())]
+    manifest_path = inside(out_dir, MANIFEST)
     written = unchanged = 0
-    for r in rendered:
-        for filename, text in sorted(r.files.items()):
-            if _write_if_changed(out_dir / r.name / filename, text):
-                written += 1
-            else:
-                unchanged += 1
+    for path, text in targets:
+        if _write_if_changed(path, text):
+            written += 1
+        else:
+            unchanged += 1
     body = json.dumps(manifest(fabric_name, source_hash, rendered), indent=2, sort_keys=True) + "\n"
-    _write_if_changed(out_dir / MANIFEST, body)
+    _write_if_changed(manifest_path, body)
     return BuildResult(out_dir=out_dir, devices=rendered, written=written, unchanged=unchanged)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
@@ -14,16 +13,7 @@ from typing import Any
 import jinja2
 
 from roceops.platforms.base import Intent, get_platform
-
-ENV_VAR = "ROCEOPS_TEMPLATES"
-
-
-def templates_dir() -> Path:
-    """``$ROCEOPS_TEMPLATES`` or the repository's ``templates/`` next to the package."""
-    override = os.environ.get(ENV_VAR)
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "templates"
+from roceops.resources import templates_dir
 
 
 def _tojson_compact(value: Any) -> str:

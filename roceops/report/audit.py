@@ -13,11 +13,11 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from rich.console import Console
-from rich.table import Table
 
 from roceops.audit.engine import AuditResult
 from roceops.audit.findings import UNREACHABLE_CHECKS
 from roceops.audit.history import Resolved
+from roceops.report import tables
 
 
 def as_dict(result: AuditResult, resolved: list[Resolved]) -> dict[str, Any]:
@@ -38,10 +38,10 @@ def to_json(result: AuditResult, resolved: list[Resolved]) -> str:
 
 def print_table(console: Console, result: AuditResult, resolved: list[Resolved]) -> None:
     if result.findings:
-        table = Table("status", "device", "check", "path", "expected", "observed", "fix",
+        table = tables.table("status", "device", "check", "path", "expected", "observed", "fix",
                       title=f"audit of {result.fabric}")
         for f in result.findings:
-            table.add_row(f.status, f.device, f.check, f.path or "-", _short(f.expected), _short(f.observed),
+            table.add_row(f.status, f.device, f.check, f.path or "-", _cell(f.expected), _cell(f.observed),
                           f.hint or f.message)
         console.print(table)
     for r in resolved:
@@ -53,9 +53,9 @@ def print_table(console: Console, result: AuditResult, resolved: list[Resolved])
                   f"{counts['new']} new, {counts['persisting']} persisting, {len(resolved)} resolved")
 
 
-def _short(value: Any, width: int = 40) -> str:
-    text = "-" if value is None else json.dumps(value, default=str) if not isinstance(value, str) else value
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _cell(value: Any) -> str:
+    """A value as one table cell, whole (a shortened value could hide the part that drifted)."""
+    return "-" if value is None else json.dumps(value, default=str) if not isinstance(value, str) else value
 
 
 def to_markdown(result: AuditResult, resolved: list[Resolved]) -> str:
@@ -65,7 +65,7 @@ def to_markdown(result: AuditResult, resolved: list[Resolved]) -> str:
     if result.findings:
         lines += ["| status | device | check | path | expected | observed | fix |", "|---|---|---|---|---|---|---|"]
         for f in result.findings:
-            cells = [f.status, f.device, f.check, f.path or "-", _short(f.expected), _short(f.observed),
+            cells = [f.status, f.device, f.check, f.path or "-", _cell(f.expected), _cell(f.observed),
                      f.hint or f.message]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if resolved:

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from roceops.health.engine import HealthReport
+from roceops.report import tables
 
 
 def as_dict(report: HealthReport) -> dict[str, Any]:
@@ -38,10 +38,10 @@ def drain_lines(report: HealthReport) -> str:
 
 
 def print_table(console: Console, report: HealthReport) -> None:
-    table = Table("node", "verdict", "reasons", title=f"RoCE health of {len(report.nodes)} nodes")
+    table = tables.table("node", "verdict", "reasons", title=f"RoCE health of {len(report.nodes)} nodes")
     style = {"ok": "green", "drain": "bold red", "unknown": "yellow"}
     for v in report.verdicts:
-        table.add_row(v.node, f"[{style[v.status]}]{v.status}[/]", "\n".join(v.reasons) or "-")
+        table.add_row(v.node, tables.styled(v.status, style[v.status]), "\n".join(v.reasons) or "-")
     console.print(table)
     counts = {s: sum(1 for v in report.verdicts if v.status == s) for s in ("ok", "drain", "unknown")}
     console.print(f"{counts['ok']} ok, {counts['drain']} to drain, {counts['unknown']} unknown; "

@@ -9,6 +9,7 @@ from typing import TypedDict, TypeGuard, Unpack, get_args
 
 from roceops.hardware.front_panel import front_panel_of
 from roceops.model.intent import DEFAULT_PORT_NAMING, FabricIntent, TierIntent
+from roceops.model.names import HOSTNAME, NETDEV, RDMA_DEV, SafeName
 from roceops.model.types import SwitchPlatform, SwitchRole
 from roceops.topology.addressing import Pool, ip, split
 from roceops.topology.fabric import (
@@ -102,6 +103,9 @@ def _name(b: _Build, tier: TierIntent, role: str, plane: int, **keys: int) -> st
     except (KeyError, IndexError, ValueError) as exc:
         raise TopologyError(f"name template {template!r} is not valid for {role}s: {exc}",
                             f"tiers.{role}.name") from exc
+    if not HOSTNAME.pattern.fullmatch(name):  # checked at load for the largest values; this is the real name
+        raise TopologyError(f"name template {template!r} gives {name!r}, not a safe {HOSTNAME.what}",
+                            f"tiers.{role}.name")
     if name in b.names:
         raise TopologyError(f"name template {template!r} gives the same name {name!r} to two devices",
                             f"tiers.{role}.name")
@@ -217,12 +221,15 @@ def _cable(b: _Build, tier: LinkTier, a: ResolvedSettings, z: ResolvedSettings) 
             "spine-core": lengths.spine_core}[tier]
 
 
-def _format(template: str, path: str, **keys: int) -> str:
+def _format(template: str, path: str, kind: SafeName, **keys: int) -> str:
     try:
-        return template.format(**keys)
+        value = template.format(**keys)
     except (KeyError, IndexError, ValueError) as exc:
         raise TopologyError(f"pattern {template!r} is not valid: {exc!r} (placeholders: {', '.join(sorted(keys))})",
                             path) from None
+    if not kind.pattern.fullmatch(value):  # checked at load for the largest values; this is the real name
+        raise TopologyError(f"pattern {template!r} gives {value!r}, not a safe {kind.what}", path)
+    return value
 
 
 def _make_hosts(b: _Build) -> dict[str, str]:
@@ -236,7 +243,7 @@ def _make_hosts(b: _Build) -> dict[str, str]:
     for su in range(1, intent.scalable_units.count + 1):
         for k in range(intent.scalable_units.nodes_per_su):
             node += 1
-            name = _format(node_p.name, "node.name", node=node, su=su)
+            name = _format(node_p.name, "node.name", HOSTNAME, node=node, su=su)
             if name in b.names:
                 raise TopologyError(f"node name pattern gives {name!r} twice or clashes with a switch",
                                     "node.name")
@@ -255,8 +262,8 @@ def _make_hosts(b: _Build) -> dict[str, str]:
                     block = pools[(rail, plane)].take(2)
                     leaf_port = _port(b, leaf, slot)
                     nic = Nic(
-                        netdev=_format(node_p.netdev, "node.netdev", **fmt),
-                        rdma_dev=_format(node_p.rdma_dev, "node.rdma_dev", **fmt),
+                        netdev=_format(node_p.netdev, "node.netdev", NETDEV, **fmt),
+                        rdma_dev=_format(node_p.rdma_dev, "node.rdma_dev", RDMA_DEV, **fmt),
                         rail=rail, plane=plane, speed=node_p.nic_speed, leaf=leaf.name, leaf_port=leaf_port,
                         address=f"{ip(block + 1)}/31", gateway=ip(block),
                         rail_subnet=subnets[(rail, plane)], table=100 + port_no,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import socket
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,20 +17,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.topology.fabric import Fabric
 
-_octet = itertools.count(40)
-
-
-def _free_base() -> str:
-    """A loopback range whose first address has port 2222 free (other test runs on this machine use some)."""
-    for octet in _octet:
-        base = f"127.{octet}.0.1"
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            try:
-                probe.bind((base, 2222))
-            except OSError:
-                continue
-        return base
-    raise RuntimeError("no free loopback range")  # pragma: no cover - the counter never ends
+_octet = itertools.count(random.randrange(200))  # a random start per process: parallel runs on one host rarely meet
 
 
 @dataclass
@@ -45,7 +32,7 @@ class Lab:
         return [d.name for d in self.fabric.devices()]
 
     def deploy(self, names: list[str] | None = None, **opts: object) -> DeployReport:
-        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 10.0,
+        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 30.0,
                                    "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
         run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
         report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
@@ -70,7 +57,7 @@ def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) ->
 def start_lab(tmp: Path, configured: bool = False) -> Lab:
     fabric = lab_mini()
     state = tmp / "lab"
-    base = _free_base()  # a fresh loopback range per lab: tests never collide
+    base = f"127.{40 + next(_octet) % 200}.0.1"  # a fresh loopback range per lab: tests never collide
     thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=2222).start()
     return Lab(fabric=fabric, thread=thread, state_dir=state, journal=Journal(tmp / "journal.sqlite"))
 

@@ -128,10 +128,10 @@ def test_a_shard_that_dies_names_every_device_it_did_not_report(deployed_lab, mo
 
     real = engine.audit_device
 
-    def dies_on_spine02(task, fabric):
+    def dies_on_spine02(task, fabric, *rest):
         if task.host.name == "spine02":
             os._exit(3)
-        return real(task, fabric)
+        return real(task, fabric, *rest)
 
     monkeypatch.setattr(engine, "audit_device", dies_on_spine02)
     result = run_audit(deployed_lab.fabric, deployed_lab.names,

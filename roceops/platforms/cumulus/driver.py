@@ -35,7 +35,7 @@ import shlex
 import threading
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.channel import read_timeout, send_line
@@ -470,6 +470,7 @@ class CumulusDriver:
 
     _applied: dict[tuple[str, int, str], str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    commit_timer: ClassVar[bool] = True  # ``nv config apply --confirm <t>`` reverts by itself unless confirmed
 
     # pure
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from hier_config import HConfig, WorkflowRemediation
 
 from roceops.plan.model import SwitchIntent
-from roceops.platforms.channel import alive, current_prompt, wait_output
+from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import (
     BgpSession,
     Change,
@@ -139,7 +139,8 @@ class EosDriver:
     """The EOS room's :class:`roceops.platforms.driver.Driver`."""
 
     confirm_command: ClassVar[str] = "configure session {txn} commit"
-    read_timeout: ClassVar[float] = 60.0
+    read_timeout: ClassVar[float] = 60.0  # per answer, unless the run's --timeout or deadline says less
+    commit_timer: ClassVar[bool] = True  # an unconfirmed ``commit timer`` reverts by itself
 
     def __init__(self) -> None:
         self._applied: dict[tuple[int, str], str] = {}  # (connection, txn) -> running-config the timed commit made
@@ -234,7 +235,8 @@ class EosDriver:
         costs one pass, not one per chunk.
         """
         text, held = "", ""
-        deadline = time.monotonic() + self.read_timeout
+        timeout = read_timeout(conn, self.read_timeout)
+        deadline = time.monotonic() + timeout
         while True:
             chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
             if chunk:
@@ -248,11 +250,11 @@ class EosDriver:
                     raise DriverError(f"EOS refused a line {lost}: {err}")
                 raise DriverError(f"connection to the device lost {lost}")
             if time.monotonic() > deadline:
-                raise DriverError(f"no prompt within {self.read_timeout:g} s {what}")
+                raise DriverError(f"no prompt within {timeout:g} s {what}")
 
     def _privileged(self, conn: Any) -> None:
         """Privileged exec (``#``), leaving any config mode (an open session stays pending)."""
-        prompt = current_prompt(conn, PROMPT_END, self.read_timeout)
+        prompt = current_prompt(conn, PROMPT_END, read_timeout(conn, self.read_timeout))
         if ")#" in prompt:
             self._send(conn, "end")
         elif prompt.endswith(">"):

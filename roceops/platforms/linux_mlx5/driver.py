@@ -34,7 +34,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
-from roceops.platforms.channel import alive, current_prompt, wait_output
+from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
@@ -312,7 +312,7 @@ class LinuxMlx5Driver:
             return self._root[conn]
         except (KeyError, TypeError):
             pass
-        root = current_prompt(conn, _PROMPT_END, self.read_timeout).endswith("#")
+        root = current_prompt(conn, _PROMPT_END, read_timeout(conn, self.read_timeout)).endswith("#")
         with contextlib.suppress(TypeError):  # not weak-referenceable: ask again next time
             self._root[conn] = root
         return root
@@ -336,7 +336,8 @@ class LinuxMlx5Driver:
             conn.write_channel(line + conn.RETURN)
             buf = ""
             hits, last_hit, scanned = 0, 0, 0  # ``done`` lines found in buf[:scanned], the end of the last one
-            deadline = time.monotonic() + self.read_timeout
+            timeout = read_timeout(conn, self.read_timeout)  # the run's --timeout and deadline bound it
+            deadline = time.monotonic() + timeout
             while True:
                 chunk = wait_output(conn, min(1.0, deadline - time.monotonic()))
                 if chunk:
@@ -352,7 +353,7 @@ class LinuxMlx5Driver:
                 if not alive(conn):
                     raise DriverError("the host closed the SSH session")
                 if time.monotonic() > deadline:
-                    raise DriverError(f"no complete answer within {self.read_timeout:g} s")
+                    raise DriverError(f"no complete answer within {timeout:g} s")
         except DriverError:
             raise
         except Exception as exc:
