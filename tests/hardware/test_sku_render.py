@@ -10,11 +10,14 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, SHARED
 
+from roceops.audit.compare import compare
 from roceops.hardware import switch_profile
 from roceops.hardware.sku_files import read_port_config
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
+from roceops.platforms.sonic.driver import expected
+from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.yang import YangUnavailable, get_validator
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
@@ -110,3 +113,18 @@ def test_broadcom_buffers_are_the_static_model(sku: str) -> None:
     assert "static_th" in db["BUFFER_PROFILE"]["egress_lossless_profile"]
     assert db["BUFFER_PROFILE"]["egress_lossless_profile"]["pool"] == "egress_lossless_pool"
     assert "BUFFER_PORT_INGRESS_PROFILE_LIST" not in db and "ingress_zero_pool" not in db["BUFFER_POOL"]
+
+
+def _drift(sku: str, db: dict[str, Any]) -> set[str]:
+    fabric = expand(FabricIntent.model_validate(_fabric_using_every_port(sku)))
+    leaf = plan(fabric, next(sw for sw in fabric.switches if sw.role == "leaf").name)
+    return {d.path for d in compare(expected(leaf), parse_config_db(db, leaf))}
+
+
+def test_audit_reads_back_the_sku_facts_and_profile_lists() -> None:
+    sku = "Mellanox-SN5600-O128"
+    db = json.loads(json.dumps(_leaf_config_db(sku)))
+    assert _drift(sku, db) == set()
+    db["PORT"]["Ethernet4"]["lanes"] = "4,5,6,7,8,9,10,11"  # someone re-laned a port
+    db["BUFFER_PORT_INGRESS_PROFILE_LIST"]["Ethernet8"]["profile_list"] = "ingress_lossless_profile"
+    assert _drift(sku, db) == {"ports[Ethernet4].lanes", "ports[Ethernet8].ingress_profiles"}

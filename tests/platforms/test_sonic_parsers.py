@@ -225,7 +225,10 @@ def test_config_db_yang_example() -> None:
     assert eth0 == {"name": "Ethernet0", "speed": 100_000, "mtu": 9100, "admin_up": True, "description": "",
                     "address": "10.0.0.0/31", "cable_length": 5, "pfc_priorities": [3, 4], "pfc_watchdog": True,
                     "headroom": {pg: {"profile": "pg_lossless_100000_5m_profile", "xon": 19456, "xoff": 36864,
-                                      "size": 56320} for pg in (3, 4)}}
+                                      "size": 56320} for pg in (3, 4)},
+                    "lanes": [0, 1, 2, 3], "alias": "etp1", "index": 1,  # the SKU facts PORT carries
+                    "ingress_profiles": ["ingress_lossless_profile"],
+                    "egress_profiles": ["egress_lossless_profile", "egress_lossy_profile"]}
     assert out["qos"]["pfc_watchdog"] == {"enabled": True, "poll_ms": 200, "detect_ms": 200, "restore_ms": 200,
                                           "action": "drop"}
     assert out["qos"]["queues"][3]["lossless"] is True and out["qos"]["queues"][5]["lossless"] is False
