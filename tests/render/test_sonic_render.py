@@ -242,7 +242,9 @@ def test_a_port_without_sku_lanes_is_a_render_error_not_a_guess() -> None:
     intent = intent_of("lab-mini", "leaf-su1-r1")
     ports = {n: p.model_copy(update={"lanes": [], "alias": None, "index": None}) for n, p in intent.ports.items()}
     with pytest.raises(SonicRenderError, match="no SKU lanes/alias/index"):
-        render_device(intent.model_copy(update={"hwsku": None, "ports": ports}))
+        render_device(intent.model_copy(update={"ports": ports}))
+    with pytest.raises(SonicRenderError, match="names no hwsku"):
+        render_device(intent.model_copy(update={"hwsku": None}))
 
 
 # --------------------------------------------------------------------------- determinism and escaping

@@ -29,8 +29,8 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
   on for the port; PFC_WD per such port plus ``GLOBAL`` ``POLL_INTERVAL``.
 * DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`: a leaf with hosts is ``ToRRouter``, a
   spine ``LeafRouter``, a core ``SpineRouter``: SONiC's T0/T1/T2 names, the ones buffers_config.j2 maps to
-  buffers_defaults_t0/t1/t2 and bgpd.main.conf.j2's ToRRouter blocks key on); ``hwsku`` falls back to
-  ``Generic-<model>`` (:data:`GENERIC_HWSKU`) when the fabric names none;
+  buffers_defaults_t0/t1/t2 and bgpd.main.conf.j2's ToRRouter blocks key on); ``hwsku`` is the switch
+  model's catalogue SKU (a switch without one is an error: no Generic-<model> SKU exists on a real box);
   ``docker_routing_config_mode`` is ``separated`` (:data:`ROUTING_CONFIG_MODE`): BGP_NEIGHBOR below
   is the classic bgpcfgd form, and bgpcfgd only turns CONFIG_DB into FRR config in ``separated`` /
   ``unified`` mode (``split`` means "FRR config not generated from ConfigDB", sonic-device_metadata.yang).
@@ -56,14 +56,12 @@ MAP_NAME = "ROCEOPS"
 CABLE_LENGTH_KEY = "AZURE"
 LOOPBACK = "Loopback0"
 ROUTING_CONFIG_MODE = "separated"
-GENERIC_HWSKU = "Generic-{model}"
 # sonic-buildimage files/build_templates/buffers_config.j2 @ 02aaf5c36e97231dd0be28245269a0c17431fe9f maps
 # ToRRouter/LeafRouter/SpineRouter to t0/t1/t2; sonic-device_metadata.yang lists all three types.
 DEVICE_TYPES: dict[str, str] = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
 UNICAST_QUEUES = 8
 INGRESS_LOSSY_PROFILE = "ingress_lossy_profile"
 EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
-EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
 SCHEDULER_TYPES: dict[str, str] = {"strict": "STRICT", "dwrr": "DWRR"}
 FLEX_COUNTERS_ALWAYS = ("QUEUE", "PG_WATERMARK")
 MARKER = "//@section "
@@ -315,9 +313,12 @@ def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
         device_type = DEVICE_TYPES[device.role]
     except KeyError:
         raise SonicRenderError(f"{device.name}: no SONiC DEVICE_METADATA type for role {device.role!r}") from None
+    if device.hwsku is None:
+        raise SonicRenderError(f"{device.name}: switch model {device.model!r} names no hwsku; SONiC needs the SKU "
+                               "(its port map and buffers): set switch_models.<model>.hwsku (roceops hardware list)")
     return {
         "hostname": device.name,
-        "hwsku": device.hwsku or GENERIC_HWSKU.format(model=device.model),
+        "hwsku": device.hwsku,
         "bgp_asn": _s(device.bgp.asn),
         "bgp_router_id": device.bgp.router_id,
         "buffer_model": model,
