@@ -55,7 +55,9 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
     speeds = sorted({s.speed for s in p.ports}, reverse=True)
     console.print(f"{p.name}: {p.vendor} {p.platform}, ASIC {p.asic_family.value} ({p.asic_family.source})")
     console.print("ports: " + ", ".join(f"{len(p.ports_at(s))} x {format_speed(s)}" for s in speeds)
-                  + f" ({p.ports[0].name}..{p.ports[-1].name}); MTU {p.mtu.min}-{p.mtu.max}")
+                  + f" ({p.ports[0].name}..{p.ports[-1].name}); MTU {p.mtu.min}-{p.mtu.max}; largest buffer pool "
+                  f"{p.buffer_bytes if p.buffer_bytes is not None else '-'} B; lossless queues "
+                  f"{p.lossless_classes if p.lossless_classes is not None else '-'}")
     for topo, spec in p.buffers.items():
         pools = ", ".join(f"{x.name}={x.size if x.size is not None else '-'}" for x in spec.pools)
         console.print(f"buffers {topo} ({spec.template}): {spec.model} model, lossless queues "

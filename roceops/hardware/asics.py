@@ -47,7 +47,7 @@ FAMILY_FEATURES: dict[str, FeatureFlags] = {
 QOS_CAPABILITY_KEY = "QOS_CAPABILITY_TABLE|qos"
 
 
-def vendor_of(platform: str) -> str:
-    """``x86_64-nvidia_sn5600-r0`` -> ``nvidia`` (sonic-buildimage names platforms <arch>-<vendor>_<model>-r<n>)."""
-    rest = platform.split("-", 1)[1] if "-" in platform else platform
-    return rest.split("_", 1)[0]
+def vendor_of(hwsku: str) -> str:
+    """``Mellanox-SN5600-O128`` -> ``mellanox``: SONiC hwsku names start with the vendor, as sonic-buildimage's
+    ``device/<vendor>/`` folders are named (platform strings mix ``nvidia_`` and ``mlnx_`` for one vendor)."""
+    return hwsku.split("-", 1)[0].lower()

@@ -153,6 +153,6 @@ def import_sku(sku_dir: Path, platform: str | None = None, asic_family: str | No
     pg_rows = read_pg_profile_lookup(pg_file) if pg_file else []
     buffers = _buffers(reader, pg_rows)
     features = _features(asic, reader)
-    return SwitchProfile(name=sku_dir.name, vendor=vendor_of(platform), platform=platform, asic_family=asic,
+    return SwitchProfile(name=sku_dir.name, vendor=vendor_of(sku_dir.name), platform=platform, asic_family=asic,
                          ports=tuple(ports), cages=tuple(cages), buffers=buffers, mtu=SONIC_MTU,
                          features=features, sources=tuple(reader.sources))

@@ -65,7 +65,7 @@ def test_every_file_read_is_recorded_with_its_sha256(sku: str) -> None:
 
 def test_sn5600_is_128_four_lane_400g_ports_from_800g_cages() -> None:
     p = switch_profile("Mellanox-SN5600-O128")
-    assert (p.vendor, p.platform, p.asic_family.value) == ("nvidia", "x86_64-nvidia_sn5600-r0", "Spectrum-4")
+    assert (p.vendor, p.platform, p.asic_family.value) == ("mellanox", "x86_64-nvidia_sn5600-r0", "Spectrum-4")
     e0, e4 = p.port("Ethernet0"), p.port("Ethernet4")
     assert e0 is not None and e4 is not None
     assert (e0.lanes, e0.alias, e0.index, e0.speed) == ((0, 1, 2, 3), "etp1a", 1, 400_000)
