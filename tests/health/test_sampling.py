@@ -20,8 +20,10 @@ class _Host:
     """The bits of a Nornir host the sampler uses."""
 
     name = "gpu001"
+    hostname = "127.0.0.1"
 
     def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
         self.connection_options = {"netmiko": SimpleNamespace(extras={})}
         self.connections: dict[str, Any] = {}
         self.closed = 0
