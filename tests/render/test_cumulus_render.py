@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from roceops.audit.compare import compare
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus import PLATFORM
+from roceops.platforms.cumulus.driver import observed_breakouts
+from roceops.platforms.cumulus.parsers import config_paths
 from roceops.platforms.cumulus.render import (
     cable_length,
     nv_set_commands,
@@ -259,3 +262,13 @@ def test_doctests() -> None:
 
     result = doctest.testmod(module)
     assert result.attempted and not result.failed
+
+
+def test_audit_reads_back_the_breakouts() -> None:
+    intent = intent_of("lab-mini", "leaf-su2-r1")
+    cfg = config_paths("\n".join(commands("lab-mini", "leaf-su2-r1")))
+    assert observed_breakouts(cfg, intent) == {"swp1": 2, "swp2": 2, "swp3": 2, "swp4": 2}
+    cfg[("interface", "swp3", "link", "breakout")] = {"1x"}  # someone un-split a cage
+    del cfg[("interface", "swp4", "link", "breakout")]
+    drift = {d.path for d in compare(intent, {"breakouts": observed_breakouts(cfg, intent)})}
+    assert drift == {"breakouts[swp3]", "breakouts[swp4]"}
