@@ -9,8 +9,10 @@ that measure audits and health checks, not deploys).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.front_panel import front_panel_of
 from roceops.lab.sshserver import LabDeviceSpec
 from roceops.plan import plan
@@ -32,8 +34,13 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
         if (hw := sku.get(local.port)) is not None:
             port.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index, cage=hw.cage, breakout=hw.breakout)
         ports.append(port)
-    return {"hostname": sw.name, "role": sw.role, "model": sw.model, "hwsku": sw.hwsku or "generic",
-            "mgmt_ip": sw.mgmt_ip, "ports": ports}
+    extra: dict[str, Any] = {"hostname": sw.name, "role": sw.role, "model": sw.model,
+                             "hwsku": sw.hwsku or "generic", "mgmt_ip": sw.mgmt_ip, "ports": ports}
+    # a hwsku outside the catalogue: the switch keeps the lab's generic platform
+    with contextlib.suppress(UnknownSwitchProfile):
+        if sw.hwsku is not None:
+            extra["sku_platform"] = switch_profile(sw.hwsku).platform
+    return extra
 
 
 def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from conftest import FIXTURES, SHARED
 from roceops.audit.compare import compare
 from roceops.hardware import switch_profile
 from roceops.hardware.sku_files import read_port_config
+from roceops.lab.devices.sonic.state import SonicState
+from roceops.lab.fabric_specs import lab_specs
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
@@ -128,3 +130,14 @@ def test_audit_reads_back_the_sku_facts_and_profile_lists() -> None:
     db["PORT"]["Ethernet4"]["lanes"] = "4,5,6,7,8,9,10,11"  # someone re-laned a port
     db["BUFFER_PORT_INGRESS_PROFILE_LIST"]["Ethernet8"]["profile_list"] = "ingress_lossless_profile"
     assert _drift(sku, db) == {"ports[Ethernet4].lanes", "ports[Ethernet8].ingress_profiles"}
+
+
+@pytest.mark.parametrize("sku", SKUS)
+def test_the_lab_switch_boots_with_the_sku_port_map_and_platform(sku: str) -> None:
+    fabric = expand(FabricIntent.model_validate(_fabric_using_every_port(sku)))
+    spec = next(s for s in lab_specs(fabric) if s.platform == "sonic")
+    boot = json.loads(SonicState(spec.name, spec.platform, spec.extra).running)
+    assert boot["DEVICE_METADATA"]["localhost"]["platform"] == switch_profile(sku).platform
+    rendered = _leaf_config_db(sku)["PORT"]
+    assert {n: (p["lanes"], p["alias"], p["index"]) for n, p in boot["PORT"].items()} == {
+        n: (p["lanes"], p["alias"], p["index"]) for n, p in rendered.items()}

@@ -111,6 +111,8 @@ class SonicState(DeviceState):
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)))
         hwsku = str(self.extra.get("hwsku") or "generic")
         self.platform_name, self.asic = _platform_of(hwsku)
+        # the SKU's own platform string when the lab spec carries it (from the hardware profile)
+        self.platform_name = str(self.extra.get("sku_platform") or self.platform_name)
         seed = zlib.crc32(name.encode())
         mac = "0c:42:a1:" + ":".join(f"{(seed >> s) & 0xFF:02x}" for s in (16, 8, 0))
         db: Db = {
