@@ -58,9 +58,12 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("DCQ005", [("qos.dcqcn.enabled", False), ("qos.pfc_watchdog.enabled", False)], {"DCQ004", "WD004", "DCQ005"},
      "qos.pfc_watchdog.enabled"),
     # buffers and headroom
-    ("BUF001", [("qos.buffers.egress_lossless_pool_bytes", 100 * 1024 * 1024)], None,
+    # qos.buffers pools apply to custom models (Cumulus here); a SKU's switches use the SKU's own pools
+    ("BUF001", [("qos.buffers.egress_lossless_pool_bytes", 100 * 1024 * 1024), ("switch_models.sw8.hwsku", DROP),
+                ("tiers.leaf.platform", "cumulus"), ("tiers.spine.platform", "cumulus")], None,
      "qos.buffers.egress_lossless_pool_bytes"),
-    ("HDRM001", [("qos.buffers.ingress_lossless_pool_bytes", 256 * 1024)], None,
+    ("HDRM001", [("qos.buffers.ingress_lossless_pool_bytes", 256 * 1024), ("switch_models.sw8.hwsku", DROP),
+                 ("tiers.leaf.platform", "cumulus"), ("tiers.spine.platform", "cumulus")], None,
      "qos.buffers.ingress_lossless_pool_bytes"),
     ("HDRM002", [("cable_lengths.leaf_spine", 500)], None, "cable_lengths.leaf_spine"),
     # hardware profiles (Mellanox-SN4700-O32: 32 x 400G, 1x400G cages with 200G..1G; 2x200G, 4x100G, 4x25G modes)
