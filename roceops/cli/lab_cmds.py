@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from roceops.cli import lab_routing
 from roceops.cli.common import (
     Exit,
     LimitOption,
@@ -38,20 +39,32 @@ def up(
     port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
     configured: bool = typer.Option(False, "--configured", help="devices start with their intended config"),
+    routing: bool = typer.Option(False, "--routing", help="SONiC and Cumulus switches answer BGP shows from a "
+                                                          "real FRR routing plane (root + FRR, as verify routing)"),
 ) -> None:
     """Start one process serving every device of the fabric on its own 127.x address.
 
-    Example: roceops lab up -f inventory/lab-mini.yaml
+    With --routing, the fabric's routing plane runs first (network namespaces, one FRR per switch, as
+    `roceops verify routing` builds it) and SONiC `show ip bgp summary` / NVUE `nv show vrf ... router bgp
+    neighbor` answer from each switch's real bgpd; `lab down` removes it.
+    Example: sudo roceops lab up -f inventory/lab-mini.yaml --configured --routing
     """
-    loaded = load_fabric_or_exit(fabric or shipped_fabric_or_exit())
+    fabric_path = fabric or shipped_fabric_or_exit()
+    loaded = load_fabric_or_exit(fabric_path)
     fab = loaded.fabric
     names = [d.name for d in selected(fab, limit)]
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()
+    if routing:
+        vty = lab_routing.start(fabric_path, state)
+        for spec in specs:
+            if spec.platform in lab_routing.FRR_PLATFORMS and spec.name in vty:
+                spec.extra["bgp_vty"] = vty[spec.name]
     try:  # the record is written once the lab runs (never over the record of a lab already running)
         started = start_lab(specs, state, port=port, detach=detach,
                             on_ready=lambda ready: record_lab_fabric(ready.state_dir, loaded.source))
     except LabError as exc:
+        lab_routing.stop(state)
         fail(str(exc))
     console.print(f"lab up: {started.devices} devices of {fab.intent.name} in {started.seconds:.1f}s, "
                   f"pid {started.pid}; connection overlay {started.overlay} (use --lab)")
@@ -84,11 +97,12 @@ def down() -> None:
 
     Example: roceops lab down
     """
+    routing = lab_routing.stop(lab_dir())
     try:
         pid = stop_lab(lab_dir())
     except (LabNotRunning, LabError) as exc:
         fail(str(exc))
-    console.print(f"lab stopped (pid {pid})")
+    console.print(f"lab stopped (pid {pid})" + (f"; routing plane {routing} removed" if routing else ""))
 
 
 def _params(values: list[str]) -> dict[str, object]:

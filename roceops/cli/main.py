@@ -18,6 +18,7 @@ from roceops.cli import (
     inventory_cmds,
     lab_cmds,
     play_cmds,
+    verify_cmds,
 )
 from roceops.cli.common import Exit, fail
 from roceops.journal import JournalError
@@ -90,6 +91,7 @@ app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")
+app.add_typer(verify_cmds.app, name="verify")
 
 if __name__ == "__main__":
     app()

@@ -16,6 +16,7 @@ from roceops.lint import (
     rules_addressing,
     rules_hardware,
     rules_host,
+    rules_nccl,
     rules_overrides,
     rules_pfc,
     rules_qos,
@@ -26,7 +27,8 @@ from roceops.model.intent import FabricIntent
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-_RULE_MODULES = (rules_addressing, rules_hardware, rules_host, rules_overrides, rules_pfc, rules_qos, rules_topology)
+_RULE_MODULES = (rules_addressing, rules_hardware, rules_host, rules_nccl, rules_overrides, rules_pfc, rules_qos,
+                 rules_topology)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 

@@ -142,7 +142,7 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     assert oper.lldp["Ethernet16"].device == "spine01" and oper.os_version
 
     again = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run2")
-    assert again.status == "unchanged" and again.diff == ""
+    assert again.status == "unchanged" and again.diff == "", again.diff[:3000]
 
     undo = restore_device(DRIVER, connector, LEAF, "sonic", done.backup, commit=True, txn="roceops-run1-undo")
     assert undo.status == "changed", undo.error

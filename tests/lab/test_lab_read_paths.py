@@ -225,6 +225,10 @@ def test_sonic_tabulate_matches_the_reference() -> None:
         assert tabulate(rows, headers, stralign=stralign, numalign=numalign) == expected  # type: ignore[arg-type]
 
 
+def _cfggen_value(value: Any) -> Any:
+    return value if isinstance(value, list) else str(value)
+
+
 def test_cfggen_dump_is_json_dumps_indent_4_in_natural_order() -> None:
     rnd = random.Random(4)
     values: list[Any] = ["a", "", "\u00e9", 'x"y', "{}", "}", "1", 5, ["a", "b"], None, "tab\t", "x\n"]
@@ -233,7 +237,8 @@ def test_cfggen_dump_is_json_dumps_indent_4_in_natural_order() -> None:
             rnd.choice(["Ethernet0", "Ethernet10", "Ethernet2|3", "k{", ""]): {
                 rnd.choice(["mtu", "b", "a", "\u00fc"]): rnd.choice(values) for _ in range(rnd.randint(0, 4))}
             for _ in range(rnd.randint(0, 3))} for _ in range(rnd.randint(0, 3))}
-        ordered = {t: {k: {f: str(doc[t][k][f]) for f in sorted(doc[t][k])} for k in natsorted(doc[t])}
+        # leaf-lists stay lists (ConfigDBConnector's "field@"); every other value is printed as str(value)
+        ordered = {t: {k: {f: _cfggen_value(doc[t][k][f]) for f in sorted(doc[t][k])} for k in natsorted(doc[t])}
                    for t in natsorted(doc)}
         assert cfggen_dump(doc) == json.dumps(ordered, indent=4)
 

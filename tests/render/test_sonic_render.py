@@ -45,7 +45,8 @@ RENDERED_TABLES = {
     "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
     "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST",
     "BUFFER_PORT_EGRESS_PROFILE_LIST", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
-    "BGP_NEIGHBOR",
+    "BGP_NEIGHBOR", "BGP_NEIGHBOR_AF", "BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "ROUTE_MAP_SET",
+    "ROUTE_MAP",
 }
 TABLES_WITHOUT_YANG_MODEL: set[str] = set()
 
@@ -233,7 +234,7 @@ def test_ports_and_addresses_follow_the_intent() -> None:
     assert f"Loopback0|{intent.loopback}" in db["LOOPBACK_INTERFACE"]
     meta = db["DEVICE_METADATA"]["localhost"]
     assert (meta["hostname"], meta["bgp_asn"], meta["type"]) == (intent.name, str(intent.bgp.asn), "ToRRouter")
-    assert set(db["BGP_NEIGHBOR"]) == {n.ip for n in intent.bgp.neighbors}
+    assert set(db["BGP_NEIGHBOR"]) == {f"default|{n.ip}" for n in intent.bgp.neighbors}
     assert set(db["DSCP_TO_TC_MAP"]) == set(db["TC_TO_QUEUE_MAP"]) == {MAP_NAME}
     assert len(db["DSCP_TO_TC_MAP"][MAP_NAME]) == 64
 
@@ -284,7 +285,8 @@ def test_broken_template_names_device_and_section(tmp_path: Path) -> None:
 
 def test_canonicaliser_rejects_non_strings_and_duplicates() -> None:
     head = "//@section a.j2 sw1\n"
-    with pytest.raises(SonicRenderError, match=r"sw1: CONFIG_DB values are strings: PORT\|Ethernet0 mtu = 9216"):
+    with pytest.raises(SonicRenderError,
+                       match=r"sw1: CONFIG_DB values are strings or lists of strings: PORT\|Ethernet0 mtu = 9216"):
         canonical_config_db(head + '{"PORT": {"Ethernet0": {"mtu": 9216}}}')
     dup = '{\n' + head + '"PORT": {"Ethernet0": {}},\n//@section b.j2 sw1\n"PORT": {"Ethernet8": {}}\n}'
     with pytest.raises(SonicRenderError, match=r"sw1: .*'PORT' twice .*sections: a\.j2, b\.j2"):
@@ -322,6 +324,47 @@ def test_templates_are_sections_joined_by_main() -> None:
 
 
 def test_every_rendered_value_is_a_string() -> None:
+    """Strings everywhere; the one leaf-list we write (BGP_NEIGHBOR_AF route maps) is a list of strings."""
     db = copy.deepcopy(config_db("fabric", "leaf-su1-r1"))
     values = [v for entries in db.values() for fields in entries.values() for v in fields.values()]
-    assert values and all(isinstance(v, str) for v in values)
+    lists = [v for v in values if isinstance(v, list)]
+    assert values and all(isinstance(v, str) or v in lists for v in values)
+    assert lists and all(v == ["ROCEOPS_ALLOW"] for v in lists)
+
+
+def test_host_subnets_are_advertised_through_frrcfgd_tables() -> None:
+    """Issue 16 item 2: every planned network (loopback + host subnets) is a BGP_GLOBALS_AF_NETWORK entry, in
+    the mode where SONiC's routing container turns these tables into FRR config."""
+    intent = intent_of("lab-mini", "leaf-su1-r1")
+    db = config_db("lab-mini", "leaf-su1-r1")
+    meta = db["DEVICE_METADATA"]["localhost"]
+    assert (meta["docker_routing_config_mode"], meta["frr_mgmt_framework_config"]) == ("unified", "true")
+    host_subnets = {n for n in intent.bgp.networks if n != intent.loopback}
+    assert host_subnets and all(n.startswith("10.128.") for n in host_subnets)
+    assert set(db["BGP_GLOBALS_AF_NETWORK"]) == {f"default|ipv4_unicast|{n}" for n in intent.bgp.networks}
+    assert db["BGP_GLOBALS"]["default"] == {"local_asn": str(intent.bgp.asn), "router_id": intent.bgp.router_id,
+                                            "load_balance_mp_relax": "true"}
+    assert db["BGP_GLOBALS_AF"]["default|ipv4_unicast"]["max_ebgp_paths"] == "64"
+    for n in intent.bgp.neighbors:
+        af = db["BGP_NEIGHBOR_AF"][f"default|{n.ip}|ipv4_unicast"]
+        assert af == {"admin_status": "up", "route_map_in": ["ROCEOPS_ALLOW"], "route_map_out": ["ROCEOPS_ALLOW"]}
+    assert db["ROUTE_MAP"]["ROCEOPS_ALLOW|10"] == {"route_operation": "permit"}
+
+
+def test_parser_reads_the_frrcfgd_routing_tables_back() -> None:
+    """parse_config_db reads ASN, router-id and networks from the frrcfgd tables (and still the legacy keys)."""
+    from roceops.platforms.sonic.driver import expected
+    from roceops.platforms.sonic.parsers_config_db import parse_config_db
+
+    intent = intent_of("lab-mini", "leaf-su1-r1")
+    db = config_db("lab-mini", "leaf-su1-r1")
+    bgp = parse_config_db(db, intent)["bgp"]
+    want = expected(intent).bgp
+    assert (bgp["asn"], bgp["router_id"], bgp["networks"]) == (want.asn, want.router_id, want.networks)
+    assert [n["ip"] for n in bgp["neighbors"]] == [n.ip for n in want.neighbors]
+    db["BGP_GLOBALS_AF_NETWORK"].pop(f"default|ipv4_unicast|{want.networks[-1]}")
+    assert parse_config_db(db, intent)["bgp"]["networks"] == want.networks[:-1]
+    legacy = {k: v for k, v in db.items() if not k.startswith(("BGP_GLOBALS", "BGP_NEIGHBOR_AF"))}
+    legacy["BGP_NEIGHBOR"] = {k.removeprefix("default|"): v for k, v in db["BGP_NEIGHBOR"].items()}
+    old = parse_config_db(legacy, intent)["bgp"]
+    assert "networks" not in old and old["asn"] == intent.bgp.asn and len(old["neighbors"]) == len(want.neighbors)

@@ -52,7 +52,7 @@ from roceops.platforms.driver import (
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
-from roceops.platforms.sonic.render import buffer_model_of
+from roceops.platforms.sonic.render import buffer_model_of, prefix_key
 from roceops.render.engine import RenderedDevice
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
@@ -85,7 +85,8 @@ MANAGED_TABLES = frozenset({
     "DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP",
     "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
     "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
-    "BGP_NEIGHBOR",
+    "BGP_NEIGHBOR", "BGP_NEIGHBOR_AF", "BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "ROUTE_MAP_SET",
+    "ROUTE_MAP",
 })
 FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
 HEREDOC_END = "ROCEOPS_EOF"
@@ -185,8 +186,10 @@ def expected(intent: Intent) -> Intent:
                                      "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
     neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
                        key=lambda n: _ip_key(n.ip))
+    networks = sorted(set(intent.bgp.networks), key=prefix_key)  # BGP_GLOBALS_AF_NETWORK keys: a set
     return intent.model_copy(update={"qos": new_qos, "ports": ports,
-                                     "bgp": intent.bgp.model_copy(update={"neighbors": neighbors})})
+                                     "bgp": intent.bgp.model_copy(update={"neighbors": neighbors,
+                                                                          "networks": networks})})
 
 
 def _queues_expected(intent: SwitchIntent) -> SwitchIntent:

@@ -18,7 +18,9 @@ ports[p]               ``PORT`` (speed, mtu, admin_status, description, lanes, a
                        ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``INTERFACE|<p>|<prefix>``,
                        ``PORT_QOS_MAP.pfc_enable``, ``PFC_WD|<p>``, ``CABLE_LENGTH``, and headroom =
                        ``BUFFER_PG`` entries whose ``BUFFER_PROFILE`` has an ``xoff``
-bgp                    ``DEVICE_METADATA`` ``bgp_asn``/``bgp_router_id`` and ``BGP_NEIGHBOR``
+bgp                    ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (else ``DEVICE_METADATA``
+                       ``bgp_asn``/``bgp_router_id``), ``BGP_NEIGHBOR`` (``<ip>`` or ``<vrf>|<ip>``),
+                       networks = ``BGP_GLOBALS_AF_NETWORK|default|ipv4_unicast|<prefix>`` (sorted)
 =====================  ===============================================================================
 
 Keys may name several ports (``Ethernet0,Ethernet4``) and id ranges or lists (``Ethernet0|0-2``,
@@ -391,7 +393,7 @@ class _Reader:
     def bgp(self, addresses: Mapping[str, str]) -> dict[str, Any] | None:
         meta = self.t("DEVICE_METADATA").get("localhost", {})
         table = self.t("BGP_NEIGHBOR")
-        if not table and "bgp_asn" not in meta:
+        if not table and "bgp_asn" not in meta and not self.t("BGP_GLOBALS"):
             return None
         local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
         neighbors: list[_Neighbor] = []
@@ -401,10 +403,19 @@ class _Reader:
                               "port": local_port.get(f.get("local_addr", ""), ""), "description": f.get("name", "")})
         neighbors.sort(key=lambda n: _ip_key(n["ip"]))
         out: dict[str, Any] = {"neighbors": neighbors}
-        if "bgp_asn" in meta:
-            out["asn"] = _int(meta["bgp_asn"])
-        if "bgp_router_id" in meta:
-            out["router_id"] = meta["bgp_router_id"]
+        # frrcfgd's BGP_GLOBALS|default wins over the bgpcfgd-era DEVICE_METADATA fields (it is what FRR runs)
+        instance = self.t("BGP_GLOBALS").get("default", {})
+        asn = instance.get("local_asn", meta.get("bgp_asn"))
+        router_id = instance.get("router_id", meta.get("bgp_router_id"))
+        if asn is not None:
+            out["asn"] = _int(asn)
+        if router_id is not None:
+            out["router_id"] = router_id
+        if self.t("BGP_GLOBALS") or self.t("BGP_GLOBALS_AF_NETWORK"):
+            # BGP_GLOBALS_AF_NETWORK|<vrf>|<afi_safi>|<prefix>: only the default VRF's IPv4 unicast is ours
+            ours = "default|ipv4_unicast|"
+            nets = [k.removeprefix(ours) for k in self.t("BGP_GLOBALS_AF_NETWORK") if k.startswith(ours)]
+            out["networks"] = sorted(set(nets), key=_prefix_key)
         return out
 
 
@@ -420,6 +431,11 @@ def _intent_map(field: str) -> Callable[[SwitchIntent], dict[int, int]]:
     def read(intent: SwitchIntent) -> dict[int, int]:
         return {int(k): int(v) for k, v in getattr(intent.qos, field).items()}
     return read
+
+
+def _prefix_key(prefix: str) -> tuple[int, int, int]:
+    net = ipaddress.ip_network(prefix, strict=False)
+    return net.version, int(net.network_address), net.prefixlen
 
 
 def _ip_key(ip: str) -> tuple[int, int, str]:

@@ -3,8 +3,8 @@
 The output is one ``config_db.json``. Every SONiC-specific naming or unit decision lives here, not
 in the templates (which only lay out ``"TABLE": {...}`` fragments):
 
-* All CONFIG_DB values are strings; the context hands the templates strings only and
-  :func:`canonical_config_db` rejects anything else.
+* All CONFIG_DB values are strings (leaf-lists: lists of strings); the context hands the templates
+  strings only and :func:`canonical_config_db` rejects anything else.
 * QoS maps (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE) are
   all named ``ROCEOPS`` (:data:`MAP_NAME`), so they never collide with the image's ``AZURE`` defaults.
   CABLE_LENGTH is keyed ``AZURE`` (:data:`CABLE_LENGTH_KEY`): ``config interface cable-length`` and
@@ -30,12 +30,23 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
 * DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`: a leaf with hosts is ``ToRRouter``, a
   spine ``LeafRouter``, a core ``SpineRouter``: SONiC's T0/T1/T2 names, the ones buffers_config.j2 maps to
   buffers_defaults_t0/t1/t2 and bgpd.main.conf.j2's ToRRouter blocks key on); ``hwsku`` is the switch
-  model's catalogue SKU (a switch without one is an error: no Generic-<model> SKU exists on a real box);
-  ``docker_routing_config_mode`` is ``separated`` (:data:`ROUTING_CONFIG_MODE`): BGP_NEIGHBOR below
-  is the classic bgpcfgd form, and bgpcfgd only turns CONFIG_DB into FRR config in ``separated`` /
-  ``unified`` mode (``split`` means "FRR config not generated from ConfigDB", sonic-device_metadata.yang).
-* BGP_NEIGHBOR: keyed by neighbour IP: ``asn``, ``name`` (description), ``local_addr`` (our end of
-  the /31), ``admin_status`` up, ``nhopself``/``rrclient`` 0 (as minigraph writes them).
+  model's catalogue SKU (a switch without one is an error: no Generic-<model> SKU exists on a real box).
+* Routing is in the frrcfgd (sonic-frr-mgmt-framework) tables, so that host subnets are advertised:
+  the classic bgpcfgd templates only announce Loopback0 and VLAN_INTERFACE prefixes, never routed-port
+  /31s (sonic-buildimage dockers/docker-fpm-frr/frr/bgpd/bgpd.main.conf.j2 lines 159-209 @086b03bd).
+  DEVICE_METADATA ``docker_routing_config_mode`` = ``unified`` (:data:`ROUTING_CONFIG_MODE`) and
+  ``frr_mgmt_framework_config`` = ``true``: docker_init.sh then renders frr.conf through frrcfgd's
+  templates, and frrcfgd applies later CONFIG_DB changes (``split*`` modes would ignore CONFIG_DB).
+  BGP_GLOBALS|default (``local_asn``, ``router_id``, ``load_balance_mp_relax``), BGP_GLOBALS_AF
+  |default|ipv4_unicast ``max_ebgp_paths`` (:data:`MAX_EBGP_PATHS`, the classic template's
+  default(64)), one BGP_GLOBALS_AF_NETWORK|default|ipv4_unicast|<prefix> per planned network (loopback
+  and host subnets), BGP_NEIGHBOR|default|<ip> and BGP_NEIGHBOR_AF|default|<ip>|ipv4_unicast
+  (``admin_status`` up = ``activate``). frrcfgd's templates do not write ``no bgp ebgp-requires-policy``
+  (the classic template does, bgpd.main.conf.j2:109), so each neighbour gets the permit-all route-map
+  :data:`ROUTE_MAP` in and out (ROUTE_MAP_SET / ROUTE_MAP|<name>|10 ``route_operation`` permit), without
+  which FRR's RFC 8212 default would exchange no routes. Keys and fields: sonic-bgp-global.yang,
+  sonic-bgp-neighbor.yang, sonic-route-map.yang, frrcfgd templates bgpd.conf.db*.j2 (see
+  docs/platforms.md, "SONiC routing").
 """
 
 from __future__ import annotations
@@ -55,7 +66,12 @@ BufferModel = Literal["traditional", "dynamic"]
 MAP_NAME = "ROCEOPS"
 CABLE_LENGTH_KEY = "AZURE"
 LOOPBACK = "Loopback0"
-ROUTING_CONFIG_MODE = "separated"
+ROUTING_CONFIG_MODE = "unified"
+FRR_MGMT_FRAMEWORK = "true"
+BGP_VRF = "default"
+BGP_AFI_SAFI = "ipv4_unicast"
+MAX_EBGP_PATHS = 64
+ROUTE_MAP = "ROCEOPS_ALLOW"
 # sonic-buildimage files/build_templates/buffers_config.j2 @ 02aaf5c36e97231dd0be28245269a0c17431fe9f maps
 # ToRRouter/LeafRouter/SpineRouter to t0/t1/t2; sonic-device_metadata.yang lists all three types.
 DEVICE_TYPES: dict[str, str] = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
@@ -303,6 +319,27 @@ def _bgp_neighbors(device: SwitchIntent) -> list[dict[str, str | None]]:
     return out
 
 
+def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
+    """BGP_GLOBALS / BGP_GLOBALS_AF / BGP_GLOBALS_AF_NETWORK / route-map context (frrcfgd tables)."""
+    return {"vrf": BGP_VRF, "afi_safi": BGP_AFI_SAFI, "asn": _s(device.bgp.asn), "router_id": device.bgp.router_id,
+            "max_ebgp_paths": _s(MAX_EBGP_PATHS), "route_map": ROUTE_MAP,
+            "networks": sorted(set(device.bgp.networks), key=prefix_key)}
+
+
+def prefix_key(prefix: str) -> tuple[int, int, int]:
+    """(version, network address, length) of ``10.0.0.1/31``, computed without an ip_network: Python's /31 and
+    /32 networks hold a bound method of themselves (``hosts``), a reference cycle render_devices cannot afford.
+
+    >>> prefix_key("10.128.0.3/31")
+    (4, 176160770, 31)
+    """
+    address, _, length = prefix.partition("/")
+    ip = ipaddress.ip_address(address)
+    plen = int(length) if length else ip.max_prefixlen
+    host_bits = ip.max_prefixlen - plen
+    return ip.version, int(ip) >> host_bits << host_bits, plen
+
+
 def _ip_key(ip: str) -> tuple[int, int]:
     addr = ipaddress.ip_address(ip)
     return addr.version, int(addr)
@@ -324,6 +361,7 @@ def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
         "buffer_model": model,
         "type": device_type,
         "docker_routing_config_mode": ROUTING_CONFIG_MODE,
+        "frr_mgmt_framework_config": FRR_MGMT_FRAMEWORK,
     }
 
 
@@ -377,6 +415,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
         "pfc_wd": _pfc_wd(device, ports),
         "flex_counters": sorted(flex),
         "bgp_neighbors": _bgp_neighbors(device),
+        "bgp": _bgp_globals(device),
     }
 
 
@@ -457,9 +496,11 @@ def canonical_config_db(text: str) -> str:
             if not isinstance(fields, dict):
                 raise SonicRenderError(f"{device}: CONFIG_DB entry {table}|{key} must be an object")
             for name, value in fields.items():
-                if not isinstance(value, str):
-                    raise SonicRenderError(f"{device}: CONFIG_DB values are strings: {table}|{key} {name} = "
-                                           f"{value!r} ({type(value).__name__})")
+                # a leaf-list is a JSON list of strings in config_db.json ("field@" "a,b" in redis)
+                is_list = isinstance(value, list) and all(isinstance(v, str) for v in value)
+                if not (isinstance(value, str) or is_list):
+                    raise SonicRenderError(f"{device}: CONFIG_DB values are strings or lists of strings: "
+                                           f"{table}|{key} {name} = {value!r} ({type(value).__name__})")
     doc = {table: entries for table, entries in doc.items() if entries}
     return dump_config_db(doc)
 
@@ -467,7 +508,7 @@ def canonical_config_db(text: str) -> str:
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(", ", ": "))  # no indent: the C encoder
 
 
-def dump_config_db(doc: dict[str, dict[str, dict[str, str]]]) -> str:
+def dump_config_db(doc: dict[str, dict[str, dict[str, Any]]]) -> str:
     """Canonical CONFIG_DB text: one table per block, one entry per line, keys sorted.
 
     Valid JSON that diffs line by line like ``indent=2`` output, at a fraction of the cost (json's

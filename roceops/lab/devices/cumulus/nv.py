@@ -272,7 +272,7 @@ def _show(state: CumulusStateCore, args: list[str]) -> Result:
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
                            tree=state.applied, view=state.view(), physical=state.physical,
-                           uptime_s=state.clock() - state.started)
+                           uptime_s=state.clock() - state.started, bgp_vty=state.extra.get("bgp_vty"))
     text = _show_text(ctx, pos, fmt, opts.get("--view"))
     if text is None:
         return f"Error: {show.MISSING}" if _known_show(pos) else f"Error: Invalid Command: show {' '.join(args)}", 1

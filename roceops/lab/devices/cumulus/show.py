@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab import frr_reader
 from roceops.lab.devices.cumulus.schema import Tree
 from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
 from roceops.lab.devices.cumulus.view import PROFILE, View, human_bytes, sub
@@ -35,6 +36,7 @@ class ShowContext:
     view: View
     physical: Physical
     uptime_s: float
+    bgp_vty: str | None = None  # lab up --routing: the switch's real bgpd answers BGP shows
 
 
 # --------------------------------------------------------------------------- table helpers
@@ -481,6 +483,11 @@ def bgp_neighbors(ctx: ShowContext, vrf: str) -> dict[str, Any]:
         if port:
             entry["interface"] = port
         out[ip] = entry
+    if ctx.bgp_vty:  # states from the real bgpd (NVUE prints FRR's state names in lower case)
+        found = frr_reader.bgp_peers(ctx.bgp_vty)
+        peers = found[1] if found is not None else {}
+        for ip, entry in out.items():
+            entry["state"] = str(peers.get(ip, {}).get("state", "idle")).lower()
     return out
 
 

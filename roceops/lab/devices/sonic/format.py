@@ -120,6 +120,13 @@ _ENTRY_SEP = "}" + _FIELD_SEP + "{"
 _FIELDS = json.JSONEncoder(sort_keys=True, separators=(_FIELD_SEP, ": "))
 
 
+def _indented_table(table: str, entries: Mapping[str, Mapping[str, Any]], comma: bool) -> str:
+    """One table as ``json.dumps(indent=4)`` lays it out at depth 1 (lists across lines)."""
+    fields = {k: {f: v if type(v) in (str, list) else str(v) for f, v in e.items()} for k, e in entries.items()}
+    body = json.dumps({table: fields}, indent=4)[2:-2]
+    return body + ("," if comma else "")
+
+
 def cfggen_dump(doc: Mapping[str, Any]) -> str:
     """``sonic-cfggen --print-data``: tables and keys in natsort order, fields sorted, ``json.dumps(indent=4)``
     layout (written out with the C encoder, one call per table: the indenting encoder is pure Python)."""
@@ -134,8 +141,14 @@ def cfggen_dump(doc: Mapping[str, Any]) -> str:
         out.append(f"    {enc(table)}: {{")
         keys = sorted(entries, key=natural_key)
         filled = [entries[key] for key in keys if entries[key]]
-        if not all(type(v) is str for fields in filled for v in fields.values()):  # cfggen prints str(value)
-            filled = [{name: v if type(v) is str else str(v) for name, v in fields.items()} for fields in filled]
+        # cfggen prints str(value), except leaf-lists ("field@" in redis), which ConfigDBConnector returns as lists
+        if not all(type(v) is str for fields in filled for v in fields.values()):
+            filled = [{name: v if type(v) in (str, list) else str(v) for name, v in fields.items()}
+                      for fields in filled]
+            if any(type(v) is list for fields in filled for v in fields.values()):  # rare: the slow, exact layout
+                out[-1] = _indented_table(table, {k: dict(sorted(entries[k].items(), key=lambda i: i[0]))
+                                                   for k in keys}, ti < len(tables) - 1)
+                continue
         bodies = iter(_FIELDS.encode(filled)[2:-2].split(_ENTRY_SEP) if filled else ())
         for ki, key in enumerate(keys):
             sep = "," if ki < len(keys) - 1 else ""

@@ -19,6 +19,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from roceops.lab import frr_reader
 from roceops.lab.devices.sonic.format import comma, frr_uptime, natsorted, speed_text, tabulate
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.devices.sonic.state import Db, SonicState
@@ -367,6 +368,9 @@ def lldp_table(st: SonicState, db: Db, args: list[str]) -> str:
 
 
 def bgp_summary(st: SonicState, db: Db, args: list[str]) -> str:
+    vty = st.extra.get("bgp_vty")
+    if vty:  # lab up --routing: this switch's real FRR answers
+        return _bgp_summary_from_frr(db, str(vty))
     meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
     asn = meta.get("bgp_asn")
     port_of = {k.split("|", 1)[1].split("/")[0]: k.split("|", 1)[0] for k in db.get("INTERFACE", {}) if "|" in k}
@@ -387,12 +391,34 @@ def bgp_summary(st: SonicState, db: Db, args: list[str]) -> str:
             st.bgp_up.pop(ip, None)
             state = "Idle (Admin)" if f.get("admin_status", "up") != "up" else "Active"
             rows.append([ip, "4", f.get("asn", "0"), "0", "0", "0", "0", "0", "never", state, f.get("name", "")])
+    return _bgp_summary_text(meta.get("bgp_router_id", "0.0.0.0"), asn or 0, rows)
+
+
+def _bgp_summary_from_frr(db: Db, vty: str) -> str:
+    """sonic-utilities' table (``show ip bgp summary`` formats bgpd's JSON) with bgpd's own states and counters."""
+    found = frr_reader.bgp_peers(vty)
+    if found is None:
+        return "Error: connect to bgpd failed"
+    doc, peers = found
+    names = {k.rsplit("|", 1)[-1]: f.get("name", "") for k, f in db.get("BGP_NEIGHBOR", {}).items()}
+    rows = []
+    for ip in natsorted(peers):
+        p = peers[ip]
+        up = p.get("state") == "Established"
+        rows.append([ip, "4", str(p.get("remoteAs", 0)), str(p.get("msgRcvd", 0)), str(p.get("msgSent", 0)),
+                     str(p.get("tableVersion", 0)), str(p.get("inq", 0)), str(p.get("outq", 0)),
+                     str(p.get("peerUptime", "never")), str(p.get("pfxRcd", 0)) if up else str(p.get("state", "?")),
+                     names.get(ip, "")])
+    return _bgp_summary_text(str(doc.get("routerId", "0.0.0.0")), doc.get("as", 0), rows)
+
+
+def _bgp_summary_text(router_id: str, asn: object, rows: list[list[str]]) -> str:
     header = ["Neighbhor", "V", "AS", "MsgRcvd", "MsgSent", "TblVer", "InQ", "OutQ", "Up/Down", "State/PfxRcd",
               "NeighborName"]
     ribs = sum(int(r[9]) for r in rows if r[9].isdigit())
     return "\n".join([
         "", "IPv4 Unicast Summary:",
-        f"BGP router identifier {meta.get('bgp_router_id', '0.0.0.0')}, local AS number {asn or 0} vrf-id 0",
+        f"BGP router identifier {router_id}, local AS number {asn} vrf-id 0",
         f"BGP table version {ribs * 2}", f"RIB entries {ribs}, using {ribs * 184} bytes of memory",
         f"Peers {len(rows)}, using {len(rows) * 20920} KiB of memory", "Peer groups 0, using 0 bytes of memory",
         "", "", tabulate(rows, header), "", f"Total number of neighbors {len(rows)}",

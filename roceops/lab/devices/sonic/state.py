@@ -205,9 +205,12 @@ class SonicState(DeviceState):
             if not isinstance(entries, dict):
                 raise CommandFailed(f"Given patch will produce invalid config. Error: table {table} is not an object")
             for key, fields in entries.items():
-                if not isinstance(fields, dict) or not all(isinstance(v, str) for v in fields.values()):
+                # config_db.json form: string fields, leaf-lists as lists of strings ("field@" in redis)
+                if not isinstance(fields, dict) or not all(
+                        isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+                        for v in fields.values()):
                     raise CommandFailed(f"Given patch will produce invalid config. Error: {table}|{key}: CONFIG_DB "
-                                        "entries hold string fields only")
+                                        "entries hold string (or leaf-list of string) fields only")
 
     def checkpoint(self, name: str) -> None:
         self.checkpoints[name] = (self.running, time.time())

@@ -1,0 +1,68 @@
+"""``lab up --routing``: start / stop the routing-plane keeper (``roceops.verify.keeper``) beside the lab."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from roceops.cli.common import Exit, fail
+from roceops.verify.engine import VerifyUnavailable, preflight
+from roceops.verify.netns import process_alive
+
+FRR_PLATFORMS = ("sonic", "cumulus")
+KEEPER_FILE = "routing.json"
+START_TIMEOUT_S = 180.0
+
+
+def _file(state: Path) -> Path:
+    return state.parent / f"{state.name}-{KEEPER_FILE}"  # beside the lab dir: the lab may reset its own
+
+
+def start(fabric: Path, state: Path) -> dict[str, str]:
+    """Start the keeper and wait until its plane converged; {device: bgpd vty socket}."""
+    try:
+        preflight()
+    except VerifyUnavailable as exc:
+        fail(f"--routing: {exc}", Exit.BAD_INPUT)
+    out = _file(state)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    keeper = subprocess.Popen([sys.executable, "-m", "roceops.verify.keeper", str(fabric.resolve()), str(out)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if out.exists():
+            doc = json.loads(out.read_text())
+            if "error" in doc:
+                out.unlink(missing_ok=True)
+                fail(f"--routing: the routing plane did not start: {doc['error']}", Exit.UNREACHABLE)
+            return {str(k): str(v) for k, v in doc["bgpd_vty"].items()}
+        if keeper.poll() is not None:
+            fail(f"--routing: the routing plane exited ({keeper.returncode}) before it converged", Exit.UNREACHABLE)
+        time.sleep(0.2)
+    keeper.terminate()
+    fail(f"--routing: the routing plane did not converge within {START_TIMEOUT_S:.0f}s", Exit.UNREACHABLE)
+
+
+def stop(state: Path, timeout_s: float = 20.0) -> str | None:
+    """SIGTERM the keeper (it removes its namespaces and daemons) and wait; its run id, or None."""
+    out = _file(state)
+    try:
+        doc = json.loads(out.read_text())
+        pid, run_id = int(doc["pid"]), str(doc["run_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and process_alive(pid):
+        time.sleep(0.1)
+    out.unlink(missing_ok=True)
+    return run_id

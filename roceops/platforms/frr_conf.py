@@ -1,0 +1,75 @@
+"""FRR ``bgpd.conf`` text from a small vendor-neutral BGP model, shared by the platform translations.
+
+Each platform room turns its *rendered* config (CONFIG_DB, NVUE commands, EOS ``router bgp``) into a
+:class:`FrrBgp` the way that NOS's routing stack would (``roceops/platforms/<p>/frr.py``); this module
+only lays the result out in FRR's own syntax (FRR 8.x ``show running-config`` order), so that
+``roceops verify routing`` can run it in a network namespace. No I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class TranslationError(ValueError):
+    """The rendered config does not give FRR a BGP configuration (names device and reason)."""
+
+
+@dataclass(frozen=True)
+class FrrNeighbor:
+    ip: str
+    remote_as: int
+    description: str = ""
+    update_source: str | None = None
+    route_map_in: str | None = None
+    route_map_out: str | None = None
+
+
+@dataclass(frozen=True)
+class FrrBgp:
+    asn: int
+    router_id: str
+    neighbors: tuple[FrrNeighbor, ...]
+    networks: tuple[str, ...]
+    maximum_paths: int | None  # None: no statement, FRR's default (its build's MULTIPATH_NUM)
+    multipath_relax: bool = False
+    default_ipv4_unicast: bool = True  # False: "no bgp default ipv4-unicast" + explicit activate
+    ebgp_requires_policy: bool = True  # FRR's traditional-profile default (RFC 8212)
+    redistribute: tuple[str, ...] = ()
+    permit_route_maps: tuple[str, ...] = ()  # route-map NAME permit 10 (match all)
+    comments: tuple[str, ...] = field(default=())
+
+
+def bgpd_conf(hostname: str, bgp: FrrBgp) -> str:
+    """The ``bgpd.conf`` FRR reads at start (``-f``)."""
+    lines = [f"! {c}" for c in bgp.comments]
+    lines += [f"hostname {hostname}", "!"]
+    for name in bgp.permit_route_maps:
+        lines += [f"route-map {name} permit 10", "exit", "!"]
+    lines += [f"router bgp {bgp.asn}", f" bgp router-id {bgp.router_id}"]
+    if not bgp.ebgp_requires_policy:
+        lines.append(" no bgp ebgp-requires-policy")
+    if not bgp.default_ipv4_unicast:
+        lines.append(" no bgp default ipv4-unicast")
+    if bgp.multipath_relax:
+        lines.append(" bgp bestpath as-path multipath-relax")
+    for n in bgp.neighbors:
+        lines.append(f" neighbor {n.ip} remote-as {n.remote_as}")
+        if n.description:
+            lines.append(f" neighbor {n.ip} description {n.description}")
+        if n.update_source:
+            lines.append(f" neighbor {n.ip} update-source {n.update_source}")
+    lines += [" !", " address-family ipv4 unicast"]
+    lines += [f"  network {p}" for p in bgp.networks]
+    lines += [f"  redistribute {r}" for r in bgp.redistribute]
+    for n in bgp.neighbors:
+        if not bgp.default_ipv4_unicast:
+            lines.append(f"  neighbor {n.ip} activate")
+        if n.route_map_in:
+            lines.append(f"  neighbor {n.ip} route-map {n.route_map_in} in")
+        if n.route_map_out:
+            lines.append(f"  neighbor {n.ip} route-map {n.route_map_out} out")
+    if bgp.maximum_paths is not None:
+        lines.append(f"  maximum-paths {bgp.maximum_paths}")
+    lines += [" exit-address-family", "exit", "!"]
+    return "\n".join(lines) + "\n"

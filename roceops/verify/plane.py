@@ -1,0 +1,175 @@
+"""The routing plane to build for one run, from the fabric, the DeviceIntents and the rendered configs. Pure.
+
+Switch interfaces carry the planned port address and MTU (DeviceIntent); a switch's BGP is the
+platform's FRR translation of its *rendered* config; a host's NICs, tables, rules and sysctls are what its
+rendered netplan.yaml and sysctl.conf apply. One veth pair per planned cable.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.platforms.cumulus.frr import frr_bgpd_conf as cumulus_bgpd
+from roceops.platforms.eos.frr import frr_bgpd_conf as eos_bgpd
+from roceops.platforms.frr_conf import TranslationError
+from roceops.platforms.linux_mlx5.routing import host_routing
+from roceops.platforms.sonic.frr import frr_bgpd_conf as sonic_bgpd
+from roceops.render.engine import RenderedDevice
+from roceops.topology.fabric import Fabric
+from roceops.verify.netns import ifname
+
+Intent = SwitchIntent | HostIntent
+
+# platform -> (rendered file, translation to FRR bgpd.conf)
+TRANSLATIONS: dict[str, tuple[str, Callable[[str, str], str]]] = {
+    "sonic": ("config_db.json", sonic_bgpd),
+    "cumulus": ("nvue.commands", cumulus_bgpd),
+    "eos": ("config.eos", eos_bgpd),
+}
+
+
+@dataclass(frozen=True)
+class End:
+    device: str
+    netns: str
+    port: str  # planned name
+    ifname: str  # name inside the namespace
+    mtu: int
+    address: str | None  # a.b.c.d/len
+    mac: str  # set at creation, so neighbours can be written without ARP (see engine)
+
+
+@dataclass(frozen=True)
+class Cable:
+    a: End
+    b: End
+    tier: str  # host-leaf, leaf-spine, spine-core
+
+
+@dataclass(frozen=True)
+class Session:
+    """A planned BGP session (one per switch-to-switch cable)."""
+
+    a: str
+    a_ip: str
+    b: str
+    b_ip: str
+
+
+@dataclass
+class SwitchNode:
+    name: str
+    platform: str
+    role: str
+    netns: str
+    loopback: str
+    bgpd_conf: str | None
+    error: str | None = None  # translation failure
+
+
+@dataclass
+class HostNode:
+    name: str
+    netns: str
+    ip_commands: list[str]
+    sysctls: dict[str, str]
+    nics: dict[str, tuple[str, str, int]]  # netdev -> (address/len, gateway, mtu)
+    tables: dict[str, int] = field(default_factory=dict)  # netdev -> its source table
+    rails: dict[str, int] = field(default_factory=dict)
+    su: int = 0
+
+
+@dataclass
+class Plane:
+    run_id: str
+    switches: dict[str, SwitchNode]
+    hosts: dict[str, HostNode]
+    cables: list[Cable]
+    sessions: list[Session]
+    host_subnets: dict[str, str]  # subnet -> origin leaf
+    roce_mtu: int
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [s.netns for s in self.switches.values()] + [h.netns for h in self.hosts.values()]
+
+
+def mac_of(cable: int, side: int) -> str:
+    """A locally administered unicast MAC per cable end.
+
+    >>> mac_of(0, 0), mac_of(1025, 1)
+    ('02:00:00:00:00:00', '02:00:00:04:01:01')
+    """
+    return f"02:00:{(cable >> 16) & 255:02x}:{(cable >> 8) & 255:02x}:{cable & 255:02x}:{side:02x}"
+
+
+def _mtu(intent: Intent | None, port: str, default: int) -> int:
+    if isinstance(intent, SwitchIntent) and port in intent.ports:
+        return intent.ports[port].mtu
+    if isinstance(intent, HostIntent) and port in intent.nics:
+        return intent.nics[port].mtu
+    return default
+
+
+def build_plane(run_id: str, fabric: Fabric, intents: Mapping[str, Intent],
+                rendered: Mapping[str, RenderedDevice]) -> Plane:
+    ns_of: dict[str, str] = {}
+    for i, sw in enumerate(fabric.switches):
+        ns_of[sw.name] = f"{run_id}-s{i}"
+    for i, h in enumerate(fabric.hosts):
+        ns_of[h.name] = f"{run_id}-h{i}"
+    switches = {sw.name: _switch(sw.name, ns_of[sw.name], intents[sw.name], rendered[sw.name])
+                for sw in fabric.switches}
+    hosts = {h.name: _host(h.name, ns_of[h.name], intents[h.name], rendered[h.name]) for h in fabric.hosts}
+    for h in fabric.hosts:
+        hosts[h.name].su = h.su
+    cables: list[Cable] = []
+    sessions: list[Session] = []
+    subnets: dict[str, str] = {}
+    names: dict[str, dict[str, str]] = {}  # device -> port -> ifname
+    for index, link in enumerate(fabric.links):
+        ends = []
+        for side, (ep, ip) in enumerate(((link.a, link.a_ip), (link.b, link.b_ip))):
+            taken = names.setdefault(ep.device, {})
+            name = taken.get(ep.port) or ifname(ep.port, len(taken))
+            taken[ep.port] = name
+            default = fabric.intent.mtu.host if ep.device in hosts else fabric.intent.mtu.switch
+            mtu = _mtu(intents.get(ep.device), ep.port, default)
+            ends.append(End(ep.device, ns_of[ep.device], ep.port, name, mtu, ip, mac_of(index, side)))
+        a, b = ends
+        cables.append(Cable(a, b, link.tier))
+        if link.tier == "host-leaf":
+            host_end, leaf_end = (a, b) if a.device in hosts else (b, a)
+            if host_end.address:
+                subnets[str(ipaddress.ip_interface(host_end.address).network)] = leaf_end.device
+        elif a.address and b.address:
+            sessions.append(Session(a.device, a.address.split("/")[0], b.device, b.address.split("/")[0]))
+    return Plane(run_id=run_id, switches=switches, hosts=hosts, cables=cables, sessions=sessions,
+                 host_subnets=subnets, roce_mtu=fabric.intent.mtu.roce)
+
+
+def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> SwitchNode:
+    assert isinstance(intent, SwitchIntent)
+    node = SwitchNode(name=name, platform=intent.platform, role=intent.role, netns=netns,
+                      loopback=intent.loopback, bgpd_conf=None)
+    filename, translate = TRANSLATIONS[intent.platform]
+    try:
+        node.bgpd_conf = translate(name, rendered.files[filename])
+    except (TranslationError, KeyError, ValueError) as exc:
+        node.error = str(exc)
+    return node
+
+
+def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> HostNode:
+    assert isinstance(intent, HostIntent)
+    r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
+    node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})
+    for netdev, nic in intent.nics.items():
+        mtu, addresses = r.nics.get(netdev, (None, []))
+        node.nics[netdev] = (addresses[0] if addresses else nic.address, nic.gateway, mtu or nic.mtu)
+        node.rails[netdev] = nic.rail
+        node.tables[netdev] = nic.table
+    return node

@@ -1,0 +1,69 @@
+"""lab up --routing: SONiC and Cumulus personalities answer BGP reads from the real FRR of the routing plane,
+read over SSH by the product's drivers (needs root + FRR; skips otherwise)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from labtools import free_endpoint_base, lab_mini, netmiko_connect
+
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import LabThread
+from roceops.plan import plan
+from roceops.platforms.base import get_driver
+from roceops.verify.engine import VerifyOptions, VerifyUnavailable, preflight, running_plane
+
+try:
+    preflight()
+    UNAVAILABLE = ""
+except VerifyUnavailable as exc:
+    UNAVAILABLE = str(exc)
+pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=UNAVAILABLE)
+
+SWITCHES = {"leaf-su1-r1": "sonic", "leaf-su2-r1": "cumulus"}
+
+
+def bgp_states(lab: LabThread, name: str, platform: str) -> dict[str, str]:
+    driver = get_driver(platform)
+    intent = plan(lab_mini(), name)
+    conn = netmiko_connect(lab, name, platform)
+    try:
+        oper = driver.operational(driver.collect(conn, intent), intent)
+    finally:
+        conn.disconnect()
+    return {ip: s.state for ip, s in oper.bgp.items()}
+
+
+def test_bgp_reads_come_from_the_real_frr(tmp_path: Path) -> None:
+    fab = lab_mini()
+    opts = VerifyOptions(settle_s=1.0, state_dir=tmp_path / "verify")
+    with running_plane(fab, opts) as run:
+        vty = run.bgpd_vty()
+        specs = []
+        for spec in lab_specs(fab, list(SWITCHES), configured=True):
+            spec.extra["bgp_vty"] = vty[spec.name]
+            specs.append(spec)
+        base, port = free_endpoint_base()
+        lab = LabThread(specs, tmp_path / "lab", port=port, base_address=base).start()
+        try:
+            for name, platform in SWITCHES.items():
+                states = bgp_states(lab, name, platform)
+                want = {n.ip for n in plan(fab, name).bgp.neighbors}  # type: ignore[union-attr]
+                assert set(states) == want and set(states.values()) == {"Established"}, (name, states)
+            spine = next(i for i in run.instances if i.device == "spine01")
+            spine.procs["bgpd"].kill()  # the real thing goes down: both personalities must see it
+            spine.procs["bgpd"].wait()
+            to_spine01 = {n.ip for name in SWITCHES for n in plan(fab, name).bgp.neighbors  # type: ignore[union-attr]
+                          if n.description == "spine01"}
+            deadline = time.monotonic() + 20
+            while True:
+                seen = {ip: st for name, p in SWITCHES.items() for ip, st in bgp_states(lab, name, p).items()}
+                down = {ip for ip, st in seen.items() if st != "Established"}
+                if down == to_spine01 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            assert down == to_spine01, seen
+        finally:
+            lab.stop()
