@@ -35,7 +35,8 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
             port.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index, cage=hw.cage, breakout=hw.breakout)
         ports.append(port)
     extra: dict[str, Any] = {"hostname": sw.name, "role": sw.role, "model": sw.model,
-                             "hwsku": sw.hwsku or "generic", "mgmt_ip": sw.mgmt_ip, "ports": ports}
+                             "hwsku": sw.hwsku or "generic", "nos_version": sw.settings.nos_version,
+                             "mgmt_ip": sw.mgmt_ip, "ports": ports}
     # a hwsku outside the catalogue: the switch keeps the lab's generic platform
     with contextlib.suppress(UnknownSwitchProfile):
         if sw.hwsku is not None:

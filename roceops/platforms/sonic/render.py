@@ -327,17 +327,10 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
 
 
 def prefix_key(prefix: str) -> tuple[int, int, int]:
-    """(version, network address, length) of ``10.0.0.1/31``, computed without an ip_network: Python's /31 and
-    /32 networks hold a bound method of themselves (``hosts``), a reference cycle render_devices cannot afford.
-
-    >>> prefix_key("10.128.0.3/31")
-    (4, 176160770, 31)
-    """
+    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
     address, _, length = prefix.partition("/")
-    ip = ipaddress.ip_address(address)
-    plen = int(length) if length else ip.max_prefixlen
-    host_bits = ip.max_prefixlen - plen
-    return ip.version, int(ip) >> host_bits << host_bits, plen
+    addr = ipaddress.ip_address(address)
+    return addr.version, int(addr), int(length or addr.max_prefixlen)
 
 
 def _ip_key(ip: str) -> tuple[int, int]:
@@ -398,6 +391,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
     return {
         "section": _section_marker,
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "metadata": _metadata(device, model),
         "ports": _ports(device, ports),
         "loopback": {"name": LOOPBACK, "prefix": device.loopback},
