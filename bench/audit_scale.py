@@ -21,6 +21,7 @@ from common import children_cpu_seconds, cpu_seconds, lab_fabric, rss_of
 from netmiko import ConnectHandler
 
 from roceops.audit.engine import AuditOptions, run_audit
+from roceops.cli.gc_tuning import run_gc
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import read_overlay, start_lab, stop_lab
 from roceops.plan import plan
@@ -63,7 +64,8 @@ def main() -> None:
     ap.add_argument("--known-hosts", action="store_true",
                     help="the audit checks host keys against the lab's known_hosts (ROCEOPS_KNOWN_HOSTS)")
     args = ap.parse_args()
-    fabric = expand(lab_fabric(args.sus))
+    with run_gc(acyclic=True):  # as the CLI runs it
+        fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
@@ -81,8 +83,9 @@ def main() -> None:
                 os.environ["ROCEOPS_KNOWN_HOSTS"] = str(state / "known_hosts")
             kids0 = children_cpu_seconds()
             t0 = time.perf_counter()
-            result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,
-                                                           timeout_s=60))
+            with run_gc():
+                result = run_audit(fabric, names, AuditOptions(workers=args.workers, lab_dir=state, quiet=True,
+                                                               timeout_s=60))
             audit_s = time.perf_counter() - t0
             cpu2, lab2 = cpu_seconds(), cpu_seconds(started.pid)
             print(f"roceops audit: {audit_s:.1f} s, {len(names) / audit_s:.0f} devices/s, "

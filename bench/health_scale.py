@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import lab_fabric, rss_of
 
+from roceops.cli.gc_tuning import run_gc
 from roceops.health.engine import HealthOptions, run_health
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import start_lab, stop_lab
@@ -27,7 +28,8 @@ def main() -> None:
     ap.add_argument("--window", type=float, default=5.0)
     ap.add_argument("--deadline", type=float, default=60.0)
     args = ap.parse_args()
-    fabric = expand(lab_fabric(4))  # 4 SUs x 32 nodes x 8 rails = 128 nodes, 1,024 NICs, 32 leaves
+    with run_gc(acyclic=True):  # as the CLI runs it
+        fabric = expand(lab_fabric(4))  # 4 SUs x 32 nodes x 8 rails = 128 nodes, 1,024 NICs, 32 leaves
     nodes = [h.name for h in fabric.hosts]
     leaves = sorted({n.leaf for h in fabric.hosts for n in h.nics})
     with tempfile.TemporaryDirectory() as tmp:
@@ -35,8 +37,9 @@ def main() -> None:
         started = start_lab(lab_specs(fabric, nodes + leaves, configured=True), state, base_address="127.63.0.1")
         try:
             t0 = time.perf_counter()
-            report = run_health(fabric, nodes, HealthOptions(window_s=args.window, deadline_s=args.deadline,
-                                                             lab_dir=state))
+            with run_gc():
+                report = run_health(fabric, nodes, HealthOptions(window_s=args.window, deadline_s=args.deadline,
+                                                                 lab_dir=state))
             wall = time.perf_counter() - t0
             counts: dict[str, int] = {}
             for v in report.verdicts:

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import max_rss_mib, superpod
 
+from roceops.cli.gc_tuning import run_gc
 from roceops.render.build import render_devices, write_build
 from roceops.topology.expand import expand
 
@@ -24,10 +25,12 @@ def main() -> None:
     ap.add_argument("sus", nargs="?", type=int, default=64)
     ap.add_argument("--write", type=Path, help="also write the build folder here")
     args = ap.parse_args()
-    fabric = expand(superpod(args.sus))
+    with run_gc(acyclic=True):  # as the CLI runs it
+        fabric = expand(superpod(args.sus))
     devices = list(fabric.devices())
     t0 = time.perf_counter()
-    rendered = render_devices(fabric, devices)
+    with run_gc(acyclic=True):
+        rendered = render_devices(fabric, devices)
     t1 = time.perf_counter()
     files = sum(len(r.files) for r in rendered)
     size = sum(len(t) for r in rendered for t in r.files.values())

@@ -1,5 +1,5 @@
 """Bench: the cyclic GC's work inside the audit's shard processes, with Python's default thresholds and with
-``roceops.audit.engine.SHARD_GC_THRESHOLDS``.
+``roceops.cli.gc_tuning.RUN_GC_THRESHOLDS`` (which forked shards inherit from the CLI run).
 
 Audits the configured 1,008-device lab once per setting (after one warm-up audit) and prints, per shard,
 the CPU seconds its threads spent in collections (a ``gc.callbacks`` timer), how many collections of each
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import children_cpu_seconds, lab_fabric
 
 import roceops.audit.engine as engine
+import roceops.cli.gc_tuning as gc_tuning
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import start_lab, stop_lab
@@ -60,7 +61,7 @@ def main() -> None:
     args = ap.parse_args()
     fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
-    settings = {"Python's default": gc.get_threshold(), "SHARD_GC_THRESHOLDS": engine.SHARD_GC_THRESHOLDS}
+    settings = {"Python's default": gc.get_threshold(), "RUN_GC_THRESHOLDS": gc_tuning.RUN_GC_THRESHOLDS}
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
         start_lab(lab_specs(fabric, configured=True), state, base_address="127.72.0.1")
@@ -68,10 +69,11 @@ def main() -> None:
             run_audit(fabric, names, AuditOptions(lab_dir=state, quiet=True, timeout_s=60))  # warm the lab up
             engine.audit_shard = _timed_shard  # the shards are forked from here: they run the timed version
             for label, thresholds in settings.items():
-                engine.SHARD_GC_THRESHOLDS = thresholds
+                gc_tuning.RUN_GC_THRESHOLDS = thresholds
                 print(f"{label} {thresholds}:", flush=True)
                 k0, t0 = children_cpu_seconds(), time.perf_counter()
-                result = run_audit(fabric, names, AuditOptions(lab_dir=state, quiet=True, timeout_s=60))
+                with gc_tuning.run_gc():
+                    result = run_audit(fabric, names, AuditOptions(lab_dir=state, quiet=True, timeout_s=60))
                 print(f"  audit {time.perf_counter() - t0:.1f} s, {len(result.findings)} findings, shard processes "
                       f"{children_cpu_seconds() - k0:.1f} CPU-s", flush=True)
         finally:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from roceops import registry
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.deploy.engine import DeployOptions, deploy
 from roceops.health.engine import HealthOptions, run_health
@@ -43,15 +45,20 @@ def _nic_and_port(fabric: Fabric) -> tuple[str, str, str, str, str]:
     return a.name, nic_a.netdev, b.name, nic_b.leaf, nic_b.leaf_port
 
 
+def _device_counts(fabric: Fabric) -> str:
+    """``4 SONiC leaf, 2 Arista EOS spine, 8 ... host``: devices per registered platform and role."""
+    counts = Counter((d.platform, d.role) for d in fabric.devices())
+    return ", ".join(f"{n} {registry.get(platform).title} {role}" for (platform, role), n in
+                     sorted(counts.items(), key=lambda kv: (registry.names().index(kv[0][0]), kv[0][1])))
+
+
 def run_demo(fabric_path: Path, out: Path, say: Callable[[str], None]) -> int:
     t0 = time.monotonic()
     source = load(fabric_path)
     fabric = expand(source.intent)
     report = lint(source.intent, fabric)
-    counts = {p: sum(1 for d in fabric.devices() if d.platform == p) for p in ("sonic", "cumulus", "eos", "linux_mlx5")}
     say(f"1. validate: {fabric.intent.name} is {'valid' if report.ok else 'INVALID'} "
-        f"({len(report.errors)} errors, {len(report.warnings)} warnings): {counts['sonic']} SONiC + "
-        f"{counts['cumulus']} Cumulus leaves, {counts['eos']} EOS spines, {counts['linux_mlx5']} ConnectX hosts")
+        f"({len(report.errors)} errors, {len(report.warnings)} warnings): {_device_counts(fabric)}")
     if not report.ok:
         raise DemoFailed("the demo fabric does not validate")
     rendered = render_devices(fabric, list(fabric.devices()))

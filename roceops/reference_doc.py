@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from roceops import registry
 from roceops.model.intent import FabricIntent
 
 
@@ -27,10 +28,18 @@ def _type_name(annotation: Any) -> str:
         k, v = get_args(annotation)
         return f"map {_type_name(k)} → {_type_name(v)}"
     if getattr(annotation, "__metadata__", None) is not None:  # Annotated
-        return _type_name(get_args(annotation)[0])
+        return _platforms(annotation.__metadata__) or _type_name(get_args(annotation)[0])
     if annotation is type(None):
         return "null"
     return getattr(annotation, "__name__", str(annotation)).replace("Field", "")
+
+
+def _platforms(metadata: Any) -> str | None:
+    """For a platform type (its validator carries ``registry_kind``): the registered names it accepts."""
+    for meta in metadata:
+        if hasattr(getattr(meta, "func", None), "registry_kind"):
+            return " \\| ".join(repr(n) for n in registry.names(meta.func.registry_kind))
+    return None
 
 
 def _constraints(field: FieldInfo) -> str:
@@ -51,7 +60,10 @@ def _default(field: FieldInfo) -> str:
             return "(see below)"
         return "required" if value is ... else f"`{value!r}`" if value is not None else "`null`"
     if field.default_factory is not None:
-        return "(see below)" if field.default_factory not in (list, dict) else f"`{field.default_factory()!r}`"
+        if field.default_factory in (list, dict):
+            return f"`{field.default_factory()!r}`"
+        value = field.default_factory()  # type: ignore[call-arg]
+        return f"`{value!r}`" if isinstance(value, str | int | float | bool) else "(see below)"
     return "**required**"
 
 
@@ -77,7 +89,8 @@ def _section(model: type[BaseModel], path: str, seen: dict[type[BaseModel], str]
     out.append("|---|---|---|---|---|")
     children: list[tuple[str, type[BaseModel]]] = []
     for name, field in model.model_fields.items():
-        out.append(f"| `{name}` | {_type_name(field.annotation)} | {_default(field)} | {_constraints(field)} | "
+        type_name = _platforms(field.metadata) or _type_name(field.annotation)
+        out.append(f"| `{name}` | {type_name} | {_default(field)} | {_constraints(field)} | "
                    f"{(field.description or '').replace('|', '/')} |")
         for sub in _nested_models(field.annotation):
             origin = get_origin(field.annotation)

@@ -13,7 +13,6 @@ reported back (its shard died) is ``device.failed``.
 
 from __future__ import annotations
 
-import gc
 import math
 import multiprocessing as mp
 import os
@@ -33,9 +32,6 @@ from roceops.parallel import ShardEnded, forked_shards
 from roceops.topology.fabric import Fabric
 
 SHARD_MIN_DEVICES = 64  # a shard of fewer devices costs more to fork than it saves
-# A shard is a short-lived process whose allocations (outputs, parsed state, SSH messages) die young: fewer
-# young-generation collections cut its GC time 0.37 -> 0.15 CPU-s for ~8 MiB more memory (bench/shard_gc.py).
-SHARD_GC_THRESHOLDS = (20_000, 20, 10)
 
 
 @dataclass(frozen=True)
@@ -119,7 +115,6 @@ def _collect(fabric: Fabric, names: list[str], opts: AuditOptions, shards: int,
     workers = max(1, math.ceil(opts.workers / shards))
 
     def work(k: int, send: Callable[[DeviceAudit], None]) -> None:
-        gc.set_threshold(*SHARD_GC_THRESHOLDS)
         audit_shard(fabric, names[k::shards], opts, workers, send)
 
     arrivals = forked_shards(work, shards)
@@ -144,8 +139,6 @@ def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResu
     start = time.monotonic()
     shards = shard_count(len(names), opts.shards)
     _ = fabric.by_name, fabric.links_by_device  # built once here, inherited by the shards
-    gc.collect()
-    gc.freeze()  # the fabric is long-lived: keep the cyclic GC (and copy-on-write) off it while devices are read
     progress = Progress("audit", len(names), lambda n, a: f"{n}: {'ok' if a.audited else 'error'}", quiet=opts.quiet)
     results, ended = _collect(fabric, names, opts, shards, progress)
     collected = time.monotonic()

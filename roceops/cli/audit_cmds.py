@@ -22,6 +22,7 @@ from roceops.cli.common import (
 )
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
+from roceops.cli.gc_tuning import run_gc
 from roceops.cli.hints import hint_context
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.journal import open_journal
@@ -67,7 +68,8 @@ def audit(
         with fabric_lock(StateDir, name, "audit"), open_journal(journal) as j:
             run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab},
                                  device_count=len(names))
-            result = run_audit(loaded.fabric, names, opts)
+            with run_gc():
+                result = run_audit(loaded.fabric, names, opts)
             resolved = record(j, name, run_id, names, result.findings)
             j.finish_run(run_id, f"{len(result.findings)} findings", result.exit_code)
     except LockHeld as exc:

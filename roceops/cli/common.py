@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import typer
 from rich.text import Text
 
+from roceops.cli.gc_tuning import run_gc
 from roceops.hints import command
 from roceops.model.loader import IntentError, LoadedIntent, load
 from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
@@ -67,7 +68,8 @@ def load_fabric_or_exit(path: Path) -> Loaded:
     """Load and expand; an unbuildable intent is reported at its YAML position (exit 3)."""
     source = load_intent_or_exit(path)
     try:
-        fabric = expand(source.intent)
+        with run_gc(acyclic=True):
+            fabric = expand(source.intent)
     except (TopologyError, PoolExhausted) as exc:
         line, col = source.locate(exc.path)
         fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} "

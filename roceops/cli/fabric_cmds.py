@@ -21,6 +21,7 @@ from roceops.cli.common import (
     load_intent_or_exit,
     print_json,
 )
+from roceops.cli.gc_tuning import run_gc
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
@@ -158,7 +159,8 @@ def render(
     devices = selected(loaded.fabric, limit)
     check_writable(out, folder=True)
     start = time.perf_counter()
-    rendered = render_devices(loaded.fabric, devices)
+    with run_gc(acyclic=True):
+        rendered = render_devices(loaded.fabric, devices)
     try:
         result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
     except UnsafePath as exc:

@@ -21,6 +21,7 @@ from roceops.cli.common import (
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
+from roceops.cli.gc_tuning import run_gc
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
@@ -80,7 +81,8 @@ def health(
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
                          lab_dir=lab_dir_option(lab), traffic=traffic)
     try:
-        report = run_health(loaded.fabric, names, opts)
+        with run_gc():
+            report = run_health(loaded.fabric, names, opts)
     except KeyError as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:

@@ -54,8 +54,8 @@ def deployable(rendered: RenderedDevice, opts: DeployOptions) -> RenderedDevice:
     """``rendered`` with the platform's optional outputs marked to skip: firmware unless asked for, the
     persistence files when ``persist`` is off."""
     platform = get_platform(rendered.platform)
-    skip = [*([] if opts.firmware else getattr(platform, "firmware_outputs", ())),
-            *([] if opts.persist else getattr(platform, "persisted_outputs", ()))]
+    skip = [*([] if opts.firmware else platform.firmware_outputs),
+            *([] if opts.persist else platform.persisted_outputs)]
     return replace(rendered, skip=tuple(skip)) if skip else rendered
 
 

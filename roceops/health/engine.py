@@ -7,7 +7,6 @@ arrived at the deadline is reported as unknown, naming the device that did not a
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections import Counter
@@ -153,8 +152,6 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
         leaf_ports[leaf].update(uplinks(leaf_intent))
     ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     live = {n: Sample() for n in devices}
-    gc.collect()
-    gc.freeze()  # long-lived intents: keep the cyclic GC off them while threads collect
     planned = time.monotonic()
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices), login="quick")  # read-only
     gate = threading.Semaphore(opts.max_parallel)

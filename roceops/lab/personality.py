@@ -1,9 +1,9 @@
 """The interface platform personalities implement for the SSH lab.
 
 A *personality* makes a simulated device answer like one platform (SONiC, Cumulus NVUE,
-Arista EOS, a ConnectX Linux host, ...). It is two classes and one registration call::
+Arista EOS, a ConnectX Linux host, ...). It is two classes and one ``DEVICE`` object::
 
-    from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, register_personality
+    from roceops.lab.personality import CloseSession, DeviceState, Personality, Reply, Session
 
     class MyState(DeviceState):            # one per device, shared by all its sessions
         def __init__(self, name, platform, extra):
@@ -19,11 +19,11 @@ Arista EOS, a ConnectX Linux host, ...). It is two classes and one registration 
                 raise CloseSession("logout")
             return f"you said {line}"
 
-    register_personality("myplatform", MyState, MySession)
+    DEVICE = Personality(MyState, MySession)
 
-The lab imports ``roceops.lab.devices.<platform>`` on first use of an unregistered
-platform, so a personality module named after its platform (``sonic``, ``cumulus``, ``eos``,
-``linux_mlx5``) only has to call :func:`register_personality` at import time.
+The platform registry (:mod:`roceops.registry`) names each platform's simulated-device module
+(``Platform.lab_device``, e.g. ``roceops.lab.devices.sonic``); :func:`get_personality` imports it
+on first use and serves its ``DEVICE``.
 
 Rules for :meth:`Session.handle`: it runs inside the single asyncio event loop that serves
 every device, so it must be synchronous and fast (no I/O, no ``time.sleep``). To simulate a
@@ -54,8 +54,6 @@ __all__ = [
     "UnknownFault",
     "available_platforms",
     "get_personality",
-    "register_personality",
-    "registered_platforms",
 ]
 
 
@@ -283,44 +281,43 @@ SessionFactory = Callable[[DeviceState, SessionInfo], Session]
 
 @dataclass(frozen=True, slots=True)
 class Personality:
-    platform: str
+    """A simulated device: its package's ``DEVICE`` (one state per device, one session per SSH channel)."""
+
     state_factory: StateFactory
     session_factory: SessionFactory
 
 
-_REGISTRY: dict[str, Personality] = {}
+LAB_ONLY_DEVICES = {"echo": "roceops.lab.devices.echo"}  # lab transport tests; not a platform
+_loaded: dict[str, Personality] = {}
 
 
-def register_personality(platform: str, state_factory: StateFactory, session_factory: SessionFactory) -> None:
-    """Register (or replace) the personality serving ``platform``."""
-    _REGISTRY[platform] = Personality(platform, state_factory, session_factory)
+def _device_module(platform: str) -> str | None:
+    """The simulated device's module: the platform registry names it (``Platform.lab_device``)."""
+    if platform in LAB_ONLY_DEVICES:
+        return LAB_ONLY_DEVICES[platform]
+    from roceops import registry
 
-
-def registered_platforms() -> list[str]:
-    return sorted(_REGISTRY)
+    return registry.get(platform).lab_device if registry.kind_of(platform) else None
 
 
 def get_personality(platform: str) -> Personality:
-    """Look ``platform`` up, importing ``roceops.lab.devices.<platform>`` if needed."""
-    if platform not in _REGISTRY and platform.isidentifier():
-        module = f"roceops.lab.devices.{platform}"
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-    try:
-        return _REGISTRY[platform]
-    except KeyError:
+    """The simulated device of ``platform``, imported on first use."""
+    found = _loaded.get(platform)
+    if found is not None:
+        return found
+    module = _device_module(platform)
+    if module is None:
         known = ", ".join(available_platforms()) or "none"
-        raise LabError(f"no lab personality for platform '{platform}' (available: {known})") from None
+        raise LabError(f"no lab personality for platform '{platform}' (available: {known})")
+    device = importlib.import_module(module).DEVICE
+    if not isinstance(device, Personality):
+        raise LabError(f"{module}.DEVICE is not a roceops.lab.personality.Personality")
+    _loaded[platform] = device
+    return device
 
 
 def available_platforms() -> list[str]:
-    """Registered platforms plus the modules in :mod:`roceops.lab.devices`."""
-    import pkgutil
+    """Every platform with a simulated device (the registry's), plus the lab-only ones."""
+    from roceops import registry
 
-    from roceops.lab import devices
-
-    modules = {m.name for m in pkgutil.iter_modules(devices.__path__) if not m.name.startswith("_")}
-    return sorted(modules | set(_REGISTRY))
+    return sorted({*registry.names(), *LAB_ONLY_DEVICES})

@@ -73,9 +73,8 @@ __all__ = [
 log = logging.getLogger("roceops.lab")
 
 _LISTEN_BACKLOG = 256
-# Key exchange the lab offers: classic curve25519, what most switch SSH servers negotiate today. Without
-# this, Paramiko and asyncssh agree on the hybrid post-quantum mlkem768x25519, which costs ~2 ms more CPU
-# per login on the client and ~1 ms in the lab: 3 CPU-seconds on a 1,000-device audit (bench/RESULTS.md).
+# Key exchange the lab offers: classic curve25519, what most switch SSH servers negotiate today (otherwise
+# Paramiko and asyncssh agree on the costlier hybrid mlkem768x25519; cost in bench/RESULTS.md).
 LAB_KEX = ("curve25519-sha256", "curve25519-sha256@libssh.org")
 _READ_SIZE = 65536
 

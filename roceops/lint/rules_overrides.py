@@ -5,15 +5,33 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from roceops import registry
 from roceops.lint.common import did_you_mean, overrides
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.intent import Settings
 from roceops.topology.fabric import Host
 
-FIXED_GROUPS = ("leaf", "spine", "core", "host", "sonic", "cumulus", "eos", "linux_mlx5")
-GROUP_RE = re.compile(r"^(leaf|spine|core|host|sonic|cumulus|eos|linux_mlx5|(plane|pod|su|rail)[1-9]\d*)$")
-SWITCH_ONLY = re.compile(r"^(leaf|spine|core|sonic|cumulus|eos|(plane|pod)\d+)$")
-HOST_ONLY = ("host", "linux_mlx5")
+SWITCH_ROLES = ("leaf", "spine", "core")
+NUMBERED_GROUP = re.compile(r"^(plane|pod|su|rail)[1-9]\d*$")
+SWITCH_NUMBERED = re.compile(r"^(plane|pod)\d+$")
+
+
+def fixed_groups() -> tuple[str, ...]:
+    """Roles, then every registered platform (a platform name groups its devices)."""
+    return (*SWITCH_ROLES, "host", *registry.names())
+
+
+def is_group(name: str) -> bool:
+    return name in fixed_groups() or NUMBERED_GROUP.match(name) is not None
+
+
+def _group_kind(name: str) -> str | None:
+    """"switch" / "host" for a group only switches / hosts belong to, None for a mixed one (suN, railN)."""
+    if name in SWITCH_ROLES or SWITCH_NUMBERED.match(name):
+        return "switch"
+    if name == "host":
+        return "host"
+    return registry.kind_of(name)
 
 
 def _group_candidates(ctx: LintContext) -> list[str]:
@@ -23,14 +41,14 @@ def _group_candidates(ctx: LintContext) -> list[str]:
     numbered += [f"rail{n}" for n in range(1, i.node.rails + 1)]
     if ctx.fabric is not None:
         numbered += sorted({f"pod{sw.pod}" for sw in ctx.fabric.switches if sw.pod is not None})
-    return [*FIXED_GROUPS, *numbered]
+    return [*fixed_groups(), *numbered]
 
 
 @rule("OVR001", "error", "an overrides.groups name is not a group (role, platform, planeN, podN, suN, railN)",
       "use a role (leaf, spine, core, host), a platform, or plane{n}/pod{n}/su{n}/rail{n}")
 def unknown_group(ctx: LintContext) -> Iterator[Hit]:
     for name in ctx.intent.overrides.groups:
-        if not GROUP_RE.match(name):
+        if not is_group(name):
             yield Hit(f"overrides.groups.{name}",
                       f"'{name}' is not a group{did_you_mean(name, _group_candidates(ctx))}")
 
@@ -43,7 +61,7 @@ def empty_group(ctx: LintContext) -> Iterator[Hit]:
     for dev in ctx.fabric.devices():
         present.update(dev.groups)
     for name in ctx.intent.overrides.groups:
-        if GROUP_RE.match(name) and name not in present:
+        if is_group(name) and name not in present:
             yield Hit(f"overrides.groups.{name}", f"group '{name}' matches no device of this fabric")
 
 
@@ -71,7 +89,7 @@ def _target(ctx: LintContext, path: str) -> str | None:
     """'switch', 'host' or None (both / unknown) for an override path."""
     kind, _, name = path.removeprefix("overrides.").partition(".")
     if kind == "groups":
-        return "switch" if SWITCH_ONLY.match(name) else "host" if name in HOST_ONLY else None
+        return _group_kind(name)
     if ctx.fabric is None or name not in ctx.fabric.by_name:
         return None
     return "host" if isinstance(ctx.fabric.by_name[name], Host) else "switch"

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from roceops import registry
 from roceops.lint.common import dcqcns, gbps, human_bytes, overrides, some, watchdogs
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.qos import PfcWatchdog
 
 EOS_NOTE = "EOS renders the timers in seconds (0.2 = 200 ms) at its own resolution"
-# SONiC sonic-pfcwd.yang accepted ranges, ms (platforms reference §1.2 PFC_WD)
-SONIC_DETECT_MS = (100, 5000)
-SONIC_RESTORE_MS = (100, 60_000)
-SONIC_POLL_MS = (100, 1000)
 LONG_CABLE_M = 300
 
 
@@ -25,7 +22,8 @@ def _watchdog_platforms(ctx: LintContext, wd: PfcWatchdog) -> set[str]:
         platforms = {ctx.intent.tiers.leaf.platform, ctx.intent.tiers.spine.platform}
         if ctx.intent.tiers.core is not None:
             platforms.add(ctx.intent.tiers.core.platform)
-        return platforms | {s.platform for _, s in overrides(ctx.intent) if s.platform and s.platform != "linux_mlx5"}
+        overridden = {s.platform for _, s in overrides(ctx.intent) if s.platform}
+        return platforms | {p for p in overridden if registry.kind_of(p) == "switch"}
     return {sw.platform for sw in ctx.fabric.switches if sw.settings.pfc_watchdog == wd}
 
 
@@ -44,22 +42,24 @@ def wd_poll(ctx: LintContext) -> Iterator[Hit]:
     for path, wd in watchdogs(ctx.intent):
         if wd.enabled and wd.poll_ms > min(wd.detect_ms, wd.restore_ms):
             yield Hit(f"{path}.poll_ms", f"poll {wd.poll_ms} ms is longer than min(detect {wd.detect_ms}, restore "
-                                         f"{wd.restore_ms}) ms: SONiC rejects it")
+                                         f"{wd.restore_ms}) ms: switches reject it")
 
 
-@rule("WD003", "error", "PFC watchdog timers outside SONiC's ranges (detect 100-5000, restore 100-60000, "
-                        "poll 100-1000 ms) on a policy SONiC switches use",
-      f"keep detect 100-5000 ms, restore 100-60000 ms, poll 100-1000 ms; {EOS_NOTE}")
-def wd_sonic_ranges(ctx: LintContext) -> Iterator[Hit]:
+@rule("WD003", "error", "PFC watchdog timers outside the accepted ranges of a platform whose switches use the "
+                        "policy (SONiC: detect 100-5000, restore 100-60000, poll 100-1000 ms)",
+      f"keep the timers within the platform's ranges (SONiC: detect 100-5000 ms, restore 100-60000 ms, poll "
+      f"100-1000 ms); {EOS_NOTE}")
+def wd_platform_ranges(ctx: LintContext) -> Iterator[Hit]:
     for path, wd in watchdogs(ctx.intent):
-        if not wd.enabled or "sonic" not in _watchdog_platforms(ctx, wd):
+        if not wd.enabled:
             continue
-        for field, value, (lo, hi) in (("detect_ms", wd.detect_ms, SONIC_DETECT_MS),
-                                       ("restore_ms", wd.restore_ms, SONIC_RESTORE_MS),
-                                       ("poll_ms", wd.poll_ms, SONIC_POLL_MS)):
-            if not lo <= value <= hi:
-                yield Hit(f"{path}.{field}", f"{field} {value} is outside SONiC's accepted {lo}..{hi} ms "
-                                             "(sonic-pfcwd.yang)")
+        for name in sorted(_watchdog_platforms(ctx, wd)):
+            platform = registry.get(name)
+            for field, (lo, hi) in platform.pfcwd_ranges_ms.items():
+                value = getattr(wd, field)
+                if not lo <= value <= hi:
+                    yield Hit(f"{path}.{field}", f"{field} {value} is outside {platform.title}'s accepted "
+                                                 f"{lo}..{hi} ms")
 
 
 @rule("WD004", "warning", "PFC watchdog disabled while lossless classes exist",

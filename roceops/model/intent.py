@@ -26,6 +26,7 @@ from roceops.model.types import (
     CableLength,
     HostPlatform,
     Mtu,
+    Platform,
     RoceMtu,
     Speed,
     StrictModel,
@@ -47,7 +48,7 @@ class PortNaming(StrictModel):
     @classmethod
     def _has_placeholder(cls, v: str) -> str:
         if "{n}" not in v:
-            raise ValueError("port pattern needs a {n} placeholder, e.g. 'Ethernet{n}' or 'swp{n}'")
+            raise ValueError("port pattern needs a {n} placeholder, e.g. 'Ethernet{n}'")
         check_port_pattern(v)
         return v
 
@@ -55,11 +56,20 @@ class PortNaming(StrictModel):
         return self.pattern.replace("{n}", str(self.start + index * self.step))
 
 
-DEFAULT_PORT_NAMING: dict[str, PortNaming] = {
-    "sonic": PortNaming(pattern="Ethernet{n}", start=0, step=8),
-    "cumulus": PortNaming(pattern="swp{n}", start=1, step=1),
-    "eos": PortNaming(pattern="Ethernet{n}/1", start=1, step=1),
-}
+def default_port_naming(platform: str) -> PortNaming:
+    """The platform's own port naming (its registry entry), for tiers that do not set one."""
+    from roceops import registry  # at call time: the rooms import this module
+
+    naming = registry.get(platform).port_naming
+    if naming is None:
+        raise ValueError(f"platform {platform!r} has no switch port naming")
+    return naming
+
+
+def _default_host_platform() -> str:
+    from roceops import registry
+
+    return registry.default_host()
 
 
 class SwitchModel(StrictModel):
@@ -146,7 +156,7 @@ class NodeProfile(StrictModel):
     rails: Annotated[int, Field(ge=1, le=16, description="backend NICs per node = rails")] = 8
     nic_model: str = "ConnectX-7"
     nic_speed: Speed = 400_000
-    platform: HostPlatform = "linux_mlx5"
+    platform: HostPlatform = Field(default_factory=_default_host_platform)
     netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based), {nic}, {rail}, {plane}")
     rdma_dev: str = Field(default="mlx5_{port}", description="RDMA device pattern, same keys as netdev")
     name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
@@ -257,7 +267,7 @@ class Settings(StrictModel):
     pfc_watchdog: PfcWatchdog | None = None
     dcqcn: DcqcnPolicy | None = None
     ecn: dict[str, EcnPolicy] | None = Field(default=None, description="per traffic-class name")
-    platform: SwitchPlatform | HostPlatform | None = None
+    platform: Platform | None = None
     nos_version: str | None = None
     load_balancing: SwitchLoadBalancing | None = Field(default=None, description="switch hashing/mode for this group")
 
@@ -307,4 +317,4 @@ class FabricIntent(StrictModel):
         return self
 
     def port_naming(self, tier: TierIntent) -> PortNaming:
-        return tier.port_naming or DEFAULT_PORT_NAMING[tier.platform]
+        return tier.port_naming or default_port_naming(tier.platform)

@@ -17,6 +17,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -24,6 +25,7 @@ from pydantic import (
     PlainSerializer,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 
 class StrictModel(BaseModel):
@@ -48,9 +50,29 @@ RoceMtu = Annotated[Literal[256, 512, 1024, 2048, 4096], BeforeValidator(whole_n
 Percent = Annotated[int, Field(ge=0, le=100)]
 Weight = Annotated[int, Field(ge=1, le=100, description="DWRR weight 1-100")]
 CableLength = Annotated[int, Field(ge=1, le=100_000, description="cable length in metres")]
-Platform = Literal["sonic", "cumulus", "eos", "linux_mlx5"]
-SwitchPlatform = Literal["sonic", "cumulus", "eos"]
-HostPlatform = Literal["linux_mlx5"]
+
+
+def _registered(kind: str | None) -> Any:
+    """A validator accepting the names of registered platforms (of ``kind`` when given): the registry
+    (roceops/platforms/registry.py) is the one list of platforms, so these types have no literals."""
+
+    def check(name: str) -> str:
+        from roceops import registry  # at validation time: the rooms import these models
+
+        found = registry.kind_of(name)
+        if found is None or (kind is not None and found != kind):
+            quoted = [repr(n) for n in registry.names(kind)]
+            expected = " or ".join(filter(None, [", ".join(quoted[:-1]), quoted[-1]]))
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return name
+
+    check.registry_kind = kind  # type: ignore[attr-defined]  # read by roceops.reference_doc
+    return AfterValidator(check)
+
+
+Platform = Annotated[str, _registered(None), Field(description="a registered platform (roceops.platforms)")]
+SwitchPlatform = Annotated[str, _registered("switch"), Field(description="a registered switch platform")]
+HostPlatform = Annotated[str, _registered("host"), Field(description="a registered host platform")]
 Role = Literal["leaf", "spine", "core", "host"]
 SwitchRole = Literal["leaf", "spine", "core"]
 Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]

@@ -78,8 +78,7 @@ class TaskConnector:
 
     def close(self, logout: bool = True) -> None:
         """Close the session if one is open. Each device's task closes its own as soon as it is done: an idle
-        Paramiko transport wakes ten times a second, and a thousand of them left open until the end of a
-        run slowed the whole audit down (bench/RESULTS.md).
+        Paramiko transport wakes ten times a second, so a thousand left open slow the whole run down.
 
         ``logout=False`` is for read-only runs (audit, health): the SSH channel is closed without Netmiko's
         logout dialogue (ask whether the shell is in config mode, leave it, type ``exit``: one more polled

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.load_balancing import HashField, LoadBalancingMode
+from roceops.model.types import HostPlatform, SwitchPlatform
 
 
 class _M(BaseModel):
@@ -130,7 +131,7 @@ class LoadBalancingIntent(_M):
 class SwitchIntent(_M):
     kind: Literal["switch"] = "switch"
     name: str
-    platform: Literal["sonic", "cumulus", "eos"]
+    platform: SwitchPlatform
     role: Literal["leaf", "spine", "core"]
     model: str
     hwsku: str | None = None
@@ -221,7 +222,7 @@ class BootIntent(_M):
 class HostIntent(_M):
     kind: Literal["host"] = "host"
     name: str
-    platform: Literal["linux_mlx5"]
+    platform: HostPlatform
     model: str
     mgmt_ip: str
     roce_mtu: int

@@ -1,19 +1,23 @@
 """What a platform provides, and the registry that maps platform names to them.
 
 A platform is a "room": everything about one NOS lives under
-``roceops/platforms/<name>/`` and ``templates/<name>/``. Each room's package
-exposes ``PLATFORM``, an object satisfying :class:`Platform`. Adding a NOS
-means adding a room and one line in ``PLATFORM_MODULES``.
+``roceops/platforms/<name>/``, ``templates/<name>/`` and ``roceops/lab/devices/<name>/``. Each room's
+package exposes ``PLATFORM``, a :class:`Platform`, registered in the ``roceops.platforms`` entry-point
+group (see :mod:`roceops.registry` and CONTRIBUTING.md).
 """
 
 from __future__ import annotations
 
-import importlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from pathlib import Path
+from typing import Any, Literal
 
+from roceops import registry
+from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.registry import UnknownPlatform
 
 Intent = SwitchIntent | HostIntent
 
@@ -45,41 +49,53 @@ class NetmikoSettings:
     session_lines: tuple[str, ...] = ()
 
 
-class Platform(Protocol):
+@dataclass(frozen=True)
+class Platform:
+    """Everything the rest of roceops needs to know about one platform room, as data.
+
+    ``show_commands`` are the read-only commands its driver runs and ``failure_patterns`` the output lines
+    that mean a command failed (scrapli-style platform definitions); ``lab_device`` is the module of its
+    simulated device (its ``DEVICE`` is the lab personality); ``templates`` is the folder holding its
+    ``main.j2`` (None: ``templates/<name>/`` shipped with roceops); ``vocabulary`` are the words (its name,
+config formats, tools) that may appear in product code only inside the room.
+    """
+
     name: str
-    device_kind: Literal["switch", "host"]
+    title: str  # how people write it: "SONiC", "Arista EOS"
+    kind: Literal["switch", "host"]
     outputs: tuple[RenderOutput, ...]
     netmiko: NetmikoSettings
+    context: Callable[[Any], dict[str, Any]]
+    driver: Any  # roceops.platforms.driver.Driver
+    lab_device: str
+    port_naming: PortNaming | None = None  # switches: default port names when a tier does not set them
+    show_commands: tuple[str, ...] = ()
+    failure_patterns: tuple[re.Pattern[str], ...] = ()
+    templates: Path | None = None
+    pfcwd_ranges_ms: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # detection/restoration limits
+    persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
+    firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
+    # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
+    vocabulary: tuple[str, ...] = ()
+
+    @property
+    def device_kind(self) -> Literal["switch", "host"]:
+        return self.kind
 
     def render_context(self, device: Any) -> dict[str, Any]:
         """Template variables for one device (the DeviceIntent plus platform-specific derived names)."""
-        ...
-
-
-PLATFORM_MODULES: dict[str, str] = {
-    "sonic": "roceops.platforms.sonic",
-    "cumulus": "roceops.platforms.cumulus",
-    "eos": "roceops.platforms.eos",
-    "linux_mlx5": "roceops.platforms.linux_mlx5",
-}
-
-
-class UnknownPlatform(KeyError):
-    pass
+        return self.context(device)
 
 
 def get_platform(name: str) -> Platform:
-    try:
-        module = importlib.import_module(PLATFORM_MODULES[name])
-    except KeyError:
-        raise UnknownPlatform(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORM_MODULES))}") from None
-    return module.PLATFORM  # type: ignore[no-any-return]
+    platform = registry.get(name)
+    assert isinstance(platform, Platform), f"{name}: the registry holds a {type(platform).__name__}"
+    return platform
 
 
 def get_driver(name: str) -> Any:
-    """The room's ``DRIVER`` (see roceops.platforms.driver.Driver)."""
-    try:
-        module = importlib.import_module(PLATFORM_MODULES[name])
-    except KeyError:
-        raise UnknownPlatform(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORM_MODULES))}") from None
-    return module.DRIVER
+    """The room's driver (see roceops.platforms.driver.Driver)."""
+    return get_platform(name).driver
+
+
+__all__ = ["NetmikoSettings", "Platform", "RenderOutput", "UnknownPlatform", "get_driver", "get_platform"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,7 +47,7 @@ class Snapshot:
     ``text`` is stored verbatim in the journal; ``format`` says how to read it.
     """
 
-    format: Literal["config_db_json", "eos_cli", "nvue_commands", "host_state_json"]
+    format: str  # the room's name for how ``text`` is written (a CONFIG_DB JSON document, a CLI config, ...)
     text: str
 
 

@@ -5,8 +5,7 @@ on the channel instead of sleeping and polling (:func:`open_session`; deploy kee
 
 Netmiko's own preparation (``_try_session_preparation``) writes a RETURN and sleeps 0.1 s, then finds the
 prompt with fixed sleeps and 10 ms polling reads, and for EOS sends ``terminal width`` and ``terminal
-length`` one after the other, each read the same way: 4-6 ms of client and lab CPU per device on top of
-the ~9 ms of the SSH handshake, ~4 ms more than this module's way (bench/login_cost.py). :func:`open_session`
+length`` one after the other, each read the same way (cost: bench/login_cost.py). :func:`open_session`
 does the same steps with one RETURN and blocking reads (:mod:`roceops.platforms.channel`), and leaves the
 connection as Netmiko's would be: the SSH channel open, ``base_prompt`` set, ANSI escapes stripped, the
 platform's session lines sent. Its TCP socket has Nagle's algorithm off (:func:`tcp_socket`).
@@ -93,7 +92,7 @@ def tcp_socket(host: str, port: int, timeout: float) -> socket.socket:
     """A TCP connection with Nagle's algorithm off, as OpenSSH's client sets it for interactive sessions.
 
     Paramiko leaves Nagle on: the handshake's back-to-back small packets then wait for the peer's delayed
-    ACK several times per login: 87 ms per lab login instead of 7 ms (bench/login_cost.py, one at a time).
+    ACK several times per login (bench/login_cost.py).
     Errors are Netmiko's, as if it had opened the socket itself.
     """
     try:

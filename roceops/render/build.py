@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,24 +44,10 @@ def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
     expanded fabric copy-on-write) scale it across cores; results come back in input order.
     """
     names = [d.name for d in devices]
-    # The expanded fabric is a large, long-lived object graph: move it out of the cyclic GC's way
-    # (otherwise every gen-2 collection walks it; this alone was ~40% of host render time at 64 SUs).
-    gc.collect()
-    gc.freeze()
     if len(names) >= PARALLEL_THRESHOLD:
         for platform in {d.platform for d in fabric.devices()}:
             warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
-    # Planning and rendering leave no reference cycles (tests/render/test_render_properties.py checks), so
-    # cyclic collections during the run - in the workers and while the parent unpickles their results -
-    # would only walk live objects. Reference counting still frees everything as usual.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD,
-                        workers=workers)
-    finally:
-        if enabled:
-            gc.enable()
+    return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD, workers=workers)
 
 
 def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> dict[str, object]:

@@ -36,9 +36,12 @@ def _tojson(value: Any) -> str:
 
 @lru_cache(maxsize=16)
 def environment(platform: str, root: str | None = None) -> jinja2.Environment:
-    base = Path(root) if root else templates_dir()
+    """The platform's templates: ``root/<platform>``, else its room's own folder (``Platform.templates``), else
+    ``templates/<platform>`` shipped with roceops."""
+    own = None if root else get_platform(platform).templates
+    folder = own if own is not None else (Path(root) if root else templates_dir()) / platform
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(base / platform)),
+        loader=jinja2.FileSystemLoader(str(folder)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TypedDict, TypeGuard, Unpack, get_args
+from typing import TypedDict, TypeGuard, Unpack
 
+from roceops import registry
 from roceops.hardware.front_panel import front_panel_of
-from roceops.model.intent import DEFAULT_PORT_NAMING, FabricIntent, TierIntent
+from roceops.model.intent import FabricIntent, TierIntent, default_port_naming
 from roceops.model.names import HOSTNAME, NETDEV, RDMA_DEV, SafeName
 from roceops.model.types import SwitchPlatform, SwitchRole
 from roceops.topology.addressing import Pool, ip, split
@@ -53,16 +53,6 @@ class _Build:
 
 def expand(intent: FabricIntent) -> Fabric:
     """Expand the intent. Raises TopologyError / PoolExhausted with the offending field path."""
-    enabled = gc.isenabled()
-    gc.disable()  # ~150k small objects at 64 SUs and no cycles among them: collections would only slow this down
-    try:
-        return _expand(intent)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _expand(intent: FabricIntent) -> Fabric:
     sizing = size_fabric(intent)
     b = _Build(
         intent=intent,
@@ -123,7 +113,7 @@ class _Placement(TypedDict, total=False):
 
 
 def _is_switch_platform(platform: str) -> TypeGuard[SwitchPlatform]:
-    return platform in get_args(SwitchPlatform)
+    return registry.kind_of(platform) == "switch"
 
 
 def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[str], name_keys: dict[str, int],
@@ -207,7 +197,7 @@ def _port(b: _Build, sw: Switch, index: int) -> str:
                                     f"{sw.hwsku} has {len(sku_ports)} such ports", f"switch_models.{sw.model}.radix")
             name = b.port_names[key] = sku_ports[index].name
         else:
-            name = b.port_names[key] = (naming or DEFAULT_PORT_NAMING[sw.platform]).name(index)
+            name = b.port_names[key] = (naming or default_port_naming(sw.platform)).name(index)
     return name
 
 

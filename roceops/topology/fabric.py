@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.intent import FabricIntent
 from roceops.model.qos import DcqcnPolicy, EcnPolicy, PfcWatchdog
-from roceops.model.types import SwitchPlatform, SwitchRole
+from roceops.model.types import HostPlatform, SwitchPlatform, SwitchRole
 
 LinkTier = Literal["host-leaf", "leaf-spine", "spine-core"]
 
@@ -109,7 +109,7 @@ class Host(_Data):
     kind: Literal["host"] = "host"
     name: str
     role: Literal["host"] = "host"
-    platform: Literal["linux_mlx5"]
+    platform: HostPlatform
     model: str
     su: int
     node: int = Field(description="1-based node number across the fabric")

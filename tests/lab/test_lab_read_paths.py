@@ -23,12 +23,13 @@ from roceops.lab.devices.linux_mlx5 import fs as lab_fs
 from roceops.lab.devices.linux_mlx5 import shell as lab_shell
 from roceops.lab.devices.linux_mlx5.device import LinuxMlx5State
 from roceops.lab.devices.sonic import show as sonic_show
-from roceops.lab.devices.sonic.format import cfggen_dump, natsorted, tabulate
+from roceops.lab.devices.sonic.format import cfggen_dump, tabulate
 from roceops.lab.devices.sonic.state import SonicState
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import DeviceState, Session, SessionInfo, get_personality
 from roceops.lab.physical import COUNTER_KEYS, Physical
 from roceops.platforms.sonic.parsers_config_db import port_id_keyed
+from roceops.util.sorting import natsorted
 
 
 def _device(name: str, username: str = "admin") -> tuple[DeviceState, Callable[[str], str]]:

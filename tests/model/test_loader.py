@@ -214,7 +214,7 @@ def test_union_of_literals_is_one_problem(tmp_path: Path) -> None:
     text = MINI.replace("platform: cumulus", "platform: junos")
     (p,) = _errors(tmp_path, text)
     assert p.path == "overrides.groups.su2.platform"
-    assert p.message == "must be 'sonic', 'cumulus', 'eos' or 'linux_mlx5', got 'junos'"
+    assert p.message == "must be 'cumulus', 'eos', 'linux_mlx5' or 'sonic', got 'junos'"  # the registry's names
 
 
 def test_empty_value(tmp_path: Path) -> None:

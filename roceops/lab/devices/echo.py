@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, register_personality
+from roceops.lab.personality import CloseSession, DeviceState, Personality, Reply, Session
 
 
 class EchoState(DeviceState):
@@ -55,4 +55,4 @@ class EchoSession(Session):
         return Reply(f"-bash: {cmd}: command not found", exit_status=127)
 
 
-register_personality("echo", EchoState, EchoSession)
+DEVICE = Personality(EchoState, EchoSession)

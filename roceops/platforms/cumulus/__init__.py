@@ -6,10 +6,9 @@ Safe apply (the driver's job) replays the commands and runs ``nv config apply --
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.model.intent import PortNaming
+from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
 
@@ -19,23 +18,23 @@ def _finish(text: str) -> str:
     return "\n".join(line.strip() for line in text.splitlines() if line.strip()) + "\n"
 
 
-@dataclass(frozen=True)
-class CumulusPlatform:
-    name: str = "cumulus"
-    device_kind: Literal["switch", "host"] = "switch"
-    outputs: tuple[RenderOutput, ...] = (
-        RenderOutput(filename="nvue.commands", template="main.j2", postprocess=_finish),
-    )
-    netmiko: NetmikoSettings = field(default_factory=lambda: NetmikoSettings(
+PLATFORM = Platform(
+    name="cumulus",
+    title="Cumulus Linux",
+    kind="switch",
+    outputs=(RenderOutput(filename="nvue.commands", template="main.j2", postprocess=_finish),),
+    netmiko=NetmikoSettings(
         device_type="cumulus_linux",
         # `nv config apply` can take tens of seconds (switchd reload for QoS): allow for it in every read.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20, "read_timeout_override": 120},
-    ))
+    ),
+    context=render_context,
+    driver=DRIVER,
+    lab_device="roceops.lab.devices.cumulus",
+    port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
+    show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
+    failure_patterns=(_driver.ERROR,),
+    vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
+)
 
-    def render_context(self, device: Any) -> dict[str, Any]:
-        return render_context(device)
-
-
-PLATFORM = CumulusPlatform()
-
-__all__ = ["DRIVER", "PLATFORM", "CumulusPlatform", "nv_set_conflicts", "nv_set_paths", "render_context"]
+__all__ = ["DRIVER", "PLATFORM", "nv_set_conflicts", "nv_set_paths", "render_context"]

@@ -31,13 +31,12 @@ Naming and mapping decisions (all here, none in the templates):
 
 from __future__ import annotations
 
-import ipaddress
-import re
 import shlex
 from collections import Counter
 from typing import Any
 
 from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+from roceops.util.sorting import ip_key, port_key
 
 # vendor-neutral hash field -> NVUE `system forwarding ecmp-hash` key (nv show system forwarding lists them)
 ECMP_HASH_FIELD: dict[str, str] = {
@@ -61,15 +60,6 @@ SET_LEAVES: tuple[tuple[str, ...], ...] = (
     ("interface", "*", "ipv6", "address"),
     ("vrf", "*", "router", "bgp", "address-family", "*", "network"),
 )
-
-
-def natural_key(name: str) -> tuple[Any, ...]:
-    """Sort key that orders embedded numbers numerically.
-
-    >>> sorted(["swp10", "swp2", "swp1"], key=natural_key)
-    ['swp1', 'swp2', 'swp10']
-    """
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def speed(mbps: int) -> str:
@@ -134,7 +124,7 @@ def render_context(device: Any) -> dict[str, Any]:
     if not isinstance(device, SwitchIntent):
         raise TypeError(f"Cumulus renders switches only, got {type(device).__name__}")
     qos = device.qos
-    ports = sorted(device.ports.values(), key=lambda p: natural_key(p.name))
+    ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
     pfc_ports = [p for p in ports if p.pfc_priorities]
     pfc_priorities = sorted({prio for p in pfc_ports for prio in p.pfc_priorities} | set(qos.lossless_priorities))
     wd = qos.pfc_watchdog
@@ -152,7 +142,7 @@ def render_context(device: Any) -> dict[str, Any]:
         # cages the SKU splits (SN5600: 800G swp1 -> swp1s0/swp1s1); CumulusNetworks/docs Switch-Port-Attributes.md
         # @ 2d5756cced24e376c6247eab19847384125165b6: `nv set interface swp1 link breakout 2x` names swp1s0, swp1s1
         "breakouts": [{"cage": cage, "mode": f"{n}x"} for cage, n in sorted(device.breakouts.items(),
-                                                                              key=lambda kv: natural_key(kv[0]))],
+                                                                              key=lambda kv: port_key(kv[0]))],
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "load_balancing": _load_balancing(device),
         "qos": {
@@ -174,15 +164,10 @@ def render_context(device: Any) -> dict[str, Any]:
             "multipaths": EBGP_MULTIPATHS,
             "neighbors": sorted(({"ip": n.ip, "remote_as": n.remote_asn,
                                   "description": quote(n.description) if n.description else ""}
-                                 for n in bgp.neighbors), key=lambda n: _ip_key(n["ip"])),
+                                 for n in bgp.neighbors), key=lambda n: ip_key(n["ip"])),
             "networks": list(dict.fromkeys(bgp.networks)),
         },
     }
-
-
-def _ip_key(ip: str) -> tuple[int, int]:
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)
 
 
 # --- reading a command list back ---------------------------------------------------------------

@@ -6,10 +6,9 @@ to a ``configure session`` and commits with ``commit timer``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.model.intent import PortNaming
+from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.render import config_lines, render_context
 
@@ -19,22 +18,24 @@ def _finish(text: str) -> str:
     return "\n".join(filter(None, map(str.rstrip, text.splitlines()))) + "\n"  # all-blank lines rstrip to ""
 
 
-@dataclass(frozen=True)
-class EosPlatform:
-    name: str = "eos"
-    device_kind: Literal["switch", "host"] = "switch"
-    outputs: tuple[RenderOutput, ...] = (RenderOutput(filename="config.eos", template="main.j2", postprocess=_finish),)
-    netmiko: NetmikoSettings = field(default_factory=lambda: NetmikoSettings(
+PLATFORM = Platform(
+    name="eos",
+    title="Arista EOS",
+    kind="switch",
+    outputs=(RenderOutput(filename="config.eos", template="main.j2", postprocess=_finish),),
+    netmiko=NetmikoSettings(
         device_type="arista_eos",
         # fast_cli trims netmiko's fixed sleeps; EOS answers promptly, so the default delay factor is enough.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20},
         session_lines=("terminal width 511", "terminal length 0"),  # Netmiko's arista_eos session_preparation
-    ))
+    ),
+    context=render_context,
+    driver=DRIVER,
+    lab_device="roceops.lab.devices.eos",
+    port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
+    show_commands=_driver.COLLECT,
+    failure_patterns=(_driver.EOS_ERROR,),
+    vocabulary=("eos", "arista", "configure session"),
+)
 
-    def render_context(self, device: Any) -> dict[str, Any]:
-        return render_context(device)
-
-
-PLATFORM = EosPlatform()
-
-__all__ = ["DRIVER", "PLATFORM", "EosPlatform", "config_lines", "render_context"]
+__all__ = ["DRIVER", "PLATFORM", "config_lines", "render_context"]

@@ -54,6 +54,7 @@ from roceops.render.engine import RenderedDevice
 
 INDENT = "   "
 _PROMPT_LINE = re.compile(r"(?m)^[\w.\-]+\([\w./\-]+\)# ?")  # a config-mode prompt at a line start
+EOS_ERROR = re.compile(r"^%.*$", re.M)  # EOS prints every refusal on a line starting with "%"
 PROMPT_END = re.compile(r"(?:^|\n)([\w.\-]+(?:\([\w./\-]+\))?[>#]) ?$")
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
@@ -135,7 +136,8 @@ def hms(seconds: int) -> str:
 
 
 def _first_error(output: str) -> str | None:
-    return next((ln.strip() for ln in output.splitlines() if ln.startswith("%")), None)
+    m = EOS_ERROR.search(output)
+    return m.group(0).strip() if m else None
 
 
 class EosDriver:

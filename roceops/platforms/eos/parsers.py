@@ -32,8 +32,9 @@ from roceops.platforms.eos.config_tree import (
     line_children,
     line_text,
 )
-from roceops.platforms.eos.parsers_addresses import SubnetIndex, address_key, network_key
-from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, eos_mtu, kbytes, natural_key
+from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
+from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, eos_mtu, kbytes
+from roceops.util.sorting import ip_key, port_key
 
 CMD_RUNNING = "show running-config"
 CMD_INTERFACES = "show interfaces | json"
@@ -237,7 +238,6 @@ def expected_intent(intent: SwitchIntent) -> SwitchIntent:
     return intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
 
 
-_port_order = lru_cache(maxsize=4096)(natural_key)  # the same port names on every switch
 
 
 def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
@@ -248,7 +248,7 @@ def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
     else the first port's.
     """
     cfg = parse_running_config(text)
-    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=_port_order) if n in cfg["interfaces"]}
+    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=port_key) if n in cfg["interfaces"]}
     want_queues = {str(qid): expected_queue(q) for qid, q in intent.qos.queues.items()}
     queues: dict[str, Any] = {}
     last: dict[int, Any] | None = None  # the queues of the last port looked at, which are as expected
@@ -284,7 +284,7 @@ def _observed_bgp(cfg: dict[str, Any], intent: SwitchIntent) -> dict[str, Any]:
         return {"asn": None, "router_id": None, "neighbors": [], "networks": []}
     port_of = SubnetIndex((network_key(p["address"]), n) for n, p in cfg["interfaces"].items() if p.get("address"))
     order = {nb.ip: i for i, nb in enumerate(intent.bgp.neighbors)}
-    keys = {ip: address_key(ip) for ip in bgp["neighbors"]}
+    keys = {ip: ip_key(ip) for ip in bgp["neighbors"]}
     if all(version == 4 for version, _ in keys.values()):  # ipaddress objects of one version order by integer
         rank: dict[str, Any] = {ip: number for ip, (_, number) in keys.items()}
     else:  # as ipaddress orders them (mixed versions do not compare)

@@ -11,7 +11,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-__all__ = ["SubnetIndex", "address_key", "network_key"]
+__all__ = ["SubnetIndex", "network_key"]
 
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0..255 without leading zeros, as ipaddress wants
 _V4 = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}")
@@ -21,14 +21,6 @@ _V4_INTERFACE = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}/([0-9]+)")
 def _v4(m: re.Match[str]) -> int:
     a, b, c, d = (int(x) for x in m.groups()[:4])
     return (a << 24) | (b << 16) | (c << 8) | d
-
-
-def address_key(ip: str) -> tuple[int, int]:
-    """(version, integer) of ``ipaddress.ip_address(ip)`` (same ValueError), dotted quads read directly."""
-    if m := _V4.fullmatch(ip):
-        return 4, _v4(m)
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)
 
 
 def network_key(prefix: str) -> tuple[int, int, int]:
@@ -53,7 +45,7 @@ class SubnetIndex:
             self.groups.setdefault((version, mask), {}).setdefault(network, (i, name))
 
     def find(self, address: tuple[int, int]) -> str | None:
-        """The name for an :func:`address_key`."""
+        """The name for an address given as :func:`roceops.util.sorting.ip_key`."""
         best: tuple[int, str] | None = None
         for (version, mask), group in self.groups.items():
             if version == address[0]:

@@ -38,13 +38,12 @@ Every EOS-specific naming or unit decision lives here, not in the templates:
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+from roceops.util.sorting import ip_key, port_key
 
 LOOPBACK = "Loopback0"
 MAX_MTU = 9214
@@ -69,18 +68,6 @@ ECN_UNIT = "kbytes"
 _DIGITS = re.compile(r"(\d+)")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")  # canonical dotted quad: no leading zeros
-
-
-def natural_key(name: str) -> tuple[Any, ...]:
-    """Sort key that orders embedded numbers numerically.
-
-    >>> sorted(["Ethernet10/1", "Ethernet2/1", "Ethernet1/1"], key=natural_key)
-    ['Ethernet1/1', 'Ethernet2/1', 'Ethernet10/1']
-    """
-    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(name))
-
-
-_port_key = lru_cache(maxsize=4096)(natural_key)  # every switch has the same port names
 
 
 def seconds(ms: int) -> str:
@@ -194,7 +181,7 @@ def render_context(device: Any) -> dict[str, Any]:
     if wd.enabled:
         watchdog = {"timeout": seconds(wd.detect_ms), "recovery_time": seconds(wd.restore_ms),
                     "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
-    ports = sorted(device.ports.values(), key=lambda p: _port_key(p.name))
+    ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
     bgp = device.bgp
     return {
         "hostname": device.name,
@@ -211,19 +198,10 @@ def render_context(device: Any) -> dict[str, Any]:
             "router_id": bgp.router_id,
             "maximum_paths": MAXIMUM_PATHS,
             "neighbors": sorted(({"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
-                                 for n in bgp.neighbors), key=lambda n: _ip_key(n["ip"])),
+                                 for n in bgp.neighbors), key=lambda n: ip_key(n["ip"])),
             "networks": list(dict.fromkeys(bgp.networks)),
         },
     }
-
-
-def _ip_key(ip: str) -> tuple[int, int]:
-    """(version, value): numeric address order. Canonical dotted-quad IPv4 (the plan's form) is read
-    directly; anything else goes through ``ipaddress`` (which also rejects what is not an address)."""
-    if _IPV4.fullmatch(ip):
-        return 4, int.from_bytes(bytes(int(octet) for octet in ip.split(".")), "big")
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)
 
 
 def config_lines(text: str, *, with_exits: bool = True) -> list[str]:

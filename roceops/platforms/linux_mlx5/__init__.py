@@ -14,19 +14,40 @@ Install paths are :data:`INSTALL_TARGETS`; the scripts' executable lines (what a
 deploy sends) are :func:`script_commands`.
 """
 
+from roceops.platforms.base import Platform
+from roceops.platforms.linux_mlx5 import driver as _driver
+from roceops.platforms.linux_mlx5 import driver_model as _model
 from roceops.platforms.linux_mlx5.driver import DRIVER
 from roceops.platforms.linux_mlx5.render import (
+    FIRMWARE_SCRIPT,
     INSTALL_TARGETS,
+    NETMIKO,
+    OUTPUTS,
+    PERSISTED,
     PREAMBLE,
     InstallTarget,
-    LinuxMlx5Platform,
     ScriptError,
+    host_context,
     render_context,
     script_commands,
     simple_command_problem,
 )
 
-PLATFORM = LinuxMlx5Platform()
+PLATFORM = Platform(
+    name="linux_mlx5",
+    title="NVIDIA ConnectX (mlx5) on Linux",
+    kind="host",
+    outputs=OUTPUTS,
+    netmiko=NETMIKO,
+    context=host_context,
+    driver=DRIVER,
+    lab_device="roceops.lab.devices.linux_mlx5",
+    persisted_outputs=PERSISTED,
+    firmware_outputs=(FIRMWARE_SCRIPT,),
+    show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
+    failure_patterns=(_driver.ERROR_TEXT,),
+    vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "connectx", "cma_roce"),
+)
 
 __all__ = [
     "DRIVER",
@@ -34,7 +55,6 @@ __all__ = [
     "PLATFORM",
     "PREAMBLE",
     "InstallTarget",
-    "LinuxMlx5Platform",
     "ScriptError",
     "render_context",
     "script_commands",

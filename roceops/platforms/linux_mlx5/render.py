@@ -32,9 +32,9 @@ __all__ = [
     "PREAMBLE",
     "UNIT",
     "InstallTarget",
-    "LinuxMlx5Platform",
     "NicContext",
     "ScriptError",
+    "host_context",
     "nic_context",
     "render_context",
     "script_commands",
@@ -525,16 +525,8 @@ OUTPUTS: tuple[RenderOutput, ...] = (
 NETMIKO = NetmikoSettings(device_type="linux")
 
 
-@dataclass(frozen=True)
-class LinuxMlx5Platform:
-    name: str = "linux_mlx5"
-    device_kind: Literal["switch", "host"] = "host"
-    outputs: tuple[RenderOutput, ...] = OUTPUTS
-    netmiko: NetmikoSettings = NETMIKO
-    persisted_outputs: tuple[str, ...] = PERSISTED  # installed by deploy --commit (skipped with --no-persist)
-    firmware_outputs: tuple[str, ...] = (FIRMWARE_SCRIPT,)  # applied only by deploy --firmware
-
-    def render_context(self, device: Any) -> dict[str, Any]:
-        if not isinstance(device, HostIntent):
-            raise TypeError(f"linux_mlx5 renders HostIntent, got {type(device).__name__}")
-        return render_context(device)
+def host_context(device: Any) -> dict[str, Any]:
+    """The render context of a HostIntent (this platform renders hosts only)."""
+    if not isinstance(device, HostIntent):
+        raise TypeError(f"linux_mlx5 renders HostIntent, got {type(device).__name__}")
+    return render_context(device)

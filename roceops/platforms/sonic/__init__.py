@@ -7,21 +7,27 @@ The rendered document validates against SONiC's own YANG models
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.model.intent import PortNaming
+from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
+BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
 
-@dataclass(frozen=True)
-class SonicPlatform:
-    name: str = "sonic"
-    device_kind: Literal["switch", "host"] = "switch"
-    outputs: tuple[RenderOutput, ...] = (
-        RenderOutput(filename="config_db.json", template="main.j2", postprocess=canonical_config_db),
-    )
-    netmiko: NetmikoSettings = field(default_factory=lambda: NetmikoSettings(
+
+def _context(device: Any) -> dict[str, Any]:
+    return render_context(device, buffer_model=BUFFER_MODEL)
+
+
+from roceops.platforms.sonic import driver as _driver  # noqa: E402  (after BUFFER_MODEL: the driver reads it)
+
+PLATFORM = Platform(
+    name="sonic",
+    title="SONiC",
+    kind="switch",
+    outputs=(RenderOutput(filename="config_db.json", template="main.j2", postprocess=canonical_config_db),),
+    netmiko=NetmikoSettings(
         # netmiko 4.8 has no community-SONiC device type ("sonic" is not in CLASS_MAPPER): `dell_sonic`
         # drops into Dell Enterprise SONiC's klish `sonic-cli`, which community images lack, and
         # `edgecore_sonic` is a bare subclass of LinuxSSH. SONiC logs in to bash, so use `linux`
@@ -29,15 +35,18 @@ class SonicPlatform:
         device_type="linux",
         # `config apply-patch` / `config reload` can run for minutes on a loaded box.
         extras={"conn_timeout": 20, "read_timeout_override": 300},
-    ))
-    buffer_model: BufferModel | None = None  # None: what the intent says (traditional today)
+    ),
+    context=_context,
+    driver=_driver.DRIVER,
+    lab_device="roceops.lab.devices.sonic",
+    # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets
+    port_naming=PortNaming(pattern="Ethernet{n}", start=0, step=8),
+    show_commands=_driver.COLLECT,
+    failure_patterns=(_driver.FAILURE,),
+    # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
+    pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
+    vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
+)
+DRIVER = _driver.DRIVER
 
-    def render_context(self, device: Any) -> dict[str, Any]:
-        return render_context(device, buffer_model=self.buffer_model)
-
-
-PLATFORM = SonicPlatform()
-
-from roceops.platforms.sonic.driver import DRIVER  # noqa: E402  (after PLATFORM: the driver imports this package)
-
-__all__ = ["DRIVER", "PLATFORM", "SonicPlatform", "SonicRenderError", "canonical_config_db", "render_context"]
+__all__ = ["BUFFER_MODEL", "DRIVER", "PLATFORM", "SonicRenderError", "canonical_config_db", "render_context"]

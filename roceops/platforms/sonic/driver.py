@@ -56,6 +56,7 @@ from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.render import buffer_model_of, prefix_key
 from roceops.render.engine import RenderedDevice
+from roceops.util.sorting import ip_sort_key
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
@@ -94,7 +95,7 @@ FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
 HEREDOC_END = "ROCEOPS_EOF"
 READ_TIMEOUT = 120.0
 _TXN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
-_FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .*|-bash: .*|.*Permission denied.*)$",
+FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .*|-bash: .*|.*Permission denied.*)$",
                       re.M)
 
 
@@ -173,11 +174,11 @@ def expected(intent: Intent) -> Intent:
     where PFC is on, no weight on strict queues, no headroom profiles under the dynamic buffer model."""
     if not isinstance(intent, SwitchIntent):
         return intent
-    from roceops.platforms.sonic import PLATFORM  # the package imports this module: import at call time
+    from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
 
     qos = intent.qos
     wd_on = qos.pfc_watchdog.enabled
-    dynamic = buffer_model_of(intent, PLATFORM.buffer_model) == "dynamic"
+    dynamic = buffer_model_of(intent, BUFFER_MODEL) == "dynamic"
     headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
     ports = {name: _updated(p, {"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
                                 "pfc_priorities": sorted(p.pfc_priorities), "headroom": {} if dynamic else p.headroom})
@@ -187,7 +188,7 @@ def expected(intent: Intent) -> Intent:
     new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
                                      "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
     neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
-                       key=lambda n: _ip_key(n.ip))
+                       key=lambda n: ip_sort_key(n.ip))
     networks = sorted(set(intent.bgp.networks), key=prefix_key)  # BGP_GLOBALS_AF_NETWORK keys: a set
     return intent.model_copy(update={"qos": new_qos, "ports": ports,
                                      "bgp": intent.bgp.model_copy(update={"neighbors": neighbors,
@@ -213,10 +214,6 @@ def _updated(model: _Model, update: dict[str, Any]) -> _Model:
         if key not in fields or type(old) is not type(value) or old != value:
             return model.model_copy(update=update)
     return model
-
-
-def _ip_key(ip: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in ip.split(".")) if ip.count(".") == 3 else (1 << 16, *map(ord, ip))
 
 
 def _optional(outputs: dict[str, str], command: str, parser: Any) -> Any:
@@ -269,7 +266,7 @@ def _sudo(conn: Any, command: str) -> str:
 
 
 def _failure(command: str, output: str) -> DriverError:
-    lines = _FAILURE.findall(output)
+    lines = FAILURE.findall(output)
     detail = "; ".join(dict.fromkeys(line.strip() for line in lines)) or output.strip()[-400:] or "no output"
     return DriverError(f"`{command}` failed: {detail[:600]}")
 
@@ -416,7 +413,7 @@ class SonicDriver:
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
         """Release and HwSKU from ``show version``, ports from ``current`` (the CONFIG_DB just read)."""
         text = _send(conn, VERSION)
-        if _FAILURE.search(text):
+        if FAILURE.search(text):
             raise _failure(VERSION, text)
         return parse_facts(text, _load(current, f"`{PRINT_DATA}`"))
 
@@ -432,7 +429,7 @@ class SonicDriver:
         with self._lock:
             self._saved.add(_device_key(conn, txn))
         out = _sudo(conn, "config save -y")
-        if _FAILURE.search(out):
+        if FAILURE.search(out):
             raise _failure("sudo config save -y", out)
         saved = _load(_send(conn, SAVED_DATA), "the saved /etc/sonic/config_db.json")
         running = _load(_send(conn, PRINT_DATA), "the running CONFIG_DB")

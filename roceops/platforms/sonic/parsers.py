@@ -1,7 +1,7 @@
 """Parsers for SONiC show-command text (pure functions: text in, plain data out).
 
 Every parser here is tested on the real sonic-utilities outputs in ``shared/fixtures/sonic`` (see
-``tests/platforms/test_sonic_parsers.py``). SONiC prints its tables with tabulate's "simple" format, so
+``tests/platforms/sonic/test_sonic_parsers.py``). SONiC prints its tables with tabulate's "simple" format, so
 one reader (:func:`tables`) finds every ``header / ----- rule / rows`` block and slices the rows by the
 spans of the rule: it does not care whether a column is left- or right-aligned, and cells may hold
 spaces (``QSFP28 or later``, ``FLR(P) (Accuracy)``). Counters become ``int`` (thousands separators

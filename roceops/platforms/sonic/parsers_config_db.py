@@ -30,7 +30,6 @@ value that departs from the intent is reported, so audit sees the drift; otherwi
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -39,7 +38,7 @@ from typing import Any, TypedDict
 
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic.render import DEVICE_TYPES
-from roceops.util.sorting import natural_key
+from roceops.util.sorting import id_set, ip_key, ip_sort_key, port_key
 
 ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -71,25 +70,6 @@ def unref(value: str | None) -> str | None:
                 return inner.split(sep, 1)[1]
         return inner
     return v
-
-
-def id_set(spec: str) -> list[int]:
-    """``0-2`` -> [0, 1, 2]; ``3,4`` -> [3, 4]; ``3`` -> [3].
-
-    >>> id_set("0-2"), id_set("3,4"), id_set("5")
-    ([0, 1, 2], [3, 4], [5])
-    """
-    out: list[int] = []
-    for part in spec.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            out.extend(range(int(lo), int(hi) + 1))
-        else:
-            out.append(int(part))
-    return out
 
 
 def priorities(value: str | None) -> list[int]:
@@ -144,11 +124,6 @@ def port_id_keyed(table: Mapping[str, Mapping[str, str]], copy: bool = True) -> 
 @lru_cache(maxsize=1024)  # every port repeats the same few id specs ("0-2", "3")
 def _id_tuple(spec: str) -> tuple[int, ...]:
     return tuple(id_set(spec))
-
-
-@lru_cache(maxsize=4096)  # the same port names on every switch
-def _port_order(name: str) -> tuple[Any, ...]:
-    return natural_key(name)
 
 
 def _memo(cache: dict[Any, Any], read: Callable[[Any], Any], value: Any) -> Any:
@@ -216,7 +191,7 @@ class _Reader:
         known = set(self.t("PORT")) or ({p for p in self.qos_map if p != "global"}
                                          | {p for p, _ in self.queue} | {p for p, _ in self.buffer_pg})
         wanted = list(ports) if ports is not None else (list(intent.ports) if intent is not None else sorted(known))
-        self.ports = sorted((p for p in wanted if p in known), key=_port_order)
+        self.ports = sorted((p for p in wanted if p in known), key=port_key)
         self._cache: dict[str, dict[Any, Any]] = {"scheduler": {}, "ecn": {}, "lossless": {}, "priorities": {},
                                                   "headroom": {}, "unref": {}}
         self.tables = {name: self.t(name) for name in ("PORT", "CABLE_LENGTH", "PFC_WD", "BUFFER_PROFILE")}
@@ -401,7 +376,7 @@ class _Reader:
             ip = key.rsplit("|", 1)[-1]
             neighbors.append({"ip": ip, "remote_asn": _int(f.get("asn")),
                               "port": local_port.get(f.get("local_addr", ""), ""), "description": f.get("name", "")})
-        neighbors.sort(key=lambda n: _ip_key(n["ip"]))
+        neighbors.sort(key=lambda n: ip_sort_key(n["ip"]))
         out: dict[str, Any] = {"neighbors": neighbors}
         # frrcfgd's BGP_GLOBALS|default wins over the bgpcfgd-era DEVICE_METADATA fields (it is what FRR runs)
         instance = self.t("BGP_GLOBALS").get("default", {})
@@ -434,19 +409,9 @@ def _intent_map(field: str) -> Callable[[SwitchIntent], dict[int, int]]:
 
 
 def _prefix_key(prefix: str) -> tuple[int, int, int]:
-    net = ipaddress.ip_network(prefix, strict=False)
-    return net.version, int(net.network_address), net.prefixlen
-
-
-def _ip_key(ip: str) -> tuple[int, int, str]:
-    if _DOTTED_QUAD.fullmatch(ip):  # what ipaddress.ip_address reads as IPv4 (the usual case), without its checks
-        a, b, c, d = map(int, ip.split("."))
-        return 4, (a << 24) | (b << 16) | (c << 8) | d, ip
-    try:
-        addr = ipaddress.ip_address(ip)
-    except ValueError:
-        return (9, 0, ip)
-    return addr.version, int(addr), ip
+    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
+    address, _, length = prefix.partition("/")
+    return (*ip_key(address), int(length or 32))
 
 
 def parse_config_db(db: ConfigDb, intent: SwitchIntent | None = None,

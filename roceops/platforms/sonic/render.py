@@ -51,15 +51,15 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import jinja2
 
 from roceops.plan.model import SwitchIntent, SwitchPort
+from roceops.util.sorting import id_ranges, ip_key, port_key
 
 BufferModel = Literal["traditional", "dynamic"]
 
@@ -110,26 +110,6 @@ def wred_name(queue: int) -> str:
     return f"{MAP_NAME}_Q{queue}_ECN"
 
 
-def id_ranges(ids: Iterable[int]) -> list[str]:
-    """Consecutive ids compressed into SONiC ranges (BUFFER_PG / BUFFER_QUEUE key form).
-
-    >>> id_ranges([0, 1, 2, 4, 5, 6, 7])
-    ['0-2', '4-7']
-    >>> id_ranges([3]), id_ranges([])
-    (['3'], [])
-    """
-    out: list[str] = []
-    values = sorted(set(ids))
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        out.append(str(values[i]) if i == j else f"{values[i]}-{values[j]}")
-        i = j + 1
-    return out
-
-
 def grouped_ranges(profile_of: Mapping[int, str]) -> list[tuple[str, str]]:
     """``[(range, profile), ...]``: runs of consecutive ids sharing a profile, in id order.
 
@@ -160,9 +140,6 @@ def port_number(name: str) -> int:
     return int(m.group(1))
 
 
-def _natural(name: str) -> tuple[int, str]:
-    m = _PORT_RE.fullmatch(name)
-    return (int(m.group(1)), "") if m else (1 << 30, name)
 
 
 def _s(value: int | str) -> str:
@@ -312,7 +289,7 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
 
 def _bgp_neighbors(device: SwitchIntent) -> list[dict[str, str | None]]:
     out: list[dict[str, str | None]] = []
-    for n in sorted(device.bgp.neighbors, key=lambda n: _ip_key(n.ip)):
+    for n in sorted(device.bgp.neighbors, key=lambda n: ip_key(n.ip)):
         port = device.ports.get(n.port)
         local = port.address.split("/")[0] if port is not None and port.address else None
         out.append({"ip": n.ip, "asn": _s(n.remote_asn), "name": n.description or n.ip, "local_addr": local})
@@ -329,13 +306,8 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
 def prefix_key(prefix: str) -> tuple[int, int, int]:
     """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
     address, _, length = prefix.partition("/")
-    addr = ipaddress.ip_address(address)
-    return addr.version, int(addr), int(length or addr.max_prefixlen)
-
-
-def _ip_key(ip: str) -> tuple[int, int]:
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)
+    version, value = ip_key(address)
+    return version, value, int(length or (32 if version == 4 else 128))
 
 
 def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
@@ -383,7 +355,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
     if not isinstance(device, SwitchIntent):
         raise TypeError(f"SONiC renders switches only, got {type(device).__name__}")
     model = buffer_model_of(device, buffer_model)
-    ports = sorted(device.ports.values(), key=lambda p: _natural(p.name))
+    ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
     qos = device.qos
     ecn_queues = any(q.ecn is not None for q in qos.queues.values())
     flex = [*FLEX_COUNTERS_ALWAYS, *(["PFCWD"] if qos.pfc_watchdog.enabled else []),

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from roceops.lab.devices.cumulus.device import CumulusSession, CumulusState
-from roceops.lab.personality import register_personality
+from roceops.lab.personality import Personality
 
-register_personality("cumulus", CumulusState, CumulusSession)
+DEVICE = Personality(CumulusState, CumulusSession)  # the lab serves it where Platform.lab_device names this package

@@ -25,7 +25,6 @@ optional) go to :class:`roceops.lab.physical.Physical`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from roceops.lab.devices.cumulus.schema import MEMBER, Tree, intern_path
 from roceops.lab.devices.cumulus.view import PRESET_ECN, PROFILE, sub
 from roceops.lab.personality import LabError
 from roceops.lab.physical import OPER_FAULTS as _PHYSICAL_FAULTS
+from roceops.util.sorting import port_key
 
 if TYPE_CHECKING:
     from roceops.lab.devices.cumulus.state import CumulusStateCore
@@ -59,14 +59,12 @@ def _int(fault: str, params: Mapping[str, Any], key: str, default: int | None, l
 def _port(state: CumulusStateCore, fault: str, params: Mapping[str, Any], default_first: bool) -> str | None:
     port = params.get("port")
     if port is None:
-        return next(iter(sorted(state.physical.ports, key=_natural)), None) if default_first else None
+        return next(iter(sorted(state.physical.ports, key=port_key)), None) if default_first else None
     if str(port) not in state.physical.ports:
         raise LabError(f"fault '{fault}': {state.name} has no port {port!r}")
     return str(port)
 
 
-def _natural(name: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def apply_config_fault(state: CumulusStateCore, fault: str, params: Mapping[str, Any]) -> None:

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from roceops.util.sorting import natural_key
+
 MEMBER = "\x00member"
 OBJECT = "\x00object"
 
@@ -373,9 +375,7 @@ def apply_unset(tree: Tree, res: Resolved) -> None:
         del tree[key]
 
 
-@lru_cache(maxsize=65536)
-def token_key(token: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", token))
+token_key = lru_cache(maxsize=65536)(natural_key)  # path tokens (names, numbers, addresses) repeat across devices
 
 
 def sort_key(path: Path) -> tuple[tuple[Any, ...], ...]:

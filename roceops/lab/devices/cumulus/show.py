@@ -22,6 +22,7 @@ from roceops.lab.devices.cumulus.state import RELEASE
 from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
 from roceops.lab.devices.cumulus.view import PROFILE, View, human_bytes, sub
 from roceops.lab.physical import STORM_RATE, Physical
+from roceops.util.sorting import ip_sort_key
 
 BUILD = f"Cumulus Linux {RELEASE}"
 CNP_SP = 6
@@ -509,7 +510,7 @@ def _bgp_plan(tree: Tree, v: View, vrf: str) -> tuple[bool, list[_Neighbor]]:
             per_neighbor.setdefault(k[1], {})[k[2:]] = val
     networks = _networks(v)
     out: list[_Neighbor] = []
-    for ip in sorted(per_neighbor, key=_ip_key):
+    for ip in sorted(per_neighbor, key=ip_sort_key):
         nb = per_neighbor[ip]
         port = _port_for(networks, ip)
         remote = nb.get(("remote-as",), "")
@@ -551,11 +552,6 @@ def _networks(v: View) -> list[tuple[_Net, str]]:
                 host = (32 if version == 4 else 128) - plen
                 out.append(((version, value >> host << host, plen), name))
     return out
-
-
-def _ip_key(ip: str) -> tuple[int, int | str]:
-    parsed = _parse(ip, interface=False)
-    return (9, ip) if parsed is None else (parsed[0], parsed[1])
 
 
 def _port_for(networks: list[tuple[_Net, str]], ip: str) -> str | None:

@@ -4,7 +4,6 @@ the physical layer. The bottom layer of the simulated switch: the shell, show an
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 import time
 import zlib
@@ -18,6 +17,7 @@ from roceops.lab.devices.cumulus.schema import Tree, apply_set, commands_text, p
 from roceops.lab.devices.cumulus.view import View, build_view, speed_text
 from roceops.lab.personality import DeviceState, lab_release
 from roceops.lab.physical import Physical
+from roceops.util.sorting import port_key
 
 RELEASE = "5.14.0"  # the release of the captures in shared/fixtures/cumulus (a fabric's nos_version replaces it)
 
@@ -70,7 +70,7 @@ class CumulusStateCore(DeviceState):
         self.release = lab_release(self.extra.get("nos_version"), RELEASE, ".0")
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
-        self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=_natural)]
+        self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=port_key)]
         # sub-port -> (cage, split count) for ports the SKU breaks out (swp1s0 -> ("swp1", 2))
         self.cage_of: dict[str, tuple[str, int]] = {
             str(p["name"]): (str(p["cage"]), int(p["breakout"])) for p in ports
@@ -179,8 +179,6 @@ class CumulusStateCore(DeviceState):
 
 
 
-def _natural(name: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def _now() -> str:

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from roceops.lab.devices.eos.device import EosCli, EosState
-from roceops.lab.personality import register_personality
+from roceops.lab.personality import Personality
 
-register_personality("eos", EosState, EosCli)
+DEVICE = Personality(EosState, EosCli)  # the lab serves it where Platform.lab_device names this package

@@ -20,6 +20,7 @@ from roceops.lab.devices.eos.counters import (
     oper,
 )
 from roceops.lab.devices.eos.tree import Node, short_ifname
+from roceops.util.sorting import ip_key
 
 if TYPE_CHECKING:
     from roceops.lab.devices.eos.state import EosStateCore
@@ -159,7 +160,7 @@ def bgp_text(data: dict[str, Any]) -> str:
            "Neighbor Status Codes: m - Under maintenance",
            f"  {'Description':<24} {'Neighbor':<15} V {'AS':<12} {'MsgRcvd':>8} {'MsgSent':>8}  InQ OutQ  "
            f"{'Up/Down':<8} {'State':<6} PfxRcd PfxAcc"]
-    for ip, p in sorted(vrf["peers"].items(), key=lambda kv: ipaddress.ip_address(kv[0])):
+    for ip, p in sorted(vrf["peers"].items(), key=lambda kv: ip_key(kv[0])):
         state = "Estab" if p["peerState"] == "Established" else p["peerState"]
         out.append(f"  {p['description'][:24]:<24} {ip:<15} 4 {p['asn']:<12} {p['msgReceived']:>8} "
                    f"{p['msgSent']:>8} {0:>4} {0:>4} {'0:00:01':<8} {state:<6} {p['prefixReceived']:>6} "

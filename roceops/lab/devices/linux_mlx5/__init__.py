@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from roceops.lab.devices.linux_mlx5.device import LinuxMlx5Session, LinuxMlx5State
-from roceops.lab.personality import register_personality
+from roceops.lab.personality import Personality
 
-register_personality("linux_mlx5", LinuxMlx5State, LinuxMlx5Session)
+DEVICE = Personality(LinuxMlx5State, LinuxMlx5Session)  # served where Platform.lab_device names this package

@@ -21,7 +21,7 @@ from yaml import YAMLError
 
 from roceops.lab.devices.linux_mlx5.files import netplan_commands, script_commands, sysctl_conf_commands
 from roceops.lab.devices.linux_mlx5.model import DEVICE_TYPE, NVCONFIG_ENUMS, PART_NAME, RDMA_PORT, Nic
-from roceops.lab.devices.linux_mlx5.shell import Result, Shell, fail, program
+from roceops.lab.devices.linux_mlx5.shell import Commands, Program, Result, Shell, fail
 
 if TYPE_CHECKING:
     from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore as LinuxMlx5State
@@ -46,7 +46,7 @@ def _exec_start(unit_text: str) -> str | None:
     return None
 
 
-def run_unit(st: LinuxMlx5State, unit: str) -> None:
+def run_unit(st: LinuxMlx5State, unit: str, commands: Commands) -> None:
     """Run a oneshot unit's ExecStart script as root; its Result/ExecMainStatus as systemd records them."""
     host = st.host
     script = _exec_start(host.unit_loaded.get(unit, ""))
@@ -54,7 +54,7 @@ def run_unit(st: LinuxMlx5State, unit: str) -> None:
     if script is None or entry is None:
         host.unit_result[unit] = ("exit-code", 203)  # EXIT_EXEC: the program could not be run
         return
-    shell = Shell(st, "root")
+    shell = Shell(st, "root", commands)
     for line in script_commands(entry[0]):
         res = shell.run_line(line)
         if res.status != 0:
@@ -96,7 +96,6 @@ def _props(args: list[str]) -> tuple[list[str], list[str]]:
     return props, rest
 
 
-@program("systemctl")
 def systemctl(sh: Shell, argv: list[str], stdin: str) -> Result:
     st, host = sh.state, sh.state.host
     props, args = _props(argv[1:])
@@ -131,7 +130,7 @@ def systemctl(sh: Shell, argv: list[str], stdin: str) -> Result:
                 err += f"Removed \"{WANTS}{unit}\".\n"
             host.unit_enabled[unit] = "disabled"
         else:
-            run_unit(st, unit)
+            run_unit(st, unit, sh.commands)
             if host.unit_result[unit][0] != "success":
                 err += f"Job for {unit} failed because the control process exited with error code.\n"
     failed = "Failed to" in err or "Job for" in err
@@ -146,7 +145,6 @@ def _netplan_files(st: LinuxMlx5State) -> list[tuple[str, str]]:
                   if p.startswith("/etc/netplan/") and p.endswith(".yaml"))
 
 
-@program("netplan")
 def netplan(sh: Shell, argv: list[str], stdin: str) -> Result:
     """``netplan generate`` checks every file; ``netplan apply`` also brings the runtime state to them."""
     verb = argv[1] if len(argv) > 1 else ""
@@ -205,7 +203,6 @@ def _query(nic: Nic, extended: bool, names: list[str]) -> Result:
     return Result(out=head + "\n".join(lines) + "\n")
 
 
-@program("mlxconfig")
 def mlxconfig(sh: Shell, argv: list[str], stdin: str) -> Result:
     args = argv[1:]
     dev = args[args.index("-d") + 1] if "-d" in args and args.index("-d") + 1 < len(args) else None
@@ -260,7 +257,6 @@ def gid_table(nic: Nic) -> list[tuple[int, str, str]]:
     return rows
 
 
-@program("show_gids")
 def show_gids(sh: Shell, argv: list[str], stdin: str) -> Result:
     host = sh.state.host
     devs = argv[1:] or sorted(host.by_rdma)
@@ -295,10 +291,10 @@ def _firmware_to_runtime(nic: Nic) -> None:
             nic.params[param] = current[key]
 
 
-def boot(st: LinuxMlx5State) -> list[str]:
+def boot(st: LinuxMlx5State, commands: Commands) -> list[str]:
     """Boot from the installed files; the lines that failed (for the lab's own log)."""
     host = st.host
-    shell = Shell(st, "root")
+    shell = Shell(st, "root", commands)
     failed: list[str] = []
     lines = [line for path, (text, _) in sorted(host.files.items())
              if path.startswith("/etc/sysctl.d/") and path.endswith(".conf") for line in sysctl_conf_commands(text)]
@@ -313,11 +309,11 @@ def boot(st: LinuxMlx5State) -> list[str]:
     host.unit_loaded = _unit_files(st)
     for unit in sorted(host.unit_loaded):
         if host.unit_enabled.get(unit) == "enabled":
-            run_unit(st, unit)
+            run_unit(st, unit, commands)
     return failed
 
 
-def reboot(st: LinuxMlx5State) -> None:
+def reboot(st: LinuxMlx5State, commands: Commands) -> None:
     host = st.host
     for nic in host.nics.values():
         nic.power_on()
@@ -326,7 +322,7 @@ def reboot(st: LinuxMlx5State) -> None:
         _firmware_to_runtime(nic)
     host.routes, host.rules, host.sysctl, host.configfs = [], [], {}, set()
     host.unit_result = {}
-    boot(st)
+    boot(st, commands)
 
 
 def preload_install(st: LinuxMlx5State, files: dict[str, Any]) -> None:
@@ -336,3 +332,11 @@ def preload_install(st: LinuxMlx5State, files: dict[str, Any]) -> None:
     st.host.unit_loaded = _unit_files(st)
     for unit in st.host.unit_loaded:
         st.host.unit_enabled[unit] = "enabled"
+
+
+PROGRAMS: dict[str, Program] = {
+    "systemctl": systemctl,
+    "netplan": netplan,
+    "mlxconfig": mlxconfig,
+    "show_gids": show_gids,
+}

@@ -40,11 +40,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, qos, shell_builtins, tools  # noqa: F401
+from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, qos, shell_builtins, tools
 from roceops.lab.devices.linux_mlx5.files import netplan_commands, script_commands, sysctl_conf_commands
-from roceops.lab.devices.linux_mlx5.shell import Shell
+from roceops.lab.devices.linux_mlx5.shell import Commands, Shell
 from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
 from roceops.lab.personality import DeviceState, LabError, Reply, Session, SessionInfo
+
+# what the host's shell runs: its builtins and the tools of the command modules
+COMMANDS = Commands(builtins=shell_builtins.BUILTINS, programs={**ip.PROGRAMS, **qos.PROGRAMS, **tools.PROGRAMS,
+                                                                   **boot.PROGRAMS, **filetools.PROGRAMS})
 
 
 class LinuxMlx5State(LinuxMlx5StateCore):
@@ -62,7 +66,7 @@ class LinuxMlx5State(LinuxMlx5StateCore):
     def apply_fault(self, name: str, **params: Any) -> None:
         super().apply_fault(name, **params)
         if name.strip().lower() == "reboot":
-            boot.reboot(self)
+            boot.reboot(self, COMMANDS)
 
     def preload(self, files: Mapping[str, str]) -> None:
         """Apply rendered files through the shell a deploy uses (as root); a failing line is a lab error."""
@@ -76,7 +80,7 @@ class LinuxMlx5State(LinuxMlx5StateCore):
         if "sysctl.conf" in files:
             commands += sysctl_conf_commands(files["sysctl.conf"])
         commands += script_commands(files.get("mlxconfig.sh", ""))
-        shell = Shell(self, "root")
+        shell = Shell(self, "root", COMMANDS)
         for line in commands:
             res = shell.run_line(line)
             if res.status != 0:
@@ -92,7 +96,7 @@ class LinuxMlx5Session(Session):
     def __init__(self, state: DeviceState, info: SessionInfo) -> None:
         super().__init__(state, info)
         assert isinstance(state, LinuxMlx5State)
-        self.shell = Shell(state, info.username)
+        self.shell = Shell(state, info.username, COMMANDS)
 
     def banner(self) -> str:
         return "Welcome to Ubuntu 22.04.4 LTS (GNU/Linux 5.15.0-113-generic x86_64)\n"

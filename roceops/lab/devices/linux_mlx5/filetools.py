@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from roceops.lab.devices.linux_mlx5.fs import is_store_path, store_read
 from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
-from roceops.lab.devices.linux_mlx5.shell import Result, fail, program
+from roceops.lab.devices.linux_mlx5.shell import Program, Result, fail
 
 if TYPE_CHECKING:
     from roceops.lab.devices.linux_mlx5.shell import Shell
@@ -31,7 +31,6 @@ def _operands(argv: list[str]) -> tuple[set[str], list[str]]:
     return flags, [a for a in argv[1:] if not a.startswith("-") or a == "-"]
 
 
-@program("base64")
 def base64_tool(sh: Shell, argv: list[str], stdin: str) -> Result:
     """``base64 [-w0] FILE`` encodes (wrapped at 76 columns), ``base64 -d FILE`` decodes."""
     flags, paths = _operands(argv)
@@ -53,7 +52,6 @@ def base64_tool(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result(out="".join(f"{line}\n" for line in lines))
 
 
-@program("sha256sum")
 def sha256sum(sh: Shell, argv: list[str], stdin: str) -> Result:
     _, paths = _operands(argv)
     out, err = "", ""
@@ -67,7 +65,6 @@ def sha256sum(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result(out=out, err=err, status=1 if err else 0)
 
 
-@program("stat")
 def stat(sh: Shell, argv: list[str], stdin: str) -> Result:
     """Only ``stat -c %a FILE`` (the permission bits in octal)."""
     if len(argv) != 4 or argv[1] != "-c" or argv[2] != "%a":
@@ -78,7 +75,6 @@ def stat(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result(out=f"{entry[1]:o}\n")
 
 
-@program("chmod")
 def chmod(sh: Shell, argv: list[str], stdin: str) -> Result:
     _, args = _operands(argv)
     if len(args) != 2 or not all(c in "01234567" for c in args[0]):
@@ -92,7 +88,6 @@ def chmod(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result()
 
 
-@program("mv")
 def mv(sh: Shell, argv: list[str], stdin: str) -> Result:
     """``mv [-f] SRC DST``: an atomic rename (rename(2) on one file system)."""
     _, args = _operands(argv)
@@ -107,7 +102,6 @@ def mv(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result()
 
 
-@program("rm")
 def rm(sh: Shell, argv: list[str], stdin: str) -> Result:
     flags, paths = _operands(argv)
     err = ""
@@ -120,3 +114,13 @@ def rm(sh: Shell, argv: list[str], stdin: str) -> Result:
         else:
             del sh.state.host.files[path]
     return Result(err=err, status=1 if err else 0)
+
+
+PROGRAMS: dict[str, Program] = {
+    "base64": base64_tool,
+    "sha256sum": sha256sum,
+    "stat": stat,
+    "chmod": chmod,
+    "mv": mv,
+    "rm": rm,
+}

@@ -21,7 +21,7 @@ from roceops.lab.devices.linux_mlx5.model import (
     parse_table,
     table_name,
 )
-from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.shell import Program, Result, fail, ok
 
 if TYPE_CHECKING:
     from roceops.lab.devices.linux_mlx5.shell import Shell
@@ -180,7 +180,6 @@ def _kv(words: list[str]) -> tuple[str | None, dict[str, str], list[str]]:
     return positional, opts, flags
 
 
-@program("ip")
 def ip(sh: Shell, argv: list[str], stdin: str) -> Result:
     args = argv[1:]
     flags: set[str] = set()
@@ -427,3 +426,8 @@ def _rule_change(sh: Shell, cmd: str, words: list[str]) -> Result:
         return fail(EEXIST, 2)
     host.rules.append(rule)
     return Result()
+
+
+PROGRAMS: dict[str, Program] = {
+    "ip": ip,
+}

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from roceops.lab.devices.linux_mlx5.model import PRIOS, TSA_CODES, TSA_ETS, TSA_NAMES, TSA_STRICT, Nic
-from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.shell import Program, Result, fail, ok
 
 if TYPE_CHECKING:
     from roceops.lab.devices.linux_mlx5.shell import Shell
@@ -171,7 +171,6 @@ def _status_block(dcbx_os: bool, apps: bytes, dscp2prio: bytes, cable_len: int, 
     return "\n".join(lines) + "\n"
 
 
-@program("mlnx_qos")
 def mlnx_qos(sh: Shell, argv: list[str], stdin: str) -> Result:
     out = ""
     try:
@@ -344,7 +343,6 @@ def _arr(values: Sequence[object], fmt: str = "{}") -> str:
     return " ".join(f"{i}:{fmt.format(v)}" for i, v in enumerate(values))
 
 
-@program("dcb")
 def dcb(sh: Shell, argv: list[str], stdin: str) -> Result:
     args = argv[1:]
     flags: set[str] = set()
@@ -515,3 +513,9 @@ def _dcb_set(sh: Shell, nic: Nic, obj: str, cmd: str, words: list[str]) -> Resul
     if obj in ("apptrust", "rewr", "dcbx", "buffer", "maxrate"):
         return _dcb_fail("Attribute write: Operation not supported")
     return _dcb_fail(f'What is "{cmd}"?')
+
+
+PROGRAMS: dict[str, Program] = {
+    "mlnx_qos": mlnx_qos,
+    "dcb": dcb,
+}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,20 +46,17 @@ def _nl(text: str) -> str:
 
 
 Program = Callable[["Shell", list[str], str], Result]
-PROGRAMS: dict[str, Program] = {}
-"""External programs by name (filled by the command modules through :func:`program`)."""
-BUILTINS: dict[str, Program] = {}
-"""Shell builtins and coreutils (filled by :mod:`shell_builtins`)."""
+
+
+@dataclass(frozen=True)
+class Commands:
+    """What a shell can run: ``builtins`` (shell builtins and coreutils) and external ``programs`` by name; the
+    device's dispatcher assembles them from the command modules' tables."""
+
+    builtins: Mapping[str, Program]
+    programs: Mapping[str, Program]
 
 WRITABLE_ROOTS = ("/sys/", "/proc/sys/")
-
-
-def program(*names: str) -> Callable[[Program], Program]:
-    def register(fn: Program) -> Program:
-        for n in names:
-            PROGRAMS[n] = fn
-        return fn
-    return register
 
 
 # ------------------------------------------------------------------------------------ parsing
@@ -252,8 +249,9 @@ class Level:
 class Shell:
     """Per-session interpreter state: the user stack (``sudo -s`` pushes root) and ``$?``."""
 
-    def __init__(self, state: LinuxMlx5StateCore, username: str) -> None:
+    def __init__(self, state: LinuxMlx5StateCore, username: str, commands: Commands) -> None:
         self.state = state
+        self.commands = commands
         self.levels = [Level(username, "~")]
         self.last_status = 0
         self.delay_ms = 0
@@ -396,10 +394,10 @@ class Shell:
 
     def execute(self, argv: list[str], stdin: str) -> Result:
         name = argv[0].rsplit("/", 1)[-1] if argv[0].startswith("/") else argv[0]
-        builtin = BUILTINS.get(name)
+        builtin = self.commands.builtins.get(name)
         if builtin is not None:
             return builtin(self, argv, stdin)
-        fn = PROGRAMS.get(name)
+        fn = self.commands.programs.get(name)
         if fn is None:
             if "/" in argv[0]:
                 return fail(f"-bash: {argv[0]}: {ENOENT}", 127)

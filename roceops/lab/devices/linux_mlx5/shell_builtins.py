@@ -9,7 +9,7 @@ from collections.abc import Callable
 from roceops.lab.devices.linux_mlx5 import fs as lab_fs
 from roceops.lab.devices.linux_mlx5.fs import is_store_path
 from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
-from roceops.lab.devices.linux_mlx5.shell import BUILTINS, PROGRAMS, Level, Result, Shell, fail, ok
+from roceops.lab.devices.linux_mlx5.shell import Level, Program, Result, Shell, fail, ok
 from roceops.lab.personality import CloseSession
 
 
@@ -51,7 +51,7 @@ def _sudo(sh: Shell, argv: list[str], stdin: str) -> Result:
         cwd = "~" if login or sh.root else f"/home/{sh.user}" if sh.levels[-1].cwd == "~" else sh.levels[-1].cwd
         sh.levels.append(Level("root", cwd))
         return Result()
-    if args[0] not in BUILTINS and args[0].rsplit("/", 1)[-1] not in PROGRAMS:
+    if args[0] not in sh.commands.builtins and args[0].rsplit("/", 1)[-1] not in sh.commands.programs:
         return fail(f"sudo: {args[0]}: command not found")
     return sh.as_root(args, stdin)
 
@@ -59,7 +59,7 @@ def _sudo(sh: Shell, argv: list[str], stdin: str) -> Result:
 def _sh_c(sh: Shell, argv: list[str], stdin: str) -> Result:
     """``sh -c 'LINE'``: LINE in a child shell (its ``exit`` ends only the child)."""
     if len(argv) >= 3 and argv[1] == "-c":
-        child = Shell(sh.state, sh.user)
+        child = Shell(sh.state, sh.user, sh.commands)
         child.levels = [Level(sh.user, sh.levels[-1].cwd)]
         child.last_status = sh.last_status
         try:
@@ -257,7 +257,8 @@ def _id(sh: Shell, argv: list[str]) -> str:
 
 
 def _which(sh: Shell, argv: list[str], stdin: str) -> Result:
-    found = [f"/usr/{'s' if a in PROGRAMS else ''}bin/{a}" for a in argv[1:] if a in PROGRAMS or a in BUILTINS]
+    programs, builtins = sh.commands.programs, sh.commands.builtins
+    found = [f"/usr/{'s' if a in programs else ''}bin/{a}" for a in argv[1:] if a in programs or a in builtins]
     return Result(out="".join(f"{p}\n" for p in found), status=0 if len(found) == len(argv) - 1 else 1)
 
 
@@ -269,7 +270,7 @@ def _sleep(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result()
 
 
-BUILTINS.update({
+BUILTINS: dict[str, Program] = {
     "echo": _echo, "exit": _exit, "logout": _exit, "sudo": _sudo, "sh": _sh_c, "bash": _sh_c, "cat": _cat,
     "grep": _grep, "head": _head_tail, "tail": _head_tail, "wc": _wc, "tee": _tee, "ls": _ls,
     "mkdir": _mkdir_rmdir, "rmdir": _mkdir_rmdir, "which": _which, "sleep": _sleep,
@@ -277,4 +278,4 @@ BUILTINS.update({
     "cd": lambda sh, argv, stdin: Result(), "pwd": _simple(lambda sh, argv: sh.home()),
     "hostname": _simple(_hostname), "uname": _simple(_uname),
     "id": _simple(_id), "whoami": _simple(lambda sh, argv: sh.user),
-})
+}

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from roceops.lab.devices.linux_mlx5.model import DRIVER_VERSION, PRIOS, PSID, RDMA_PORT, Nic, norm_sysctl_key
-from roceops.lab.devices.linux_mlx5.shell import Result, fail, ok, program
+from roceops.lab.devices.linux_mlx5.shell import Program, Result, fail, ok
 
 if TYPE_CHECKING:
     from roceops.lab.devices.linux_mlx5.shell import Shell
@@ -171,7 +171,6 @@ def _settings(sh: Shell, nic: Nic) -> str:
     ])
 
 
-@program("ethtool")
 def ethtool(sh: Shell, argv: list[str], stdin: str) -> Result:
     args = argv[1:]
     if not args:
@@ -227,7 +226,6 @@ def ethtool(sh: Shell, argv: list[str], stdin: str) -> Result:
 # ------------------------------------------------------------------------------------ sysctl
 
 
-@program("sysctl")
 def sysctl(sh: Shell, argv: list[str], stdin: str) -> Result:
     host = sh.state.host
     args = argv[1:]
@@ -298,7 +296,6 @@ def sysctl(sh: Shell, argv: list[str], stdin: str) -> Result:
 # ------------------------------------------------------------------------------------ rdma tools
 
 
-@program("rdma")
 def rdma(sh: Shell, argv: list[str], stdin: str) -> Result:
     args = [a for a in argv[1:] if not a.startswith("-")]
     js = any(a in ("-j", "-json", "--json", "-jp", "-pj") for a in argv[1:])
@@ -318,7 +315,6 @@ def rdma(sh: Shell, argv: list[str], stdin: str) -> Result:
                         f"netdev {e['netdev']}" for e in entries))
 
 
-@program("ibdev2netdev")
 def ibdev2netdev(sh: Shell, argv: list[str], stdin: str) -> Result:
     return ok("\n".join(f"{n.rdma_dev} port {RDMA_PORT} ==> {n.name} ({'Up' if sh.state.nic_up(n) else 'Down'})"
                         for n in sh.state.host.nics.values()))
@@ -371,11 +367,19 @@ def _cma(sh: Shell, argv: list[str], flag: str) -> Result:
     return Result(out=err + current + "\n")
 
 
-@program("cma_roce_mode")
 def cma_roce_mode(sh: Shell, argv: list[str], stdin: str) -> Result:
     return _cma(sh, argv, "m")
 
 
-@program("cma_roce_tos")
 def cma_roce_tos(sh: Shell, argv: list[str], stdin: str) -> Result:
     return _cma(sh, argv, "t")
+
+
+PROGRAMS: dict[str, Program] = {
+    "ethtool": ethtool,
+    "sysctl": sysctl,
+    "rdma": rdma,
+    "ibdev2netdev": ibdev2netdev,
+    "cma_roce_mode": cma_roce_mode,
+    "cma_roce_tos": cma_roce_tos,
+}

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from roceops.lab.devices.sonic.device import SonicSession, SonicState
-from roceops.lab.personality import register_personality
+from roceops.lab.personality import Personality
 
-register_personality("sonic", SonicState, SonicSession)
+DEVICE = Personality(SonicState, SonicSession)  # the lab serves it where Platform.lab_device names this package

@@ -25,10 +25,11 @@ import re
 import shlex
 from typing import Any
 
-from roceops.lab.devices.sonic.format import cfggen_dump, natsorted, redis_array
+from roceops.lab.devices.sonic.format import cfggen_dump, redis_array
 from roceops.lab.devices.sonic.show import GROUPS, SHOW, ecn_list, pfcwd_config, pfcwd_stats
 from roceops.lab.devices.sonic.state import CONFIG_FILE, CommandFailed, SonicState
 from roceops.lab.personality import CloseSession, DeviceState, Reply, Session, SessionInfo
+from roceops.util.sorting import natsorted
 
 __all__ = ["SonicSession", "SonicState"]
 

@@ -10,29 +10,14 @@ the lab prints byte-for-byte the layouts of ``shared/fixtures/sonic``.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii as _encode_string  # type: ignore[attr-defined]
 from typing import Any, Literal
 
+from roceops.util.sorting import port_key
+
 Align = Literal["left", "right"]
 
-_DIGITS = re.compile(r"(\d+)")
-
-
-@lru_cache(maxsize=1 << 14)
-def natural_key(text: str) -> tuple[Any, ...]:
-    """natsort's default key: digit runs compare as numbers.
-
-    >>> sorted(["Ethernet16", "Ethernet8", "Ethernet0"], key=natural_key)
-    ['Ethernet0', 'Ethernet8', 'Ethernet16']
-    """
-    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
-
-
-def natsorted(items: Iterable[str]) -> list[str]:
-    return sorted(items, key=natural_key)
 
 
 def _is_number(value: str) -> bool:
@@ -132,14 +117,14 @@ def cfggen_dump(doc: Mapping[str, Any]) -> str:
     layout (written out with the C encoder, one call per table: the indenting encoder is pure Python)."""
     enc = _encode_string
     out = ["{"]
-    tables = sorted(doc, key=natural_key)
+    tables = sorted(doc, key=port_key)
     for ti, table in enumerate(tables):
         entries = doc[table]
         if not entries:
             out.append(f"    {enc(table)}: {{}}{',' if ti < len(tables) - 1 else ''}")
             continue
         out.append(f"    {enc(table)}: {{")
-        keys = sorted(entries, key=natural_key)
+        keys = sorted(entries, key=port_key)
         filled = [entries[key] for key in keys if entries[key]]
         # cfggen prints str(value), except leaf-lists ("field@" in redis), which ConfigDBConnector returns as lists
         if not all(type(v) is str for fields in filled for v in fields.values()):

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
+from roceops.util.sorting import id_set
+
 
 def unref(value: str | None) -> str | None:
     """The object name inside a ``[TABLE|name]`` (or ``[TABLE:name]``) reference; a plain name as it is.
@@ -34,12 +36,7 @@ def priorities(value: str | None) -> list[int]:
 
 @lru_cache(maxsize=1024)  # every port repeats the same few id specs
 def _ids(spec: str) -> tuple[int, ...]:
-    """``"0-2"`` / ``"3,4"`` / ``"5"`` as ids; ValueError for anything else."""
-    out: list[int] = []
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        low, dash, high = part.partition("-")
-        out.extend(range(int(low), int(high) + 1) if dash else (int(low),))
-    return tuple(out)
+    return tuple(id_set(spec))
 
 
 def port_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:

@@ -20,11 +20,12 @@ from operator import itemgetter
 from typing import Any
 
 from roceops.lab import frr_reader
-from roceops.lab.devices.sonic.format import comma, frr_uptime, natsorted, speed_text, tabulate
+from roceops.lab.devices.sonic.format import comma, frr_uptime, speed_text, tabulate
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.devices.sonic.state import Db, SonicState
 from roceops.lab.personality import reported_fact
 from roceops.lab.physical import STORM_RATE
+from roceops.util.sorting import natsorted
 
 UNICAST_QUEUES = 8
 MULTICAST_QUEUES = 8

@@ -23,7 +23,6 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
-from roceops.lab.devices.sonic.format import natsorted
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import (
     FACTS_FAULT,
@@ -34,6 +33,7 @@ from roceops.lab.personality import (
     lab_release,
 )
 from roceops.lab.physical import OPER_FAULTS, Physical
+from roceops.util.sorting import natsorted
 
 Db = dict[str, dict[str, dict[str, str]]]
 

@@ -30,7 +30,7 @@ from roceops.render.engine import RenderedDevice, render_device
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LEAF = "leaf-su2-r1"
 DEVICES = ("deploy", "dry", "reject", "drop", "noconfirm", "faults", "restore")
 

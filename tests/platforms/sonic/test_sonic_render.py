@@ -4,6 +4,7 @@ models accept, broken renders are rejected, the PFC/PG/queue/WRED tables agree, 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 import shutil
@@ -19,8 +20,8 @@ from roceops.hardware.sku_files import read_port_config
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
-from roceops.platforms.base import get_platform
-from roceops.platforms.sonic import PLATFORM, SonicPlatform
+from roceops.platforms.base import Platform, get_platform
+from roceops.platforms.sonic import PLATFORM
 from roceops.platforms.sonic.render import (
     CABLE_LENGTH_KEY,
     EGRESS_LOSSLESS_PROFILE,
@@ -35,7 +36,7 @@ from roceops.platforms.sonic.yang import SonicYangValidator, YangUnavailable, ge
 from roceops.render.engine import environment, render_device, templates_dir
 from roceops.topology.expand import expand
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = ("lab-mini", "fabric")
 TEMPLATES = templates_dir() / "sonic"
 # Every table we render; all of them have a model in shared/sonic-yang (FLEX_COUNTER_TABLE included:
@@ -77,7 +78,7 @@ def all_devices() -> list[tuple[str, str]]:
     return [(ex, i.name) for ex in EXAMPLES for i in sonic_intents(ex)]
 
 
-def render_with(platform: SonicPlatform, intent: SwitchIntent) -> dict[str, Any]:
+def render_with(platform: Platform, intent: SwitchIntent) -> dict[str, Any]:
     text = environment("sonic").get_template("main.j2").render(**platform.render_context(intent))
     return json.loads(canonical_config_db(text))
 
@@ -139,7 +140,8 @@ def test_renders_and_validates_against_sonic_yang(validator: SonicYangValidator,
 
 def test_dynamic_buffer_model_validates(validator: SonicYangValidator) -> None:
     intent = intent_of("lab-mini", "leaf-su1-r1")
-    db = render_with(SonicPlatform(buffer_model="dynamic"), intent)
+    dynamic = dataclasses.replace(PLATFORM, context=lambda device: render_context(device, buffer_model="dynamic"))
+    db = render_with(dynamic, intent)
     assert db["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic"
     headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
     assert headroom and not headroom & set(db["BUFFER_PROFILE"])

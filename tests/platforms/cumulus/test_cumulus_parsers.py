@@ -27,7 +27,7 @@ from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO.parent / "shared" / "fixtures" / "cumulus"
 LEAF = "leaf-su2-r1"
 

@@ -28,7 +28,7 @@ from roceops.render.engine import RenderedDevice, render_device
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LEAF = "leaf-su1-r1"
 DEVICES = (LEAF, "sonic-b", "sonic-c", "sonic-d")  # the leaf itself and three copies of it
 

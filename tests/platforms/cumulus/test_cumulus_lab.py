@@ -21,7 +21,7 @@ from roceops.platforms.cumulus import parsers as p
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LEAF = "leaf-su2-r1"
 FAULT_DEVICES = ("pfc_off", "pfc_off_port", "ecn_changed", "mtu_mismatch", "reject_config", "link_down",
                  "link_flap", "pause_storm", "crc_errors")

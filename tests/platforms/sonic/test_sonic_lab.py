@@ -20,7 +20,7 @@ from roceops.platforms.sonic import parsers as P
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIX = REPO.parent / "shared" / "fixtures" / "sonic"
 FRESH, CONFIGURED = "leaf-su1-r1", "leaf-su1-r2"
 

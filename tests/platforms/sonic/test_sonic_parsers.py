@@ -33,7 +33,7 @@ from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO.parent / "shared"
 FIX = SHARED / "fixtures" / "sonic"
 

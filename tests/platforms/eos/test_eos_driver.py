@@ -30,7 +30,7 @@ from roceops.render.engine import RenderedDevice, render_device
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @cache

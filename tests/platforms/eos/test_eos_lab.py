@@ -23,7 +23,7 @@ from roceops.platforms.eos import parsers as p
 
 pytestmark = pytest.mark.lab
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PROMPT = r"[\w.\-]+(?:\([\w./\-]+\))?[>#]\s*$"
 
 

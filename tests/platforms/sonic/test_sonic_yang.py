@@ -16,7 +16,7 @@ pytest.importorskip("libyang", reason="libyang python binding not installed (pip
 from roceops.platforms.sonic import yang
 from roceops.platforms.sonic.yang import SonicYangValidator, YangUnavailable, get_validator
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
 YANG_DIR = SHARED / "sonic-yang"
 FIXTURES = SHARED / "fixtures" / "sonic"
 

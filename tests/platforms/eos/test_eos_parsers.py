@@ -26,7 +26,7 @@ from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIX = REPO.parent / "shared" / "fixtures" / "eos"
 
 

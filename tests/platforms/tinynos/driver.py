@@ -1,0 +1,31 @@
+"""TinyNOS device I/O: one read-only command, its JSON answer observed in the DeviceIntent shape."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+from roceops.platforms.driver import OperState, PortOper
+
+SHOW_CONFIG = "show-config"
+
+
+class TinyDriver:
+    def collect(self, conn: Any, intent: Any, ports: Collection[str] | None = None) -> dict[str, str]:
+        return {SHOW_CONFIG: conn.send_command(SHOW_CONFIG)}
+
+    def collect_counters(self, conn: Any, intent: Any, ports: Collection[str] | None = None) -> dict[str, str]:
+        return self.collect(conn, intent, ports)
+
+    def observe(self, outputs: dict[str, str], intent: Any) -> dict[str, Any]:
+        config = json.loads(outputs[SHOW_CONFIG])
+        return {"ports": {name: {"mtu": p["mtu"], "pfc_priorities": p["pfc"]} for name, p in config["ports"].items()}}
+
+    def operational(self, outputs: dict[str, str], intent: Any) -> OperState:
+        config = json.loads(outputs[SHOW_CONFIG])
+        return OperState(device=config["hostname"], ports={n: PortOper(name=n, mtu=p["mtu"])
+                                                           for n, p in config["ports"].items()})
+
+
+DRIVER = TinyDriver()
