@@ -8,7 +8,7 @@ from roceops.lint.model import Hit, LintContext, rule
 from roceops.plan.entropy import collision_probability, recommend_qps, worst_leaf
 from roceops.plan.model import LoadBalancingIntent
 from roceops.plan.switch import plan_load_balancing
-from roceops.platforms.lb_support import LB_SUPPORT
+from roceops.platforms.base import get_platform
 from roceops.topology.fabric import Switch
 
 LB = "load_balancing"
@@ -61,7 +61,7 @@ def _lb_source(ctx: LintContext, sw: Switch, key: str) -> str:
 
 def _unrenderable(platform: str, lb: LoadBalancingIntent) -> list[tuple[str, str]]:
     """(key, what) for each setting ``platform`` cannot render."""
-    support = LB_SUPPORT[platform]
+    support = get_platform(platform).load_balancing
     out: list[tuple[str, str]] = []
     if lb.mode not in support.modes:
         out.append(("mode", f"mode {lb.mode}"))
@@ -85,4 +85,4 @@ def platform_cannot_render(ctx: LintContext) -> Iterator[Hit]:
     for (path, platform, what), names in found.items():
         others = f" and {len(names) - 1} more" if len(names) > 1 else ""
         yield Hit(path, f"{what} cannot be rendered on {names[0]}{others} ({platform}): "
-                        f"{LB_SUPPORT[platform].why_not}")
+                        f"{get_platform(platform).load_balancing.why_not}")

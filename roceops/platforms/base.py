@@ -17,6 +17,7 @@ from typing import Any, Literal
 from roceops import registry
 from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.platforms.lb_support import ECMP_ONLY, LbSupport
 from roceops.registry import UnknownPlatform
 
 Intent = SwitchIntent | HostIntent
@@ -75,6 +76,7 @@ config formats, tools) that may appear in product code only inside the room.
     pfcwd_ranges_ms: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # detection/restoration limits
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
+    load_balancing: LbSupport = ECMP_ONLY  # switches: what of the load-balancing intent its render expresses
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
 

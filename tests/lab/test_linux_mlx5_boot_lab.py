@@ -7,7 +7,7 @@ from __future__ import annotations
 import yaml
 from conftest import EXAMPLES
 
-from roceops.lab.devices.linux_mlx5.device import LinuxMlx5State
+from roceops.lab.devices.linux_mlx5.device import COMMANDS, LinuxMlx5State
 from roceops.lab.devices.linux_mlx5.shell import Shell
 from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
@@ -28,7 +28,7 @@ FABRIC = expand(FabricIntent.model_validate(_data))
 def host(configured: bool) -> tuple[LinuxMlx5State, Shell]:
     spec = lab_specs(FABRIC, ["gpu001"], configured=configured)[0]
     state = LinuxMlx5State(spec.name, spec.platform, spec.extra)
-    return state, Shell(state, "admin")
+    return state, Shell(state, "admin", COMMANDS)
 
 
 def test_configured_host_has_its_files_unit_and_firmware() -> None:

@@ -7,10 +7,12 @@ Safe apply (the driver's job) replays the commands and runs ``nv config apply --
 from __future__ import annotations
 
 from roceops.model.intent import PortNaming
+from roceops.model.load_balancing import FIVE_TUPLE
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.render import nv_set_conflicts, nv_set_paths, render_context
+from roceops.platforms.lb_support import LbSupport
 
 
 def _finish(text: str) -> str:
@@ -35,6 +37,12 @@ PLATFORM = Platform(
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
     vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
+    # NVUE 5.x <= 5.14: `nv set system forwarding ecmp-hash <field> on|off` and `nv set router adaptive-routing
+    # enable on` (docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/
+    # System-Forwarding/ and .../Adaptive-Routing/); no source found for a hash seed or a BTH/QP field.
+    load_balancing=LbSupport(frozenset(FIVE_TUPLE), False, frozenset({"ecmp", "adaptive"}),
+                             "Cumulus NVUE: no confirmed syntax for a hash seed, dynamic load balancing or hashing "
+                             "on the RoCE destination QP"),
 )
 
 __all__ = ["DRIVER", "PLATFORM", "nv_set_conflicts", "nv_set_paths", "render_context"]

@@ -11,6 +11,7 @@ from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.render import config_lines, render_context
+from roceops.platforms.lb_support import LbSupport
 
 
 def _finish(text: str) -> str:
@@ -36,6 +37,11 @@ PLATFORM = Platform(
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
     vocabulary=("eos", "arista", "configure session"),
+    # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
+    # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.
+    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+                             "EOS: no confirmed hash-field, seed, DLB or AR syntax for the modelled (non-SAND) "
+                             "switches"),
 )
 
 __all__ = ["DRIVER", "PLATFORM", "config_lines", "render_context"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
 BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
@@ -46,6 +47,12 @@ PLATFORM = Platform(
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
+    # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
+    # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
+    # so GCU would refuse the table ("tables without YANG models"); no CONFIG_DB table for a seed, AR or DLB.
+    load_balancing=LbSupport(frozenset(), False, frozenset({"ecmp"}),
+                             "SONiC: the SONiC YANG models roceops validates against define no hash, seed, AR or "
+                             "DLB table (no sonic-hash.yang in the snapshot)"),
 )
 DRIVER = _driver.DRIVER
 
