@@ -16,7 +16,8 @@ from roceops.model.loader import load
 from roceops.topology.expand import expand
 
 # rules tested in test_fabric_rules.py with a hand-modified fabric
-FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006", "LB004"}  # HW006: test_hardware_rules; LB004: test_load_balancing_platforms
+# HW006: tests/lint/test_hardware_rules.py; LB004: tests/platforms/test_load_balancing_platforms.py
+FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006", "LB004"}
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
