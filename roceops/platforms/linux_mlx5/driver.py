@@ -361,6 +361,11 @@ class LinuxMlx5Driver:
     def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return self._read(conn, self.counter_commands(intent, ports))
 
+    def run_read(self, conn: Any, command: str) -> str:
+        """One read-only command line (``health --traffic``'s perftest runs) in a round trip; its output.
+        The connection's read timeout bounds it."""
+        return self._read(conn, [command])[command]
+
     # ---- plumbing
 
     def _is_root(self, conn: Any) -> bool:
