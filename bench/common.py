@@ -47,7 +47,7 @@ def lab_fabric(sus: int, nodes_per_su: int = 32, rails: int = 8) -> FabricIntent
         "name": f"lab-bench-{sus}su",
         "node": {"rails": rails},
         "scalable_units": {"count": sus, "nodes_per_su": nodes_per_su},
-        "switch_models": {"sw64": {"radix": 64, "port_speed": "400G"}},
+        "switch_models": {"sw64": {"radix": 64, "port_speed": "400G", "hwsku": "Mellanox-SN5600-O128"}},
         "tiers": {"leaf": {"model": "sw64", "platform": "sonic"}, "spine": {"model": "sw64", "platform": "eos"},
                   "core": {"model": "sw64", "platform": "eos"}},
         "addressing": {"loopbacks": "10.0.0.0/16", "p2p": "10.64.0.0/12", "hosts": "10.128.0.0/9",

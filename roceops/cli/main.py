@@ -13,6 +13,7 @@ from roceops.cli import (
     demo_cmds,
     deploy_cmds,
     fabric_cmds,
+    hardware_cmds,
     health_cmds,
     inventory_cmds,
     lab_cmds,
@@ -90,6 +91,7 @@ app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
+app.add_typer(hardware_cmds.app, name="hardware")
 app.add_typer(plan_cmds.app, name="plan")
 app.add_typer(verify_cmds.app, name="verify")
 

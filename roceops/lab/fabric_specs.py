@@ -9,8 +9,11 @@ that measure audits and health checks, not deploys).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from roceops.hardware import UnknownSwitchProfile, switch_profile
+from roceops.hardware.front_panel import front_panel_of
 from roceops.lab.sshserver import LabDeviceSpec
 from roceops.plan import plan
 from roceops.plan.qos_maps import lossless_priorities
@@ -22,12 +25,23 @@ NIC_DRIVER = "mlx5_core"
 
 
 def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
+    # the switch's hardware: its SKU's lanes, alias and index per port (as port_config.ini gives them at boot)
+    sku = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
     ports = []
     for link in fabric.links_of(sw.name):
         local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
-        ports.append({"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]})
-    return {"hostname": sw.name, "role": sw.role, "model": sw.model, "hwsku": sw.hwsku or "generic",
-            "nos_version": sw.settings.nos_version, "mgmt_ip": sw.mgmt_ip, "ports": ports}
+        port: dict[str, Any] = {"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]}
+        if (hw := sku.get(local.port)) is not None:
+            port.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index, cage=hw.cage, breakout=hw.breakout)
+        ports.append(port)
+    extra: dict[str, Any] = {"hostname": sw.name, "role": sw.role, "model": sw.model,
+                             "hwsku": sw.hwsku or "generic", "nos_version": sw.settings.nos_version,
+                             "mgmt_ip": sw.mgmt_ip, "ports": ports}
+    # a hwsku outside the catalogue: the switch keeps the lab's generic platform
+    with contextlib.suppress(UnknownSwitchProfile):
+        if sw.hwsku is not None:
+            extra["sku_platform"] = switch_profile(sw.hwsku).platform
+    return extra
 
 
 def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:

@@ -134,6 +134,8 @@ def pool_in_buffer(ctx: LintContext) -> Iterator[Hit]:
     for field in ("ingress_lossless_pool_bytes", "egress_lossless_pool_bytes", "egress_lossy_pool_bytes"):
         size = getattr(b, field)
         for tier, (name, model) in ctx.tier_models.items():
+            if model.hwsku is not None:
+                continue  # a SKU's switches use the SKU's own pools (buffers_defaults_<topo>.j2), not these
             if size > model.buffer_bytes:
                 yield Hit(f"qos.buffers.{field}", f"{human_bytes(size)} is more than the "
                                                   f"{human_bytes(model.buffer_bytes)} buffer of {tier} model '{name}'")
@@ -144,19 +146,25 @@ def pool_in_buffer(ctx: LintContext) -> Iterator[Hit]:
                           "or the switch buffer",
       "shorten cables, enable qos.buffers.shared_headroom, or enlarge ingress_lossless_pool_bytes", needs_fabric=True)
 def headroom_fits(ctx: LintContext) -> Iterator[Hit]:
-    pool = ctx.intent.qos.buffers.ingress_lossless_pool_bytes
     for group in ctx.switch_groups:
         rep = group[0]
         plan = ctx.switch_plan(rep.name)
         total = sum(h.size for port in plan.ports.values() for h in port.headroom.values())
         buffer = ctx.intent.switch_models[rep.model].buffer_bytes
-        limit, what = min((pool, "qos.buffers.ingress_lossless_pool_bytes"), (buffer, f"the {rep.model} buffer"))
+        # the pool the plan gives the switch: the SKU's own when its model names one, else qos.buffers'
+        planned = next((p.size for p in plan.qos.pools if p.name == "ingress_lossless_pool"), None)
+        pool, pool_name = ((planned, f"the {rep.hwsku} ingress_lossless_pool") if rep.hwsku and planned
+                           else (ctx.intent.qos.buffers.ingress_lossless_pool_bytes,
+                                 "qos.buffers.ingress_lossless_pool_bytes"))
+        limit, what = min((pool, pool_name), (buffer, f"the {rep.model} buffer"))
         if total > limit:
             pgs = sum(len(port.headroom) for port in plan.ports.values())
             names = [sw.name for sw in group]
+            sku_hint = ("shorten cables or enable qos.buffers.shared_headroom: the pool is fixed by the SKU's "
+                        "buffers_defaults template" if rep.hwsku and planned and what == pool_name else None)
             yield Hit("qos.buffers.ingress_lossless_pool_bytes",
                       f"{some(names)} need {human_bytes(total)} of lossless headroom ({pgs} port PGs), more than "
-                      f"{what} ({human_bytes(limit)})")
+                      f"{what} ({human_bytes(limit)})", sku_hint)
 
 
 @rule("HDRM002", "warning", "a cable longer than 300 m (headroom grows with cable length)",

@@ -73,13 +73,21 @@ def _default_host_platform() -> str:
 
 
 class SwitchModel(StrictModel):
-    """A switch hardware model: how many ports of which speed."""
+    """A switch hardware model: how many ports of which speed, and optionally the SKU it is.
 
-    radix: Annotated[int, Field(ge=4, le=1024, description="ports at port_speed")]
+    ``hwsku`` names a hardware catalogue entry (``roceops hardware list``): ports, lanes, speeds,
+    breakouts, buffers and limits then come from the vendor's files, and lint checks ``radix``,
+    ``port_speed``, ``breakout`` and the MTU and lossless classes against it. Without ``hwsku`` the
+    model is custom (Cumulus/EOS only: SONiC needs the SKU's port map).
+    """
+
+    radix: Annotated[int, Field(ge=4, le=1024, description="ports at port_speed (the first ones of the SKU)")]
     port_speed: Speed
     buffer_bytes: Annotated[int, Field(gt=0)] = 160 * 1024 * 1024
     max_lossless_classes: Annotated[int, Field(ge=1, le=8)] = 2
-    hwsku: str | None = None
+    hwsku: str | None = Field(default=None, description="hardware catalogue entry, e.g. Mellanox-SN5600-O128")
+    breakout: str | None = Field(default=None, pattern=r"^[1-8]x\d+G$",
+                                 description="breakout the ports need, e.g. 2x400G; checked against the SKU")
 
     @field_validator("hwsku")
     @classmethod

@@ -72,6 +72,7 @@ class SwitchQos(_M):
     buffer_model: Literal["traditional", "dynamic"] = "traditional"
     pools: list[BufferPool]
     profiles: list[BufferProfile]
+    lossy_queue_profile: str = Field(default="egress_lossy_profile", description="buffer profile of lossy queues")
     pfc_watchdog: PfcWatchdogIntent
 
 
@@ -98,6 +99,11 @@ class SwitchPort(_M):
     pfc_priorities: list[int]
     pfc_watchdog: bool
     headroom: dict[int, Headroom] = Field(default_factory=dict, description="lossless PG -> headroom")
+    lanes: list[int] = Field(default_factory=list, description="SKU lanes (hardware profile); empty: custom model")
+    alias: str | None = Field(default=None, description="SKU alias, e.g. etp1a")
+    index: int | None = Field(default=None, description="SKU front-panel index")
+    ingress_profiles: list[str] = Field(default_factory=list, description="SKU ingress buffer profile list")
+    egress_profiles: list[str] = Field(default_factory=list, description="SKU egress buffer profile list")
 
 
 class BgpNeighbor(_M):
@@ -135,6 +141,8 @@ class SwitchIntent(_M):
     qos: SwitchQos
     ports: dict[str, SwitchPort]
     bgp: Bgp
+    breakouts: dict[str, int] = Field(default_factory=dict,
+                                      description="cage -> ports it is split into, for the cages the SKU splits")
     load_balancing: LoadBalancingIntent = Field(default_factory=LoadBalancingIntent)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from roceops.hardware.models import BufferSpec
 from roceops.model.intent import FabricIntent
 from roceops.model.load_balancing import canonical_fields
-from roceops.plan import qos_maps
+from roceops.plan import hardware, qos_maps
 from roceops.plan.headroom import compute_headroom, profile_name
 from roceops.plan.model import (
     Bgp,
@@ -59,9 +60,11 @@ def plan_port_headroom(intent: FabricIntent, speed: int, cable: int, mtu: int) -
     return Headroom(profile=profile_name(speed, cable), xon=h.xon, xoff=h.xoff, size=h.size)
 
 
-def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort]) -> list[BufferProfile]:
+def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort],
+                  spec: BufferSpec | None = None) -> list[BufferProfile]:
+    """The SKU's profiles (or roceops' generic three) plus one lossless headroom profile per (speed, cable)."""
     b = intent.qos.buffers
-    out = [
+    out = hardware.sku_profiles(spec) if spec is not None else [
         BufferProfile(name="ingress_lossy_profile", pool="ingress_lossless_pool", size=0,
                       dynamic_th=b.lossy_dynamic_th),
         BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size=0,
@@ -75,7 +78,7 @@ def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort]) -> list[Bu
             seen.setdefault(h.profile, h)
     for name in sorted(seen):
         h = seen[name]
-        out.append(BufferProfile(name=name, pool="ingress_lossless_pool", size=h.size, xon=h.xon, xoff=h.xoff,
+        out.append(BufferProfile(name=name, pool=hardware.headroom_pool(spec), size=h.size, xon=h.xon, xoff=h.xoff,
                                  dynamic_th=b.lossless_dynamic_th))
     return out
 
@@ -136,7 +139,9 @@ def _network_of(address: str) -> str:
     return f"{value >> 24}.{(value >> 16) & 255}.{(value >> 8) & 255}.{value & 255}/{plen}"
 
 
-def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> SwitchQos:
+def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort],
+             spec: BufferSpec | None = None) -> SwitchQos:
+    """QoS maps and queues from the policy; buffer pools/profiles from the SKU's templates when it has them."""
     policy = intent.qos
     return SwitchQos(
         trust=policy.trust,
@@ -148,8 +153,9 @@ def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> 
         cnp_priority=policy.cnp.priority,
         queues=plan_queues(intent, sw),
         buffer_model=intent.qos.buffers.model,
-        pools=plan_pools(intent),
-        profiles=plan_profiles(intent, ports),
+        pools=hardware.sku_pools(spec) if spec is not None else plan_pools(intent),
+        profiles=plan_profiles(intent, ports, spec),
+        lossy_queue_profile=spec.lossy_queue_profile if spec is not None else "egress_lossy_profile",
         pfc_watchdog=plan_watchdog(sw),
     )
 
@@ -170,10 +176,12 @@ def plan_load_balancing(intent: FabricIntent, sw: Switch) -> LoadBalancingIntent
 
 def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     intent = fabric.intent
-    ports = plan_ports(intent, fabric, sw)
+    profile = hardware.profile_of(sw)
+    spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sw.platform == "sonic" else None
+    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
         nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip,
-        loopback=sw.loopback, qos=plan_qos(intent, sw, ports), ports=ports, bgp=plan_bgp(fabric, sw),
-        load_balancing=plan_load_balancing(intent, sw),
+        loopback=sw.loopback, qos=plan_qos(intent, sw, ports, spec), ports=ports, bgp=plan_bgp(fabric, sw),
+        load_balancing=plan_load_balancing(intent, sw), breakouts=hardware.breakouts(sw, ports),
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict, TypeGuard, Unpack
 
 from roceops import registry
+from roceops.hardware.front_panel import front_panel_of
 from roceops.model.intent import FabricIntent, TierIntent, default_port_naming
 from roceops.model.names import HOSTNAME, NETDEV, RDMA_DEV, SafeName
 from roceops.model.types import SwitchPlatform, SwitchRole
@@ -188,10 +189,15 @@ def _port(b: _Build, sw: Switch, index: int) -> str:
     name = b.port_names.get(key)
     if name is None:
         tier = getattr(b.intent.tiers, sw.role)
-        naming = tier.port_naming
-        if naming is None or sw.platform != tier.platform:
-            naming = default_port_naming(sw.platform)
-        name = b.port_names[key] = naming.name(index)
+        naming = tier.port_naming if sw.platform == tier.platform else None
+        sku_ports = front_panel_of(sw.hwsku, sw.platform, sw.port_speed) if naming is None else None
+        if sku_ports is not None:
+            if index >= len(sku_ports):
+                raise TopologyError(f"{sw.name} needs port {index + 1} at {sw.port_speed // 1000}G but hwsku "
+                                    f"{sw.hwsku} has {len(sku_ports)} such ports", f"switch_models.{sw.model}.radix")
+            name = b.port_names[key] = sku_ports[index].name
+        else:
+            name = b.port_names[key] = (naming or default_port_naming(sw.platform)).name(index)
     return name
 
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.lab
 # (device, fault, params, path prefix every finding must have)
 DRIFTS = [
     ("leaf-su1-r1", "pfc_off", {"port": "Ethernet0"}, "ports[Ethernet0]"),
-    ("leaf-su2-r1", "pfc_off", {"port": "swp1"}, "ports[swp1]"),
+    ("leaf-su2-r1", "pfc_off", {"port": "swp1s0"}, "ports[swp1s0]"),
     ("spine01", "pfc_off", {"port": "Ethernet1/1"}, "ports[Ethernet1/1]"),
     ("leaf-su1-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
     ("leaf-su2-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),

@@ -85,7 +85,8 @@ def test_lab_switches_report_the_fabric_facts_so_a_dry_run_plans_changes(lab: Fa
 
 @pytest.mark.parametrize(("device", "params", "named"), [
     ("leaf-su1-r1", {"version": "202405.3"}, "NOS release: fabric says '202411', device runs '202405.3-roceops-lab'"),
-    ("leaf-su1-r1", {"hwsku": "Mellanox-SN4600C-C64"}, None),  # the fabric names no hwsku for leaves: not compared
+    ("leaf-su1-r1", {"hwsku": "Mellanox-SN4600C-C64"},  # lab-mini's leaves are Mellanox-SN5600-O128
+     "hardware: fabric says 'Mellanox-SN5600-O128', device reports 'Mellanox-SN4600C-C64'"),
     ("leaf-su2-r1", {"version": "5.15.0"}, "NOS release: fabric says '5.14', device runs '5.15.0'"),
     ("spine01", {"hwsku": "DCS-7280CR3-32P4"},
      f"hardware: fabric says '{SPINE_MODEL}', device reports 'DCS-7280CR3-32P4'"),

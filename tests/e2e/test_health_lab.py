@@ -27,9 +27,9 @@ def test_healthy_lab_every_node_ok(deployed_lab) -> None:
 # (device, fault, params, nodes that must be drained, word that must appear in the reason, config-level?)
 FAULTS = [
     ("gpu001", "nic_reset", {"port": "eth0"}, {"gpu001"}, "nic.roce", True),
-    ("leaf-su1-r1", "pfc_off", {"port": "Ethernet8"}, {"gpu002"}, "Ethernet8", True),
+    ("leaf-su1-r1", "pfc_off", {"port": "Ethernet4"}, {"gpu002"}, "Ethernet4", True),
     ("gpu003", "pause_storm", {"port": "eth0"}, {"gpu003"}, "counters.pause", False),
-    ("leaf-su2-r1", "crc_errors", {"port": "swp1"}, {"gpu005"}, "counters.crc", False),
+    ("leaf-su2-r1", "crc_errors", {"port": "swp1s0"}, {"gpu005"}, "counters.crc", False),
     ("gpu004", "link_flap", {"port": "eth1"}, {"gpu004"}, "counters.flaps", False),
     ("gpu006", "mtu_mismatch", {"port": "eth0", "mtu": 1500}, {"gpu006"}, "nic.mtu", True),
     ("gpu007", "firmware", {"version": "28.39.1002"}, {"gpu007"}, "nic.firmware", False),

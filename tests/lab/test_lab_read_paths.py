@@ -78,25 +78,25 @@ def test_cumulus_shows_follow_config_changes_and_faults() -> None:
     state, run = _device("leaf-su2-r1", "cumulus")
     assert isinstance(state, cumulus_lab.CumulusState)
     _freeze(state.physical)
-    wd = run("nv show interface swp1 qos pfc-watchdog")
-    status = run("nv show interface swp1 qos roce status")
+    wd = run("nv show interface swp1s0 qos pfc-watchdog")
+    status = run("nv show interface swp1s0 qos roce status")
     neighbors = json.loads(run("nv show vrf default router bgp neighbor -o json"))
     commands = run("nv config show -o commands")
     assert "state  enabled      enabled" in wd and "pfc-priority      3" in status
 
-    run("nv set interface swp1 qos pfc-watchdog state disable")
+    run("nv set interface swp1s0 qos pfc-watchdog state disable")
     run("nv set vrf default router bgp neighbor 10.1.0.16 description changed")
     run("nv config apply -y")
-    assert run("nv show interface swp1 qos pfc-watchdog") != wd
-    assert "PFC WD Status" not in run("nv show interface swp1 qos pfc-watchdog")
+    assert run("nv show interface swp1s0 qos pfc-watchdog") != wd
+    assert "PFC WD Status" not in run("nv show interface swp1s0 qos pfc-watchdog")
     assert json.loads(run("nv show vrf default router bgp neighbor -o json"))["10.1.0.16"]["description"] == "changed"
     changed = run("nv config show -o commands")
-    assert changed != commands and "nv set interface swp1 qos pfc-watchdog state disable" in changed
+    assert changed != commands and "nv set interface swp1s0 qos pfc-watchdog state disable" in changed
     assert changed == commands_text(state.applied).rstrip("\n")
 
     state.apply_fault("pfc_off")
-    assert "pfc-priority      3" not in run("nv show interface swp1 qos roce status")
-    state.apply_fault("link_down", port="swp5")
+    assert "pfc-priority      3" not in run("nv show interface swp1s0 qos roce status")
+    state.apply_fault("link_down", port="swp3s0")
     assert json.loads(run("nv show vrf default router bgp neighbor -o json"))["10.1.0.16"]["state"] == "active"
     state.clear_faults()
     assert json.loads(run("nv show vrf default router bgp neighbor -o json"))["10.1.0.16"]["state"] == "established"
@@ -105,9 +105,9 @@ def test_cumulus_shows_follow_config_changes_and_faults() -> None:
 
 def test_cumulus_watchdog_status_follows_a_pause_storm() -> None:
     state, run = _device("leaf-su2-r1", "cumulus")
-    assert "DEADLOCK" not in run("nv show interface swp1 qos pfc-watchdog")
-    state.apply_fault("pause_storm", port="swp1")
-    assert "DEADLOCK" in run("nv show interface swp1 qos pfc-watchdog")
+    assert "DEADLOCK" not in run("nv show interface swp1s0 qos pfc-watchdog")
+    state.apply_fault("pause_storm", port="swp1s0")
+    assert "DEADLOCK" in run("nv show interface swp1s0 qos pfc-watchdog")
 
 
 def test_layout_renders_what_its_render_function_renders() -> None:

@@ -16,7 +16,7 @@ from roceops.model.loader import load
 from roceops.topology.expand import expand
 
 # rules tested in test_fabric_rules.py with a hand-modified fabric
-FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002"}
+FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006"}  # HW006: test_hardware_rules
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -84,7 +84,7 @@ def _superpod(sus: int) -> FabricIntent:
     return FabricIntent.model_validate({
         "name": f"perf-{sus}su",
         "scalable_units": {"count": sus, "nodes_per_su": 32, "target_count": sus},
-        "switch_models": {"sw64": {"radix": 64, "port_speed": "400G"}},
+        "switch_models": {"sw64": {"radix": 64, "port_speed": "400G", "hwsku": "Mellanox-SN5600-O128"}},
         "tiers": {"leaf": {"model": "sw64", "platform": "sonic"}, "spine": {"model": "sw64", "platform": "eos"},
                   "core": {"model": "sw64", "platform": "eos"}},
         "addressing": {"loopbacks": "10.0.0.0/16", "p2p": "10.64.0.0/15", "hosts": "10.128.0.0/9",

@@ -60,7 +60,7 @@ NETDEV_AT = "  platform: linux_mlx5\n"
     (NAME, 'name: "gpu{node:3d}"', "node:3d", "zero-padded width"),  # gpu  1: spaces in a name
     ("    platform: sonic\n", '    platform: sonic\n    port_naming: {pattern: "Eth {n};x"}\n', "Eth {n}",
      "not a safe port name"),
-    ("buffer_bytes: 67108864", "buffer_bytes: 67108864\n    hwsku: 'x; reboot'", "hwsku", "not a safe word"),
+    ("hwsku: Mellanox-SN5600-O128", "hwsku: 'x; reboot'", "hwsku", "not a safe word"),
     ("model: lab-node", 'model: "x\\nreboot"', 'model: "x', "not a safe label"),  # a comment line in host scripts
     # defect 10: IPv6 pools are refused with a message, not a lint bug
     ("loopbacks: 10.0.0.0/24", 'loopbacks: "2001:db8::/64"', "2001:db8", "IPv6"),

@@ -203,11 +203,11 @@ def test_missing_field_in_flow_mapping(tmp_path: Path) -> None:
 
 
 def test_model_check_is_reported_at_the_named_field(tmp_path: Path) -> None:
-    text = MINI.replace("    model: lab-8x400g\n    platform: eos", "    model: lab-8x400\n    platform: eos")
+    text = MINI.replace("    model: eos-8x400g\n    platform: eos", "    model: eos-8x400\n    platform: eos")
     (p,) = _errors(tmp_path, text)
     assert p.path == "tiers.spine.model"
-    assert p.line == _line_of(text, "lab-8x400", 3)  # the switch_models key, the leaf model, then this one
-    assert p.message.startswith("'lab-8x400' is not in switch_models")
+    assert p.line == _line_of(text, "eos-8x400", 2)  # the switch_models key, then this one
+    assert p.message.startswith("'eos-8x400' is not in switch_models")
 
 
 def test_union_of_literals_is_one_problem(tmp_path: Path) -> None:
@@ -245,8 +245,8 @@ def test_loads_from_text() -> None:
 
 
 def test_scalar_types_are_plain(tmp_path: Path) -> None:
-    text = MINI.replace("  leaf:\n    model: lab-8x400g\n    platform: sonic",
-                        "  leaf:\n    model: lab-8x400g\n    platform: sonic\n    oversubscription: 1.5")
+    text = MINI.replace("  leaf:\n    model: sn5600-8x400g\n    platform: sonic",
+                        "  leaf:\n    model: sn5600-8x400g\n    platform: sonic\n    oversubscription: 1.5")
     loaded = load(_write(tmp_path, text))
     assert loaded.intent.tiers.leaf.oversubscription == 1.5
     assert type(loaded.intent.tiers.leaf.oversubscription) is float
@@ -275,7 +275,8 @@ def test_load_model_gives_the_same_problems_for_any_model(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("old", "new", "path", "message"), [
-    ("  lab-8x400g:\n", "  64:\n", "switch_models.64", "key 64 must be text: quote it ('64')"),
+    ("  eos-8x400g:           # custom EOS spine (no EOS SKU in the hardware catalogue)\n", "  64:\n",
+     "switch_models.64", "key 64 must be text: quote it ('64')"),
     ("name: lab-mini", "name: !foo lab", "name", "YAML tag !foo is not supported here"),
     ("name: lab-mini", "name: 2024-01-01", "name",
      "must be a valid string, got the date 2024-01-01 (quote it to make it text)"),

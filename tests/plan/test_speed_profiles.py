@@ -21,6 +21,8 @@ def _intent(speed: str = "400G", **qos: Any) -> FabricIntent:
     data["node"]["nic_speed"] = speed
     for model in data["switch_models"].values():
         model["port_speed"] = speed
+        if speed == "800G" and "hwsku" in model:  # the SN5600 SKU runs its ports at 400G: take an 800G SKU
+            model["hwsku"] = "Dell-Z9864f-O64"
     data["qos"] = {**data["qos"], **qos}
     return FabricIntent.model_validate(data)
 

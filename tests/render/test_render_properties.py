@@ -29,7 +29,8 @@ def fabrics(draw: st.DrawFn) -> FabricIntent:
         "name": "prop",
         "node": {"rails": draw(st.integers(1, 3))},
         "scalable_units": {"count": draw(st.integers(1, 2)), "nodes_per_su": draw(st.integers(1, 5))},
-        "switch_models": {"sw": {"radix": 16, "port_speed": draw(st.sampled_from(["100G", "400G"]))}},
+        "switch_models": {"sw": {"radix": 16, "port_speed": draw(st.sampled_from(["100G", "400G"])),
+                                 "hwsku": "Mellanox-SN4700-O32"}},  # 32 x 400G ports that also run 100G
         "tiers": {"leaf": {"model": "sw", "platform": draw(st.sampled_from(["sonic", "cumulus", "eos"]))},
                   "spine": {"model": "sw", "platform": draw(st.sampled_from(["sonic", "cumulus", "eos"]))}},
         "cable_lengths": {"host_leaf": draw(st.integers(1, 100)), "leaf_spine": draw(st.integers(1, 300))},

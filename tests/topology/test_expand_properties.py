@@ -26,7 +26,7 @@ def build(p: dict) -> FabricIntent:
         "planes": p["planes"],
         "node": {"rails": p["rails"]},
         "scalable_units": {"count": p["sus"], "nodes_per_su": p["nodes"]},
-        "switch_models": {"sw": {"radix": p["radix"], "port_speed": "400G"}},
+        "switch_models": {"sw": {"radix": p["radix"], "port_speed": "400G", "hwsku": "Mellanox-SN5600-O128"}},
         "tiers": {"leaf": {"model": "sw", "platform": p["leaf_platform"], "oversubscription": p["oversub"]},
                   "spine": {"model": "sw", "platform": "eos"}, "core": {"model": "sw", "platform": "eos"}},
         "addressing": {"p2p": "10.64.0.0/10", "hosts": "10.128.0.0/9", "management": "172.16.0.0/12"},

@@ -243,7 +243,18 @@ def observe(outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
     links = p.interfaces_json(_out(outputs, "nv show interface -o json"))
     out["ports"] = {name: _observe_port(outputs, cfg, name, links.get(name, {})) for name in intent.ports}
     out["bgp"] = _observe_bgp(cfg, intent)
+    out["breakouts"] = observed_breakouts(cfg, intent)
     out["load_balancing"] = _observe_load_balancing(cfg)
+    return out
+
+
+def observed_breakouts(cfg: dict[tuple[str, ...], set[str]], intent: SwitchIntent) -> dict[str, int]:
+    """``interface <cage> link breakout <n>x`` of the cages the intent splits (others are not roceops')."""
+    out: dict[str, int] = {}
+    for cage in intent.breakouts:
+        mode = _one(cfg, "interface", cage, "link", "breakout")
+        if mode and mode.rstrip("x").isdigit():
+            out[cage] = int(mode.rstrip("x"))
     return out
 
 

@@ -139,6 +139,10 @@ def render_context(device: Any) -> dict[str, Any]:
              "address": p.address, "pfc_watchdog": wd.enabled and p.pfc_watchdog and bool(p.pfc_priorities)}
             for p in ports
         ],
+        # cages the SKU splits (SN5600: 800G swp1 -> swp1s0/swp1s1); CumulusNetworks/docs Switch-Port-Attributes.md
+        # @ 2d5756cced24e376c6247eab19847384125165b6: `nv set interface swp1 link breakout 2x` names swp1s0, swp1s1
+        "breakouts": [{"cage": cage, "mode": f"{n}x"} for cage, n in sorted(device.breakouts.items(),
+                                                                              key=lambda kv: port_key(kv[0]))],
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "load_balancing": _load_balancing(device),
         "qos": {

@@ -14,7 +14,8 @@ qos.queues             ``QUEUE|<port>|<q>`` -> ``SCHEDULER`` (type/weight) and `
                        thresholds = the green ones); ``lossless`` from the queue's ``BUFFER_QUEUE`` profile
 qos.pools / profiles   ``BUFFER_POOL`` / ``BUFFER_PROFILE`` (lists sorted by name)
 qos.pfc_watchdog       ``PFC_WD`` (``GLOBAL.POLL_INTERVAL`` and the port entries)
-ports[p]               ``PORT`` (speed, mtu, admin_status, description), ``INTERFACE|<p>|<prefix>``,
+ports[p]               ``PORT`` (speed, mtu, admin_status, description, lanes, alias, index),
+                       ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``INTERFACE|<p>|<prefix>``,
                        ``PORT_QOS_MAP.pfc_enable``, ``PFC_WD|<p>``, ``CABLE_LENGTH``, and headroom =
                        ``BUFFER_PG`` entries whose ``BUFFER_PROFILE`` has an ``xoff``
 bgp                    ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (else ``DEVICE_METADATA``
@@ -330,6 +331,16 @@ class _Reader:
             out["admin_up"] = port.get("admin_status", "down") == "up"
             out["description"] = port.get("description", "")
             out["address"] = addresses.get(name)
+            if "lanes" in port:  # the SKU facts PORT carries (port_config.ini's lanes, alias, index)
+                out["lanes"] = [int(x) for x in port["lanes"].split(",") if x.strip().isdigit()]
+            if "alias" in port:
+                out["alias"] = port["alias"]
+            if _int(port.get("index")) is not None:
+                out["index"] = _int(port.get("index"))
+        for field, table in (("ingress_profiles", "BUFFER_PORT_INGRESS_PROFILE_LIST"),
+                             ("egress_profiles", "BUFFER_PORT_EGRESS_PROFILE_LIST")):
+            entry = self.t(table).get(name)
+            out[field] = [unref(p) or p for p in entry.get("profile_list", "").split(",") if p] if entry else []
         for cable in self.tables["CABLE_LENGTH"].values():
             if name in cable:
                 out["cable_length"] = _int(cable[name].rstrip("m"))

@@ -12,21 +12,25 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
 * Schedulers are one per queue intent: ``scheduler.q<N>`` (:func:`scheduler_name`); WRED/ECN profiles
   one per ECN queue: ``ROCEOPS_Q<N>_ECN`` (:func:`wred_name`). Green, yellow and red get the same
   thresholds (bytes) and probability, ``ecn_all`` and WRED enabled for every colour (as AZURE_LOSSLESS).
-* PORT: ``lanes`` are derived from the name: ``Ethernet<N>`` owns lanes N..N+k-1 with k from
-  :data:`LANES_BY_SPEED` (8 for 400G/800G, i.e. 8 x 50G/100G PAM4; SwitchIntent carries no lane
-  count, so this table is the one place to change it). ``index`` = N // k + 1, ``alias`` =
-  ``etp<index>``, ``fec`` ``rs`` from 25G up (``none`` below).
+* PORT: ``lanes``, ``alias`` and ``index`` are the SKU's (``port_config.ini`` of the switch model's
+  hwsku, carried per port by the plan from the hardware profile); a port without them is an error,
+  never lanes guessed from a speed. ``fec`` ``rs`` from 25G up (``none`` below).
 * Buffers: ``traditional`` writes every profile of SwitchQos.profiles, one lossless profile per
   distinct SwitchPort.headroom profile, ``BUFFER_PG <port>|<pg>`` -> that profile, and the ingress
   lossy profile for PG 0 and any other lossy PG of tc_to_pg. ``dynamic`` leaves the lossless profiles
   out and writes ``"profile": "NULL"`` for lossless PGs (buffermgrd computes the headroom).
   BUFFER_QUEUE covers the 8 unicast queues of every port: the queues the port's PFC priorities map
-  to get the egress lossless profile, the rest the egress lossy profile; PG and queue ids with the
-  same profile are compressed into ranges (``Ethernet0|0-2``).
+  to get the egress lossless profile, the rest the SKU's lossy queue profile (``q_lossy_profile`` on
+  Mellanox); PG and queue ids with the same profile are compressed into ranges (``Ethernet0|0-2``).
+  Pools, profiles and ``BUFFER_PORT_INGRESS_PROFILE_LIST``/``BUFFER_PORT_EGRESS_PROFILE_LIST`` are the
+  SKU's own (rendered from its ``buffers_defaults_<topo>.j2`` by the hardware importer): Mellanox dynamic
+  pools with ``dynamic_th`` and ``ingress_zero_pool``, Broadcom (Dell Z9864F) static egress pools.
 * PFC: ``pfc_enable`` = the port's PFC priorities; ``pfcwd_sw_enable`` the same when the watchdog is
   on for the port; PFC_WD per such port plus ``GLOBAL`` ``POLL_INTERVAL``.
-* DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`); ``hwsku`` falls back to
-  ``Generic-<model>`` (:data:`GENERIC_HWSKU`) when the fabric names none.
+* DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`: a leaf with hosts is ``ToRRouter``, a
+  spine ``LeafRouter``, a core ``SpineRouter``: SONiC's T0/T1/T2 names, the ones buffers_config.j2 maps to
+  buffers_defaults_t0/t1/t2 and bgpd.main.conf.j2's ToRRouter blocks key on); ``hwsku`` is the switch
+  model's catalogue SKU (a switch without one is an error: no Generic-<model> SKU exists on a real box).
 * Routing is in the frrcfgd (sonic-frr-mgmt-framework) tables, so that host subnets are advertised:
   the classic bgpcfgd templates only announce Loopback0 and VLAN_INTERFACE prefixes, never routed-port
   /31s (sonic-buildimage dockers/docker-fpm-frr/frr/bgpd/bgpd.main.conf.j2 lines 159-209 @086b03bd).
@@ -68,23 +72,12 @@ BGP_VRF = "default"
 BGP_AFI_SAFI = "ipv4_unicast"
 MAX_EBGP_PATHS = 64
 ROUTE_MAP = "ROCEOPS_ALLOW"
-GENERIC_HWSKU = "Generic-{model}"
-DEVICE_TYPES: dict[str, str] = {"leaf": "LeafRouter", "spine": "SpineRouter", "core": "UpperSpineRouter"}
+# sonic-buildimage files/build_templates/buffers_config.j2 @ 02aaf5c36e97231dd0be28245269a0c17431fe9f maps
+# ToRRouter/LeafRouter/SpineRouter to t0/t1/t2; sonic-device_metadata.yang lists all three types.
+DEVICE_TYPES: dict[str, str] = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
 UNICAST_QUEUES = 8
-LANES_BY_SPEED: dict[int, int] = {
-    10_000: 1,
-    25_000: 1,
-    40_000: 4,
-    50_000: 2,
-    100_000: 4,
-    200_000: 4,
-    400_000: 8,
-    800_000: 8,
-    1_600_000: 8,
-}
 INGRESS_LOSSY_PROFILE = "ingress_lossy_profile"
 EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
-EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
 SCHEDULER_TYPES: dict[str, str] = {"strict": "STRICT", "dwrr": "DWRR"}
 FLEX_COUNTERS_ALWAYS = ("QUEUE", "PG_WATERMARK")
 MARKER = "//@section "
@@ -147,21 +140,6 @@ def port_number(name: str) -> int:
     return int(m.group(1))
 
 
-def lane_count(speed: int) -> int:
-    try:
-        return LANES_BY_SPEED[speed]
-    except KeyError:
-        raise SonicRenderError(f"no SONiC lane count for {speed} Mb/s; add it to LANES_BY_SPEED") from None
-
-
-def lanes(name: str, speed: int) -> list[int]:
-    """Lanes of ``Ethernet<N>``: N and the next ``lane_count(speed) - 1``.
-
-    >>> lanes("Ethernet8", 400_000)
-    [8, 9, 10, 11, 12, 13, 14, 15]
-    """
-    first = port_number(name)
-    return list(range(first, first + lane_count(speed)))
 
 
 def _s(value: int | str) -> str:
@@ -175,21 +153,21 @@ def _ports(device: SwitchIntent, ports: list[SwitchPort]) -> list[dict[str, str]
     out: list[dict[str, str]] = []
     owner: dict[int, str] = {}
     for p in ports:
-        port_lanes = lanes(p.name, p.speed)
-        for lane in port_lanes:
+        if not p.lanes or p.alias is None or p.index is None:
+            raise SonicRenderError(f"{device.name}: {p.name} has no SKU lanes/alias/index: set the switch model's "
+                                   "hwsku to a hardware catalogue entry (roceops hardware list)")
+        for lane in p.lanes:
             if lane in owner:
-                raise SonicRenderError(f"{device.name}: {p.name} and {owner[lane]} both claim lane {lane} "
-                                       f"({p.speed} Mb/s = {len(port_lanes)} lanes per port)")
+                raise SonicRenderError(f"{device.name}: {p.name} and {owner[lane]} both claim lane {lane}")
             owner[lane] = p.name
-        index = port_lanes[0] // len(port_lanes) + 1
         out.append({
             "name": p.name,
             "admin_status": "up" if p.admin_up else "down",
-            "alias": f"etp{index}",
+            "alias": p.alias,
             "description": p.description,
             "fec": "rs" if p.speed >= 25_000 else "none",
-            "index": _s(index),
-            "lanes": ",".join(str(lane) for lane in port_lanes),
+            "index": _s(p.index),
+            "lanes": ",".join(str(lane) for lane in p.lanes),
             "mtu": _s(p.mtu),
             "speed": _s(p.speed),
         })
@@ -277,7 +255,7 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
     qos = device.qos
     headroom = _headroom_profiles(device, ports)
     declared = {b.name for b in qos.profiles}
-    for needed in (INGRESS_LOSSY_PROFILE, EGRESS_LOSSLESS_PROFILE, EGRESS_LOSSY_PROFILE):
+    for needed in (INGRESS_LOSSY_PROFILE, EGRESS_LOSSLESS_PROFILE, qos.lossy_queue_profile):
         if needed not in declared:
             raise SonicRenderError(f"{device.name}: SwitchQos.profiles has no {needed!r}")
     pools = [{"name": b.name, "type": b.type, "mode": b.mode, "size": _s(b.size),
@@ -297,10 +275,15 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
         by_pg.update({pg: "NULL" if model == "dynamic" else h.profile for pg, h in p.headroom.items()})
         pgs += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_pg)]
         lossless = _lossless_queues(device, p)
-        by_queue = {q: EGRESS_LOSSLESS_PROFILE if q in lossless else EGRESS_LOSSY_PROFILE
+        by_queue = {q: EGRESS_LOSSLESS_PROFILE if q in lossless else qos.lossy_queue_profile
                     for q in range(UNICAST_QUEUES)}
         buffer_queues += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_queue)]
+    profile_lists = {
+        "ingress": [(p.name, ",".join(p.ingress_profiles)) for p in ports if p.ingress_profiles],
+        "egress": [(p.name, ",".join(p.egress_profiles)) for p in ports if p.egress_profiles],
+    }
     return {"model": model, "pools": pools, "profiles": profiles, "pgs": pgs, "queues": buffer_queues,
+            "profile_lists": profile_lists,
             "cable_length": {"name": CABLE_LENGTH_KEY, "ports": [(p.name, f"{p.cable_length}m") for p in ports]}}
 
 
@@ -325,9 +308,12 @@ def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
         device_type = DEVICE_TYPES[device.role]
     except KeyError:
         raise SonicRenderError(f"{device.name}: no SONiC DEVICE_METADATA type for role {device.role!r}") from None
+    if device.hwsku is None:
+        raise SonicRenderError(f"{device.name}: switch model {device.model!r} names no hwsku; SONiC needs the SKU "
+                               "(its port map and buffers): set switch_models.<model>.hwsku (roceops hardware list)")
     return {
         "hostname": device.name,
-        "hwsku": device.hwsku or GENERIC_HWSKU.format(model=device.model),
+        "hwsku": device.hwsku,
         "bgp_asn": _s(device.bgp.asn),
         "bgp_router_id": device.bgp.router_id,
         "buffer_model": model,

@@ -125,7 +125,7 @@ def test_fresh_leaf_deploys_audits_clean_and_redeploys_unchanged(connector: Conn
     assert audit(connector.connect()) == []
     oper = DRIVER.operational(DRIVER.collect(connector.connect(), intent()), intent())
     assert {ip: s.state for ip, s in oper.bgp.items()} == {n.ip: "Established" for n in intent().bgp.neighbors}
-    assert oper.lldp["swp5"].device == "spine01"
+    assert oper.lldp["swp3s0"].device == "spine01"
     # a health check's second sample: counters of the named ports only, no configuration or BGP reads
     some = sorted(intent().ports)[:2]
     raw = DRIVER.collect_counters(connector.connect(), intent(), some)
@@ -208,16 +208,16 @@ def test_confirm_that_does_not_take_rolls_back(connector: Connector) -> None:
 @pytest.mark.parametrize("connector", ["faults"], indirect=True)
 def test_injected_drift_is_found_and_a_redeploy_repairs_it(lab: LabThread, connector: Connector) -> None:
     assert deploy(connector).status == "changed"
-    lab.inject("faults", "pfc_off", port="swp2")
+    lab.inject("faults", "pfc_off", port="swp1s1")
     lab.inject("faults", "ecn_changed")
-    lab.inject("faults", "mtu_mismatch", port="swp3", mtu=1500)
+    lab.inject("faults", "mtu_mismatch", port="swp2s0", mtu=1500)
     paths = {d.path for d in audit(connector.connect())}
-    assert paths == {"ports[swp2].pfc_priorities", "qos.queues[3].ecn.min_bytes", "qos.queues[3].ecn.max_bytes",
-                     "ports[swp3].mtu"}
+    assert paths == {"ports[swp1s1].pfc_priorities", "qos.queues[3].ecn.min_bytes", "qos.queues[3].ecn.max_bytes",
+                     "ports[swp2s0].mtu"}
     lab.clear("faults")
     out = deploy(connector)
     assert out.status == "changed" and out.summary == {"set": 3, "unset": 2}, out.diff
-    assert "nv unset qos pfc pfc-swp2" in out.diff
+    assert "nv unset qos pfc pfc-swp1s1" in out.diff
     assert audit(connector.connect()) == []
 
 

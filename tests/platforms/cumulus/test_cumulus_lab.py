@@ -185,31 +185,31 @@ def test_config_faults_show_up(lab: LabThread) -> None:
     try:
         lab.inject("pfc_off", "pfc_off")
         assert p.parse_qos_pfc(run(conns["pfc_off"], "nv show qos pfc default-global"))["switch-priority"] == []
-        assert p.parse_roce_status(_swp(conns["pfc_off"], "swp1", "qos roce status"))["pfc-priority"] == []
+        assert p.parse_roce_status(_swp(conns["pfc_off"], "swp1s0", "qos roce status"))["pfc-priority"] == []
 
-        lab.inject("pfc_off_port", "pfc_off", port="swp2", priority=3)
+        lab.inject("pfc_off_port", "pfc_off", port="swp1s1", priority=3)
         c = conns["pfc_off_port"]
-        assert p.parse_roce_status(_swp(c, "swp2", "qos roce status"))["pfc-priority"] == []
-        assert p.parse_roce_status(_swp(c, "swp1", "qos roce status"))["pfc-priority"] == [3]
-        assert "nv set interface swp2 qos pfc profile pfc-swp2" in applied(c)
+        assert p.parse_roce_status(_swp(c, "swp1s1", "qos roce status"))["pfc-priority"] == []
+        assert p.parse_roce_status(_swp(c, "swp1s0", "qos roce status"))["pfc-priority"] == [3]
+        assert "nv set interface swp1s1 qos pfc profile pfc-swp1s1" in applied(c)
 
         lab.inject("ecn_changed", "ecn_changed", min=40000, max=200000)
         ecn = p.parse_qos_congestion_control(run(conns["ecn_changed"], "nv show qos congestion-control default-global"))
         assert (ecn[3]["min"], ecn[3]["max"]) == (40000, 200000)
 
-        lab.inject("mtu_mismatch", "mtu_mismatch", port="swp4")
-        link = p.load_json(run(conns["mtu_mismatch"], "nv show interface swp4 link -o json"), "link")
-        assert link["mtu"] == 1500 and "nv set interface swp4 link mtu 1500" in applied(conns["mtu_mismatch"])
+        lab.inject("mtu_mismatch", "mtu_mismatch", port="swp2s1")
+        link = p.load_json(run(conns["mtu_mismatch"], "nv show interface swp2s1 link -o json"), "link")
+        assert link["mtu"] == 1500 and "nv set interface swp2s1 link mtu 1500" in applied(conns["mtu_mismatch"])
 
         lab.inject("reject_config", "reject_config")
         c = conns["reject_config"]
-        out = run(c, "nv set interface swp1 link mtu 9000")
-        assert out.startswith("Error: Invalid config [rev_id:") and "Config invalid at interface.swp1.link.mtu" in out
+        out = run(c, "nv set interface swp1s0 link mtu 9000")
+        assert out.startswith("Error: Invalid config [rev_id:") and "Config invalid at interface.swp1s0.link.mtu" in out
         assert run(c, "nv config apply -y").startswith("Invalid config [rev_id:")
         lab.clear("reject_config")
-        assert run(c, "nv set interface swp1 link mtu 9000") == ""
+        assert run(c, "nv set interface swp1s0 link mtu 9000") == ""
         lab.clear("mtu_mismatch")  # clearing stops faults but leaves configuration changes in place
-        assert "swp4 link mtu 1500" in applied(conns["mtu_mismatch"])
+        assert "swp2s1 link mtu 1500" in applied(conns["mtu_mismatch"])
     finally:
         for conn in conns.values():
             conn.disconnect()
@@ -218,10 +218,10 @@ def test_config_faults_show_up(lab: LabThread) -> None:
 def _sample(conns: dict[str, Any]) -> dict[str, Any]:
     """The one show command per fault an operator would look at."""
     return {
-        "link_down": p.parse_interfaces_json(run(conns["link_down"], "nv show interface -o json"))["swp1"],
-        "link_flap": p.parse_interfaces_json(run(conns["link_flap"], "nv show interface -o json"))["swp1"],
-        "pause_storm": p.parse_counters_qos(_swp(conns["pause_storm"], "swp1", "counters qos")),
-        "crc_errors": p.parse_counters_errors(_swp(conns["crc_errors"], "swp1", "counters errors")),
+        "link_down": p.parse_interfaces_json(run(conns["link_down"], "nv show interface -o json"))["swp1s0"],
+        "link_flap": p.parse_interfaces_json(run(conns["link_flap"], "nv show interface -o json"))["swp1s0"],
+        "pause_storm": p.parse_counters_qos(_swp(conns["pause_storm"], "swp1s0", "counters qos")),
+        "crc_errors": p.parse_counters_errors(_swp(conns["crc_errors"], "swp1s0", "counters errors")),
     }
 
 
@@ -230,26 +230,26 @@ def test_operational_faults_show_up(lab: LabThread) -> None:
     conns = {n: connect(lab, n) for n in names}
     try:
         for n in names:
-            lab.inject(n, n, port="swp1")
+            lab.inject(n, n, port="swp1s0")
         first = _sample(conns)
         time.sleep(1.1)
         second = _sample(conns)
         summary = run(conns["link_down"], "nv show interface")
-        assert re.search(r"^swp1\s+down\s", summary, re.MULTILINE) and re.search(r"^swp2\s+up\s", summary,
+        assert re.search(r"^swp1s0\s+down\s", summary, re.MULTILINE) and re.search(r"^swp1s1\s+up\s", summary,
                                                                                  re.MULTILINE)
         assert second["link_down"]["oper_up"] is False and second["link_down"]["lldp"] is None
         flaps = [s["link_flap"]["stats"]["carrier-transitions"] for s in (first, second)]
         assert flaps[1] > flaps[0]
         storm = [s["pause_storm"]["pfc"][3]["rx-pause-frames"] for s in (first, second)]
         assert storm[1] - storm[0] > 20000
-        wd = p.parse_pfc_watchdog(_swp(conns["pause_storm"], "swp1", "qos pfc-watchdog"))
+        wd = p.parse_pfc_watchdog(_swp(conns["pause_storm"], "swp1s0", "qos pfc-watchdog"))
         assert wd["status"][3] == {"status": "DEADLOCK", "deadlock-count": 1}
         crc = [s["crc_errors"]["FCS Errors"]["rx"] for s in (first, second)]
         assert crc[1] - crc[0] > 100
         ber = p.parse_ber_view(run(conns["crc_errors"], "nv show interface --view ber"))
-        assert ber["swp1"]["eff-errs"] > 0 and ber["swp2"]["eff-errs"] == 0
+        assert ber["swp1s0"]["eff-errs"] > 0 and ber["swp1s1"]["eff-errs"] == 0
         lab.clear("pause_storm")
-        wd = p.parse_pfc_watchdog(_swp(conns["pause_storm"], "swp1", "qos pfc-watchdog"))
+        wd = p.parse_pfc_watchdog(_swp(conns["pause_storm"], "swp1s0", "qos pfc-watchdog"))
         assert wd["status"][3]["status"] == "OK"
     finally:
         for conn in conns.values():

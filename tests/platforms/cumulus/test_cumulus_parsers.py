@@ -222,10 +222,10 @@ def test_config_paths_of_a_lab_config_is_nv_set_paths() -> None:
     ("nv show qos pfc default-global", "nv_show_qos_pfc_default_global"),
     ("nv show qos congestion-control default-global", "nv_show_qos_congestion_control_default_global"),
     ("nv show qos egress-queue-mapping default-global", "nv_show_qos_egress_queue_mapping_default_global"),
-    ("nv show interface swp1 qos pfc-watchdog", "nv_show_interface_qos_pfc_watchdog"),
-    ("nv show interface swp1 counters qos", "nv_show_interface_counters_qos"),
-    ("nv show interface swp1 qos roce counters", "nv_show_interface_qos_roce_counters"),
-    ("nv show interface swp1 qos roce status", "nv_show_interface_qos_roce_status"),
+    ("nv show interface swp1s0 qos pfc-watchdog", "nv_show_interface_qos_pfc_watchdog"),
+    ("nv show interface swp1s0 counters qos", "nv_show_interface_counters_qos"),
+    ("nv show interface swp1s0 qos roce counters", "nv_show_interface_qos_roce_counters"),
+    ("nv show interface swp1s0 qos roce status", "nv_show_interface_qos_roce_status"),
 ])
 def test_lab_layout_matches_capture(command: str, name: str) -> None:
     lab = p.parse_tables(sh(leaf_state(configured=True), command))
@@ -245,14 +245,14 @@ def test_lab_values_round_trip() -> None:
     ecn = p.parse_qos_congestion_control(sh(state, "nv show qos congestion-control default-global"))
     assert ecn == {3: {"ecn": True, "red": False, "min": 153600, "max": 1536000, "probability": 100}}
     links = p.parse_interfaces_json(sh(state, "nv show interface -o json"))
-    assert links["swp5"]["lldp"] == ("spine01", "Ethernet5/1") and links["swp5"]["speed"] == 400000
-    assert links["swp1"]["addresses"] == ["10.128.0.8/31"] and links["swp1"]["oper_up"] is True
+    assert links["swp3s0"]["lldp"] == ("spine01", "Ethernet5/1") and links["swp3s0"]["speed"] == 400000
+    assert links["swp1s0"]["addresses"] == ["10.128.0.8/31"] and links["swp1s0"]["oper_up"] is True
     bgp = p.parse_bgp_neighbors_json(sh(state, "nv show vrf default router bgp neighbor -o json"))
     assert {ip: n["state"] for ip, n in bgp.items()} == {n.ip: "established" for n in leaf_intent().bgp.neighbors}
     assert p.parse_system_json(sh(state, "nv show system -o json"))["build"].startswith("Cumulus Linux 5.")
     ber = p.parse_ber_view(sh(state, "nv show interface --view ber"))
-    assert sorted(ber, key=lambda n: int(n[3:])) == [f"swp{i}" for i in range(1, 9)]
-    assert p.parse_counters_errors(sh(state, "nv show interface swp1 counters errors"))["FCS Errors"] == {
+    assert sorted(ber) == [f"swp{cage}s{k}" for cage in range(1, 5) for k in (0, 1)]
+    assert p.parse_counters_errors(sh(state, "nv show interface swp1s0 counters errors"))["FCS Errors"] == {
         "rx": 0, "tx": None}
 
 
@@ -304,19 +304,19 @@ def test_observe_configured_leaf_has_no_drift_and_fresh_leaf_has_plenty() -> Non
     observed = DRIVER.observe(outputs(leaf_state(True)), intent)
     assert compare(DRIVER.expected(intent), observed) == []
     assert set(observed["ports"]) == set(intent.ports)
-    assert observed["bgp"]["neighbors"][0] == {"ip": "10.1.0.16", "remote_asn": 4200100000, "port": "swp5",
+    assert observed["bgp"]["neighbors"][0] == {"ip": "10.1.0.16", "remote_asn": 4200100000, "port": "swp3s0",
                                                "description": "spine01"}
     paths = {d.path for d in compare(DRIVER.expected(intent), DRIVER.observe(outputs(leaf_state(False)), intent))}
-    assert {"qos.trust", "qos.lossless_priorities", "ports[swp1].admin_up", "bgp.asn", "loopback"} <= paths
+    assert {"qos.trust", "qos.lossless_priorities", "ports[swp1s0].admin_up", "bgp.asn", "loopback"} <= paths
 
 
 def test_operational_counters_and_neighbours() -> None:
     oper = DRIVER.operational(outputs(leaf_state(True)), leaf_intent())
-    swp5 = oper.ports["swp5"]
-    assert swp5.oper_up and swp5.speed == 400000 and swp5.mtu == 9216
+    swp3s0 = oper.ports["swp3s0"]
+    assert swp3s0.oper_up and swp3s0.speed == 400000 and swp3s0.mtu == 9216
     assert {"pfc_rx_3", "pfc_tx_3", "ecn_marked", "cnp_sent", "crc_errors", "fec_uncorrected", "symbol_errors",
-            "carrier_changes", "pfcwd_storms", "rx_packets", "tx_packets"} <= set(swp5.counters)
-    assert (oper.lldp["swp5"].device, oper.lldp["swp5"].port) == ("spine01", "Ethernet5/1")
+            "carrier_changes", "pfcwd_storms", "rx_packets", "tx_packets"} <= set(swp3s0.counters)
+    assert (oper.lldp["swp3s0"].device, oper.lldp["swp3s0"].port) == ("spine01", "Ethernet5/1")
     assert {s.state for s in oper.bgp.values()} == {"Established"}
     assert oper.os_version and oper.os_version.startswith("Cumulus Linux")
 

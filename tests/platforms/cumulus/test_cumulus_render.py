@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from roceops.audit.compare import compare
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus import PLATFORM
+from roceops.platforms.cumulus.driver import observed_breakouts
+from roceops.platforms.cumulus.parsers import config_paths
 from roceops.platforms.cumulus.render import (
     cable_length,
     nv_set_commands,
@@ -102,13 +105,13 @@ def test_conflicting_list_is_reported() -> None:
              "nv set qos pfc default-global cable-length 5",                       # scalar: 30 vs 5
              "nv set qos mapping default-global dscp 26 switch-priority 0",          # scalar: 3 vs 0
              "nv set qos congestion-control default-global traffic-class 0,3 ecn enable",  # list: 0 was disable
-             "nv set interface swp1 link mtu 9216",                                  # exact duplicate
+             "nv set interface swp1s0 link mtu 9216",                                # exact duplicate
              "nv set qos pfc default-global switch-priority 4"]                       # set member: fine
     assert nv_set_conflicts(lines) == [
         "conflict: 'qos congestion-control default-global traffic-class 0 ecn' set to 'disable', 'enable'",
         "conflict: 'qos mapping default-global dscp 26 switch-priority' set to '0', '3'",
         "conflict: 'qos pfc default-global cable-length' set to '30', '5'",
-        "duplicate: 'interface swp1 link mtu 9216' (2x)",
+        "duplicate: 'interface swp1s0 link mtu 9216' (2x)",
         "duplicate: 'qos congestion-control default-global traffic-class 3 ecn enable' (2x)",
     ]
 
@@ -231,10 +234,19 @@ def test_cable_length_rule_and_robustness() -> None:
 
 def test_description_with_spaces_is_quoted() -> None:
     intent = intent_of("lab-mini", "leaf-su2-r1")
-    port = intent.ports["swp1"].model_copy(update={"description": "gpu005 eth0 (rail 1)"})
-    text = render_device(intent.model_copy(update={"ports": {**intent.ports, "swp1": port}})).files["nvue.commands"]
-    assert "nv set interface swp1 description 'gpu005 eth0 (rail 1)'" in text.splitlines()
-    assert nv_set_paths(text.splitlines())[("interface", "swp1", "description")] == {"gpu005 eth0 (rail 1)"}
+    port = intent.ports["swp1s0"].model_copy(update={"description": "gpu005 eth0 (rail 1)"})
+    text = render_device(intent.model_copy(update={"ports": {**intent.ports, "swp1s0": port}})).files["nvue.commands"]
+    assert "nv set interface swp1s0 description 'gpu005 eth0 (rail 1)'" in text.splitlines()
+    assert nv_set_paths(text.splitlines())[("interface", "swp1s0", "description")] == {"gpu005 eth0 (rail 1)"}
+
+
+def test_sn5600_400g_ports_are_2x_breakouts_of_the_800g_cages() -> None:
+    # Mellanox-SN5600-O128 hwsku.json: every 800G cage is 2x400G; Cumulus names them swp<cage>s0/s1
+    lines = list(commands("lab-mini", "leaf-su2-r1"))
+    breakouts = [line for line in lines if " link breakout " in line]
+    assert breakouts == [f"nv set interface swp{n} link breakout 2x" for n in (1, 2, 3, 4)]
+    assert "nv set interface swp1s1 link speed 400G" in lines
+    assert lines.index(breakouts[-1]) < lines.index("nv set interface swp1s0 link state up")
 
 
 def test_rejects_non_switch() -> None:
@@ -250,3 +262,13 @@ def test_doctests() -> None:
 
     result = doctest.testmod(module)
     assert result.attempted and not result.failed
+
+
+def test_audit_reads_back_the_breakouts() -> None:
+    intent = intent_of("lab-mini", "leaf-su2-r1")
+    cfg = config_paths("\n".join(commands("lab-mini", "leaf-su2-r1")))
+    assert observed_breakouts(cfg, intent) == {"swp1": 2, "swp2": 2, "swp3": 2, "swp4": 2}
+    cfg[("interface", "swp3", "link", "breakout")] = {"1x"}  # someone un-split a cage
+    del cfg[("interface", "swp4", "link", "breakout")]
+    drift = {d.path for d in compare(intent, {"breakouts": observed_breakouts(cfg, intent)})}
+    assert drift == {"breakouts[swp3]", "breakouts[swp4]"}

@@ -119,7 +119,7 @@ def test_configure_terminal_changes_running_config(connect: Callable[[str], Any]
                                 "traffic-class 3", "qos map dscp 27 to traffic-class 3"], error_pattern=r"^%")
     assert "%" not in out
     running = cli(conn, "show running-config")
-    assert running.startswith("! Command: show running-config\n! device: spine01 (lab-8x400g, EOS-4.32.2F)")
+    assert running.startswith("! Command: show running-config\n! device: spine01 (eos-8x400g, EOS-4.32.2F)")
     assert running.rstrip().endswith("!\nend")
     block = cli(conn, "show running-config interfaces Ethernet1/1")
     assert block.splitlines() == ["interface Ethernet1/1", "   description to leaf", "   mtu 9214",

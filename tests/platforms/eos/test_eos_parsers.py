@@ -121,7 +121,7 @@ def test_lab_prints_the_capture_layouts() -> None:
     assert status.splitlines()[0] == (FIX / "show_interfaces_status.txt").read_text().splitlines()[0]
     rows = p.parse_interfaces_status(status)
     assert [r["port"] for r in rows] == [f"Et{n}/1" for n in range(1, 9)] + ["Ma1"]
-    assert rows[0]["name"] == "leaf-su1-r1:Ethernet32" and rows[0]["status"] == "connected"
+    assert rows[0]["name"] == "leaf-su1-r1:Ethernet16" and rows[0]["status"] == "connected"
     queue = run(st, "show interfaces counters queue detail")
     assert queue.splitlines()[:3] == (FIX / "show_interfaces_counters_queue_detail_egress.txt").read_text(
     ).splitlines()[:3]
@@ -181,7 +181,7 @@ def test_json_parsers_on_lab_output() -> None:
     st = lab_state()
     st.apply_fault("pause_storm", port="Ethernet1/1")
     lldp = p.parse_lldp_json(run(st, p.CMD_LLDP))
-    assert lldp["Ethernet1/1"] == ("leaf-su1-r1", "Ethernet32") and len(lldp) == 8
+    assert lldp["Ethernet1/1"] == ("leaf-su1-r1", "Ethernet16") and len(lldp) == 8
     bgp = p.parse_bgp_summary_json(run(st, p.CMD_BGP))
     assert bgp["asn"] == "4200100000" and len(bgp["peers"]) == 8
     assert {s["state"] for s in bgp["peers"].values()} == {"Established"}
@@ -209,7 +209,7 @@ def test_observed_config_of_a_deployed_switch_has_no_drift() -> None:
     observed = p.observe_config(lab_state().running_text(), want)
     assert compare(DRIVER.expected(want), observed) == []
     assert observed["ports"]["Ethernet1/1"] == {
-        "name": "Ethernet1/1", "mtu": 9214, "admin_up": True, "description": "leaf-su1-r1:Ethernet32",
+        "name": "Ethernet1/1", "mtu": 9214, "admin_up": True, "description": "leaf-su1-r1:Ethernet16",
         "address": "10.1.0.0/31", "pfc_priorities": [3], "pfc_watchdog": True, "speed": 400_000}
     assert observed["qos"]["queues"]["3"] == {"scheduler": "dwrr", "weight": 60,
                                              "ecn": {"min_bytes": 153600, "max_bytes": 1536000, "probability": 100}}

@@ -230,7 +230,7 @@ def test_config_lines_replay_order() -> None:
     j = lines.index("interface Ethernet2/1")
     # leaving tx-queue 6 and then the interface before the next interface
     assert lines[j - 2:j] == ["exit", "exit"]
-    assert lines[i + 1] == "description leaf-su1-r1:Ethernet32"
+    assert lines[i + 1] == "description leaf-su1-r1:Ethernet16"  # the first uplink after 4 x 400G host ports
     flat = config_lines(text, with_exits=False)
     assert [ln for ln in lines if ln != "exit"] == flat
     assert len(flat) == len([ln for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("!")])

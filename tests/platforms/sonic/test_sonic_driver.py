@@ -139,7 +139,7 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
             "carrier_changes"} <= set(oper.ports["Ethernet0"].counters)
     assert {n.ip for n in intent.bgp.neighbors} == set(oper.bgp)
     assert {s.state for s in oper.bgp.values()} == {"Established"}
-    assert oper.lldp["Ethernet32"].device == "spine01" and oper.os_version
+    assert oper.lldp["Ethernet16"].device == "spine01" and oper.os_version
 
     again = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run2")
     assert again.status == "unchanged" and again.diff == "", again.diff[:3000]

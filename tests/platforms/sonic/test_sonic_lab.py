@@ -77,8 +77,9 @@ def test_fresh_switch_has_metadata_and_cabled_ports_only(fresh: Any) -> None:
     assert sorted(db["DEVICE_METADATA"]["localhost"]) == ["hostname", "hwsku", "mac", "platform"]
     assert db["DEVICE_METADATA"]["localhost"]["hostname"] == FRESH
     assert len(db["PORT"]) == 8
-    assert db["PORT"]["Ethernet8"] == {"admin_status": "down", "alias": "etp2", "index": "2",
-                                       "lanes": "8,9,10,11,12,13,14,15", "mtu": "9100", "speed": "400000"}
+    # as Mellanox-SN5600-O128's port_config.ini boots it: Ethernet8 = lanes 8-11, etp2a (first half of cage 2)
+    assert db["PORT"]["Ethernet8"] == {"admin_status": "down", "alias": "etp2a", "index": "2",
+                                       "lanes": "8,9,10,11", "mtu": "9100", "speed": "400000"}
     status = P.show_interfaces_status(fresh.send_command("show interfaces status"))
     assert {r["oper"] for r in status.values()} == {"down"} and {r["admin"] for r in status.values()} == {"down"}
     yang = pytest.importorskip("roceops.platforms.sonic.yang")
@@ -164,7 +165,7 @@ def test_config_save_load_and_root(fresh: Any) -> None:
     heredoc(fresh, "/tmp/load.json", json.dumps({"PORT": {"Ethernet16": {"mtu": "9100"}}}))
     assert fresh.send_command("sudo config load -y /tmp/load.json").startswith("Running command: ")
     port = json.loads(running(fresh))["PORT"]["Ethernet16"]
-    assert port["mtu"] == "9100" and port["lanes"] == "16,17,18,19,20,21,22,23"  # merged, nothing deleted
+    assert port["mtu"] == "9100" and port["lanes"] == "16,17,18,19"  # merged, nothing deleted
     assert fresh.send_command("sudo config interface startup Ethernet16") == ""
     assert json.loads(fresh.send_command("sonic-cfggen -d --var-json PORT"))["Ethernet16"]["admin_status"] == "up"
     fresh.send_command("sudo config interface shutdown Ethernet16")
@@ -218,7 +219,8 @@ def test_show_layout_details(configured: Any) -> None:
     assert P.ecnconfig_l(ecn)["ROCEOPS_Q3_ECN"]["green_min_threshold"] == "153600"
     assert configured.send_command("show ecn") == ecn
     buffers = P.show_buffer_information(configured.send_command("show buffer information"))
-    assert buffers["pools"]["egress_lossless_pool"] == {"mode": "static", "size": "62914560", "type": "egress"}
+    # Mellanox-SN5600-O128 buffers_defaults_t0.j2 (a leaf is a ToRRouter): dynamic egress pool of 158229504 B
+    assert buffers["pools"]["egress_lossless_pool"] == {"mode": "dynamic", "size": "158229504", "type": "egress"}
     js = json.loads(configured.send_command("show queue counters Ethernet8 --json"))
     fixture = json.loads((FIX / "show_queue_counters_ethernet8_json.json").read_text())
     assert set(js) == set(fixture) and set(js["Ethernet8"]["UC3"]) == set(fixture["Ethernet8"]["UC3"])
@@ -226,8 +228,8 @@ def test_show_layout_details(configured: Any) -> None:
     lldp = configured.send_command("show lldp table")
     assert lldp.splitlines()[0] == "Capability codes: (R) Router, (B) Bridge, (O) Other"
     assert lldp.splitlines()[-2:] == ["-" * 50, "Total entries displayed:  8"]
-    assert P.show_lldp_table(lldp)["Ethernet32"] == {"device": "spine01", "port": "Ethernet3/1", "capability": "BR",
-                                                     "port_descr": f"{CONFIGURED}:Ethernet32"}
+    assert P.show_lldp_table(lldp)["Ethernet16"] == {"device": "spine01", "port": "Ethernet3/1", "capability": "BR",
+                                                     "port_descr": f"{CONFIGURED}:Ethernet16"}
     assert P.show_lldp_table(lldp)["Ethernet0"]["device"] == "gpu001"
     bgp = P.show_ip_bgp_summary(configured.send_command("show ip bgp summary"))
     assert bgp["router_id"] == "10.0.0.2" and len(bgp["neighbors"]) == 4
@@ -284,11 +286,11 @@ def test_link_down_and_flap(lab: LabThread, configured: Any) -> None:
             "show interfaces counters errors"))["Ethernet24"]["state"] == "D"
     finally:
         lab.clear(CONFIGURED)
-    first = P.show_interfaces_flap(configured.send_command("show interfaces flap"))["Ethernet40"]["flaps"]
-    lab.inject(CONFIGURED, "link_flap", port="Ethernet40")
+    first = P.show_interfaces_flap(configured.send_command("show interfaces flap"))["Ethernet20"]["flaps"]
+    lab.inject(CONFIGURED, "link_flap", port="Ethernet20")
     try:
         time.sleep(1.2)
-        later = P.show_interfaces_flap(configured.send_command("show interfaces flap"))["Ethernet40"]["flaps"]
+        later = P.show_interfaces_flap(configured.send_command("show interfaces flap"))["Ethernet20"]["flaps"]
         assert later > first
     finally:
         lab.clear(CONFIGURED)

@@ -219,12 +219,16 @@ def test_config_db_mellanox_buffers() -> None:
 
 def test_config_db_yang_example() -> None:
     out = parse_config_db(config_db("example_config_db.json"))
-    assert (out["name"], out["role"], out["loopback"]) == ("roce-leaf01", "leaf", "10.1.0.1/32")
+    # the example names its T1 "leaf" but types it LeafRouter: in SONiC terms that is a spine (ToRRouter = our leaf)
+    assert (out["name"], out["role"], out["loopback"]) == ("roce-leaf01", "spine", "10.1.0.1/32")
     eth0 = out["ports"]["Ethernet0"]
     assert eth0 == {"name": "Ethernet0", "speed": 100_000, "mtu": 9100, "admin_up": True, "description": "",
                     "address": "10.0.0.0/31", "cable_length": 5, "pfc_priorities": [3, 4], "pfc_watchdog": True,
                     "headroom": {pg: {"profile": "pg_lossless_100000_5m_profile", "xon": 19456, "xoff": 36864,
-                                      "size": 56320} for pg in (3, 4)}}
+                                      "size": 56320} for pg in (3, 4)},
+                    "lanes": [0, 1, 2, 3], "alias": "etp1", "index": 1,  # the SKU facts PORT carries
+                    "ingress_profiles": ["ingress_lossless_profile"],
+                    "egress_profiles": ["egress_lossless_profile", "egress_lossy_profile"]}
     assert out["qos"]["pfc_watchdog"] == {"enabled": True, "poll_ms": 200, "detect_ms": 200, "restore_ms": 200,
                                           "action": "drop"}
     assert out["qos"]["queues"][3]["lossless"] is True and out["qos"]["queues"][5]["lossless"] is False

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import SHARED
 
+from roceops.hardware.sku_files import read_port_config
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
@@ -23,7 +25,6 @@ from roceops.platforms.sonic import PLATFORM
 from roceops.platforms.sonic.render import (
     CABLE_LENGTH_KEY,
     EGRESS_LOSSLESS_PROFILE,
-    EGRESS_LOSSY_PROFILE,
     INGRESS_LOSSY_PROFILE,
     MAP_NAME,
     SonicRenderError,
@@ -43,7 +44,8 @@ TEMPLATES = templates_dir() / "sonic"
 RENDERED_TABLES = {
     "PORT", "DEVICE_METADATA", "LOOPBACK_INTERFACE", "INTERFACE", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP",
     "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
-    "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
+    "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
     "BGP_NEIGHBOR", "BGP_NEIGHBOR_AF", "BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "ROUTE_MAP_SET",
     "ROUTE_MAP",
 }
@@ -207,7 +209,7 @@ def test_pfc_pg_queue_and_wred_agree(example: str, name: str) -> None:
         queues = per_port(db["BUFFER_QUEUE"], port)
         assert set(queues) == set(range(8))
         assert {q for q, prof in queues.items() if prof == EGRESS_LOSSLESS_PROFILE} == lossless_queues
-        assert {prof for q, prof in queues.items() if q not in lossless_queues} <= {EGRESS_LOSSY_PROFILE}
+        assert {prof for q, prof in queues.items() if q not in lossless_queues} <= {intent.qos.lossy_queue_profile}
         for q in lossless_queues:
             wred = db["QUEUE"][f"{port}|{q}"]["wred_profile"]
             assert db["WRED_PROFILE"][wred]["ecn"] == "ecn_all"
@@ -221,28 +223,31 @@ def test_pfc_pg_queue_and_wred_agree(example: str, name: str) -> None:
 def test_ports_and_addresses_follow_the_intent() -> None:
     intent = intent_of("fabric", "leaf-su1-r1")
     db = config_db("fabric", "leaf-su1-r1")
-    seen: set[str] = set()
+    sku = {row["name"]: row for row in read_port_config(SHARED / "reference/hardware/sonic/skus/Mellanox-SN5600-O128"
+                                                                  / "port_config.ini")}
     for name, port in intent.ports.items():
         entry = db["PORT"][name]
-        lanes = entry["lanes"].split(",")
-        assert len(lanes) == 8 and lanes[0] == name.removeprefix("Ethernet")
-        assert not seen & set(lanes), f"{name}: lanes overlap another port"
-        seen |= set(lanes)
+        row = sku[name]  # Mellanox-SN5600-O128: 4 lanes per 400G port, Ethernet4 = etp1b
+        assert (entry["lanes"], entry["alias"], entry["index"]) == (
+            ",".join(map(str, row["lanes"])), row["alias"], str(row["index"]))
         assert (entry["speed"], entry["mtu"], entry["fec"]) == (str(port.speed), str(port.mtu), "rs")
         if port.address:
             assert f"{name}|{port.address}" in db["INTERFACE"] and name in db["INTERFACE"]
     assert f"Loopback0|{intent.loopback}" in db["LOOPBACK_INTERFACE"]
     meta = db["DEVICE_METADATA"]["localhost"]
-    assert (meta["hostname"], meta["bgp_asn"], meta["type"]) == (intent.name, str(intent.bgp.asn), "LeafRouter")
+    assert (meta["hostname"], meta["bgp_asn"], meta["type"]) == (intent.name, str(intent.bgp.asn), "ToRRouter")
     assert set(db["BGP_NEIGHBOR"]) == {f"default|{n.ip}" for n in intent.bgp.neighbors}
     assert set(db["DSCP_TO_TC_MAP"]) == set(db["TC_TO_QUEUE_MAP"]) == {MAP_NAME}
     assert len(db["DSCP_TO_TC_MAP"][MAP_NAME]) == 64
 
 
-def test_hwsku_fallback() -> None:
+def test_a_port_without_sku_lanes_is_a_render_error_not_a_guess() -> None:
     intent = intent_of("lab-mini", "leaf-su1-r1")
-    assert intent.hwsku is None
-    assert config_db("lab-mini", "leaf-su1-r1")["DEVICE_METADATA"]["localhost"]["hwsku"] == f"Generic-{intent.model}"
+    ports = {n: p.model_copy(update={"lanes": [], "alias": None, "index": None}) for n, p in intent.ports.items()}
+    with pytest.raises(SonicRenderError, match="no SKU lanes/alias/index"):
+        render_device(intent.model_copy(update={"ports": ports}))
+    with pytest.raises(SonicRenderError, match="names no hwsku"):
+        render_device(intent.model_copy(update={"hwsku": None}))
 
 
 # --------------------------------------------------------------------------- determinism and escaping

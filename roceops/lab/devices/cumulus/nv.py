@@ -238,9 +238,18 @@ def _validate(state: CumulusStateCore, tree: Tree) -> str | None:
         changed = next(iter(sorted(set(tree.items()) ^ set(state.applied.items()))), None)
         where = ".".join(changed[0]) if changed else "qos"
         return f"Config invalid at {where}: the switch rejected the change"
+    cages = {cage for cage, _n in state.cage_of.values()}
     for key in tree:
-        if key[0] == "interface" and key[1].startswith("swp") and key[1] not in state.physical.ports:
-            return f"Config invalid at interface.{key[1]}: '{key[1]}' is not a valid interface on this platform"
+        if key[0] != "interface" or not key[1].startswith("swp"):
+            continue
+        name = key[1]
+        if name not in state.physical.ports and name not in cages:
+            return f"Config invalid at interface.{name}: '{name}' is not a valid interface on this platform"
+        if name in state.cage_of:  # a split port exists only while its cage is broken out that way
+            cage, split = state.cage_of[name]
+            if tree.get(("interface", cage, "link", "breakout")) != f"{split}x":
+                return (f"Config invalid at interface.{name}: '{name}' is not a valid interface on this platform "
+                        f"({cage} is not broken out {split}x)")
     return None
 
 

@@ -159,6 +159,8 @@ SCHEMA_LEAVES: dict[str, Leaf] = {
     f"{IF} description": Leaf(TEXT),
     f"{IF} link state": Leaf(_enum("up", "down")),
     f"{IF} link speed": Leaf(_enum(*SPEEDS)),
+    # NVUE reference `nv set interface <interface-id> link breakout <mode-id>`: 1x, 2x, 4x, 8x, disabled, loopback
+    f"{IF} link breakout": Leaf(_enum("1x", "2x", "4x", "8x", "disabled", "loopback")),
     f"{IF} link mtu": Leaf(_int(552, 9216)),
     f"{IF} link fec": Leaf(_enum("auto", "baser", "off", "rs", "driver-auto")),
     f"{IF} link auto-negotiate": Leaf(ON_OFF),

@@ -71,6 +71,10 @@ class CumulusStateCore(DeviceState):
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
         self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=port_key)]
+        # sub-port -> (cage, split count) for ports the SKU breaks out (swp1s0 -> ("swp1", 2))
+        self.cage_of: dict[str, tuple[str, int]] = {
+            str(p["name"]): (str(p["cage"]), int(p["breakout"])) for p in ports
+            if p.get("cage") and int(p.get("breakout", 1)) > 1}
         self.port_speeds = {p.name: speed_text(p.speed) for p in self.physical.ports.values()}
         factory: Tree = {}
         for line in ("interface eth0 ip address dhcp", "interface eth0 ip vrf mgmt", "interface eth0 type eth",

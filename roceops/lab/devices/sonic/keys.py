@@ -8,9 +8,6 @@ from functools import lru_cache
 
 from roceops.util.sorting import id_set
 
-# Lanes per port by speed for the simulator's factory PORT table (a generic 8-lane-per-400G layout).
-LANES_BY_SPEED = {10_000: 1, 25_000: 1, 40_000: 4, 50_000: 2, 100_000: 4, 200_000: 4, 400_000: 8, 800_000: 8}
-
 
 def unref(value: str | None) -> str | None:
     """The object name inside a ``[TABLE|name]`` (or ``[TABLE:name]``) reference; a plain name as it is.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import threading
 import time
 import zlib
@@ -24,7 +23,7 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
-from roceops.lab.devices.sonic.keys import LANES_BY_SPEED, port_id_keyed, port_keyed, priorities, unref
+from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import (
     FACTS_FAULT,
     FACTS_PARAMS,
@@ -99,18 +98,13 @@ def _platform_of(hwsku: str) -> tuple[str, str]:
     return "x86_64-kvm_x86_64-r0", "vs"
 
 
-_ETHERNET = re.compile(r"Ethernet(\d+)")
-
-
-def _port_entry(name: str, speed: int, position: int) -> dict[str, str]:
-    match = _ETHERNET.fullmatch(name)
-    if match and speed in LANES_BY_SPEED:  # Ethernet<first lane>
-        first, count = int(match.group(1)), LANES_BY_SPEED[speed]
-        index, lane_text = first // count + 1, ",".join(str(lane) for lane in range(first, first + count))
-    else:
-        index, lane_text = position + 1, str(position)
-    return {"admin_status": "down", "alias": f"etp{index}", "index": str(index), "lanes": lane_text,
-            "mtu": DEFAULT_MTU, "speed": str(speed)}
+def _port_entry(port: Mapping[str, Any], position: int) -> dict[str, str]:
+    """PORT as the switch boots it from its SKU's port_config.ini (lanes/alias/index given by the lab spec);
+    a port without SKU facts gets one made-up lane per position (a lab-only generic switch)."""
+    index = int(port.get("index", position + 1))
+    lane_text = ",".join(str(lane) for lane in port.get("lanes", [position]))
+    return {"admin_status": "down", "alias": str(port.get("alias", f"etp{index}")), "index": str(index),
+            "lanes": lane_text, "mtu": DEFAULT_MTU, "speed": str(int(port.get("speed", 400_000)))}
 
 
 class SonicState(DeviceState):
@@ -126,13 +120,15 @@ class SonicState(DeviceState):
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)))
         hwsku = str(self.extra.get("hwsku") or "generic")
         self.platform_name, self.asic = _platform_of(hwsku)
+        # the SKU's own platform string when the lab spec carries it (from the hardware profile)
+        self.platform_name = str(self.extra.get("sku_platform") or self.platform_name)
         self.release = lab_release(self.extra.get("nos_version"), LAB_RELEASE, "")  # without "SONiC."
         seed = zlib.crc32(name.encode())
         mac = "0c:42:a1:" + ":".join(f"{(seed >> s) & 0xFF:02x}" for s in (16, 8, 0))
         db: Db = {
             "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": hwsku, "mac": mac,
                                               "platform": self.platform_name}},
-            "PORT": {p["name"]: _port_entry(p["name"], int(p.get("speed", 400_000)), i) for i, p in enumerate(ports)},
+            "PORT": {p["name"]: _port_entry(p, i) for i, p in enumerate(ports)},
         }
         if not db["PORT"]:
             del db["PORT"]

@@ -1,0 +1,49 @@
+"""The switch-profile catalogue on disk: one ``<hwsku>.json`` per SKU, looked up by name."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from roceops.hardware.models import SwitchProfile
+
+CATALOGUE_ENV = "ROCEOPS_HARDWARE_CATALOGUE"
+SHIPPED_CATALOGUE = Path(__file__).parent / "catalogue"
+
+
+class UnknownSwitchProfile(LookupError):
+    """No catalogue holds a profile of that name."""
+
+
+def catalogue_dirs() -> tuple[Path, ...]:
+    """User directories from ``ROCEOPS_HARDWARE_CATALOGUE`` first, then the shipped catalogue."""
+    extra = [Path(p) for p in os.environ.get(CATALOGUE_ENV, "").split(os.pathsep) if p]
+    return (*extra, SHIPPED_CATALOGUE)
+
+
+@lru_cache(maxsize=64)
+def _load(path: Path, mtime_ns: int) -> SwitchProfile:
+    try:
+        return SwitchProfile.model_validate_json(path.read_text())  # JSON mode: arrays are tuples under strict
+    except ValidationError as exc:
+        raise ValueError(f"{path}: not a roceops switch profile ({exc})") from None
+
+
+def switch_profile_names() -> list[str]:
+    """Every profile name the catalogues hold, sorted."""
+    return sorted({p.stem for d in catalogue_dirs() if d.is_dir() for p in d.glob("*.json")})
+
+
+def switch_profile(name: str) -> SwitchProfile:
+    """The profile of hwsku ``name``; :class:`UnknownSwitchProfile` (with the known names) when none has it."""
+    for directory in catalogue_dirs():
+        path = directory / f"{name}.json"
+        if path.is_file():
+            return _load(path, path.stat().st_mtime_ns)
+    known = ", ".join(switch_profile_names()) or "none"
+    raise UnknownSwitchProfile(
+        f"no switch hardware profile {name!r} (known: {known}); add one with "
+        f"'roceops hardware import <sku dir> --out <dir>/{name}.json' and {CATALOGUE_ENV}=<dir>")

@@ -1,0 +1,84 @@
+"""The ports a fabric uses on a SKU, named the way each NOS names them.
+
+A switch of a model with a hardware profile uses the SKU's ports that can run the fabric's port
+speed, in ``port_config.ini`` order (the first ``radix`` of them). Names:
+
+* SONiC: the SKU's own names (``Ethernet0``, ``Ethernet4``, ...) with its lanes, alias and index.
+* Cumulus: ``swp<cage>`` for an unsplit cage, ``swp<cage>s<k>`` for the k-th port of a cage the
+  SKU breaks out (SN5600: ``swp1s0``, ``swp1s1`` = 2x400G of the 800G cage ``swp1``); the cage gets
+  ``nv set interface swp<cage> link breakout <n>x``. Source: CumulusNetworks/docs
+  content/cumulus-linux-515/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/
+  Switch-Port-Attributes.md @ 2d5756cced24e376c6247eab19847384125165b6 ("Configure a Breakout Port").
+
+Other platforms keep their port naming (no profile names them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
+from roceops.hardware.models import SwitchProfile
+
+NAMED_PLATFORMS = ("sonic", "cumulus")
+
+
+@dataclass(frozen=True)
+class FrontPanelPort:
+    """One usable port: its NOS name, the SKU facts behind it, and its cage's breakout (1 = unsplit)."""
+
+    name: str
+    sku_port: str
+    lanes: tuple[int, ...]
+    alias: str
+    index: int
+    cage: str
+    breakout: int
+
+
+def _cage_breakouts(profile: SwitchProfile) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in profile.ports:
+        if p.cage is not None:
+            counts[p.cage] = counts.get(p.cage, 0) + 1
+    return counts
+
+
+def _cumulus_name(cage_index: int, split: int, position: int) -> str:
+    """``swp<cage>`` when unsplit, else ``swp<cage>s<position>``."""
+    return f"swp{cage_index}" if split == 1 else f"swp{cage_index}s{position}"
+
+
+def front_panel(profile: SwitchProfile, platform: str, speed: int) -> list[FrontPanelPort] | None:
+    """The SKU's ports able to run ``speed``, named for ``platform``; None for platforms a profile does not name."""
+    if platform not in NAMED_PLATFORMS:
+        return None
+    breakouts = _cage_breakouts(profile)
+    position: dict[str, int] = {}
+    out: list[FrontPanelPort] = []
+    for p in profile.ports:
+        cage = profile.cage(p.cage) if p.cage else None
+        k = position.get(p.cage or p.name, 0)
+        position[p.cage or p.name] = k + 1
+        if speed not in p.speeds or cage is None:
+            continue
+        split = breakouts[cage.name]
+        name = p.name if platform == "sonic" else _cumulus_name(cage.index, split, k)
+        out.append(FrontPanelPort(name=name, sku_port=p.name, lanes=p.lanes, alias=p.alias, index=p.index,
+                                  cage=f"swp{cage.index}" if platform == "cumulus" else cage.name,
+                                  breakout=split))
+    return out
+
+
+@lru_cache(maxsize=64)
+def front_panel_of(hwsku: str | None, platform: str, speed: int) -> tuple[FrontPanelPort, ...] | None:
+    """:func:`front_panel` of a catalogue hwsku; None without one (custom model, or a name lint reports)."""
+    if hwsku is None or platform not in NAMED_PLATFORMS:
+        return None
+    try:
+        profile = switch_profile(hwsku)
+    except UnknownSwitchProfile:
+        return None
+    ports = front_panel(profile, platform, speed)
+    return tuple(ports) if ports is not None else None
