@@ -69,7 +69,7 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
 
 @app.command("import")
 def import_cmd(
-    sku_dirs: list[Path] = typer.Argument(..., help="SONiC SKU folders (port_config.ini, hwsku.json, ...)"),
+    sku_dirs: list[Path] = typer.Argument(..., help="vendor SKU folders (port_config.ini, hwsku.json, ...)"),
     out: Path | None = typer.Option(None, "--out", "-o", help="write the profile JSON here (one SKU folder)"),
     out_dir: Path | None = typer.Option(None, "--out-dir", help="write <hwsku>.json per SKU folder here"),
     platform: str | None = typer.Option(None, "--platform", help="platform string when the folder has no PLATFORM"),

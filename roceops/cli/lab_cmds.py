@@ -25,7 +25,6 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import lab_status, start_lab, stop_lab
-from roceops.platforms.base import get_platform
 from roceops.report import tables
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
@@ -57,10 +56,7 @@ def up(
     specs = lab_specs(fab, names, configured=configured)
     state = lab_dir()
     if routing:
-        vty = lab_routing.start(fabric_path, state)
-        for spec in specs:
-            if get_platform(spec.platform).lab_reads_frr and spec.name in vty:
-                spec.extra["bgp_vty"] = vty[spec.name]
+        lab_routing.attach_vty(specs, lab_routing.start(fabric_path, state))
     try:  # the record is written once the lab runs (never over the record of a lab already running)
         started = start_lab(specs, state, port=port, detach=detach,
                             on_ready=lambda ready: record_lab_fabric(ready.state_dir, loaded.source))

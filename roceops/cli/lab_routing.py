@@ -9,14 +9,24 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from roceops.cli.common import Exit, fail
+from roceops.lab.sshserver import LabDeviceSpec
+from roceops.platforms.base import get_platform
 from roceops.verify.engine import VerifyUnavailable, preflight
 from roceops.verify.netns import process_alive
 
 KEEPER_FILE = "routing.json"
 START_TIMEOUT_S = 180.0
+
+
+def attach_vty(specs: Iterable[LabDeviceSpec], vty: Mapping[str, str]) -> None:
+    """Hand each switch's bgpd vty socket to the simulated devices whose BGP shows read it (lab_reads_frr)."""
+    for spec in specs:
+        if spec.name in vty and get_platform(spec.platform).lab_reads_frr:
+            spec.extra["bgp_vty"] = vty[spec.name]
 
 
 def _file(state: Path) -> Path:

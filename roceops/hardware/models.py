@@ -186,9 +186,9 @@ class MtuRange(StrictModel):
 class SwitchProfile(StrictModel):
     """A switch SKU: ports, buffers, limits and features from vendor data."""
 
-    name: str = Field(description="the SONiC hwsku, e.g. Mellanox-SN5600-O128")
+    name: str = Field(description="the hwsku (the SKU folder's name), e.g. Mellanox-SN5600-O128")
     vendor: str
-    platform: str = Field(description="SONiC platform string, e.g. x86_64-nvidia_sn5600-r0")
+    platform: str = Field(description="the SKU folder's platform string, e.g. x86_64-nvidia_sn5600-r0")
     asic_family: Sourced
     ports: tuple[SwitchPort, ...]
     cages: tuple[Cage, ...]

@@ -14,7 +14,7 @@ from typing import Any
 from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.linux_mlx5.parsers_boot import ipv4_gid
+from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",
                "split_data_on_qps", "socket_ifname")

@@ -24,7 +24,7 @@ def _at(threshold: Threshold, size: int) -> str:
     "drop the pinned value so the speed profile applies, or set a value from the published tuned range",
 )
 def generic_dcqcn_at_speed(ctx: LintContext) -> Iterator[Hit]:
-    speed = ctx.intent.node.nic_speed
+    speed, model = ctx.intent.node.nic_speed, ctx.intent.node.nic_model
     if speed < FAST_NIC:
         return
     profile = speed_profile(speed)
@@ -34,7 +34,7 @@ def generic_dcqcn_at_speed(ctx: LintContext) -> Iterator[Hit]:
         if profile.source is None:
             yield Hit(
                 path,
-                f"no published DCQCN tuning for {speed // 1000}G NICs: the generic vendor defaults "
+                f"no published DCQCN tuning for {speed // 1000}G NICs: the generic {model} defaults "
                 "apply, and at 400G those hurt (Meta); tune and pin values measured on this fabric",
             )
             continue
@@ -47,7 +47,7 @@ def generic_dcqcn_at_speed(ctx: LintContext) -> Iterator[Hit]:
                 if value == generic[name] and not r.low <= value <= r.high:
                     yield Hit(
                         f"{path}.{part}.{name}",
-                        f"{name} = {value} pins the generic vendor default at "
+                        f"{name} = {value} pins the generic {model} default at "
                         f"{speed // 1000}G; published tuning: {r.low}-{r.high} "
                         f"(the profile sets {r.nearest(value)})",
                     )

@@ -15,6 +15,7 @@ from roceops.hardware.models import SwitchProfile
 from roceops.lint.common import gbps
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.intent import SwitchModel
+from roceops.platforms.base import get_platform
 
 _MODE_PREFIX = re.compile(r"^(\d+x\d+G)")
 
@@ -56,13 +57,15 @@ def unknown_hwsku(ctx: LintContext) -> Iterator[Hit]:
                                                      f"(known: {', '.join(switch_profile_names())})")
 
 
-@rule("HW002", "error", "a SONiC switch's model names no hwsku (PORT lanes, aliases and indexes come from the SKU)",
+@rule("HW002", "error", "a switch whose platform builds its ports from the SKU (Platform.sku_built) names no "
+      "hwsku (port lanes, aliases and indexes come from the SKU)",
       "set switch_models.<model>.hwsku to the SKU the switch runs (`roceops hardware list`)", needs_fabric=True)
-def sonic_without_sku(ctx: LintContext) -> Iterator[Hit]:
+def sku_missing(ctx: LintContext) -> Iterator[Hit]:
     assert ctx.fabric is not None
-    models = sorted({sw.model for sw in ctx.fabric.switches if sw.platform == "sonic" and sw.hwsku is None})
-    for name in models:
-        yield Hit(f"switch_models.{name}.hwsku", f"SONiC switches of model '{name}' have no hwsku: roceops does not "
+    models = sorted({(sw.model, get_platform(sw.platform).title) for sw in ctx.fabric.switches
+                     if get_platform(sw.platform).sku_built and sw.hwsku is None})
+    for name, title in models:
+        yield Hit(f"switch_models.{name}.hwsku", f"{title} switches of model '{name}' have no hwsku: roceops does not "
                                                  "invent PORT lanes from a speed")
 
 

@@ -190,8 +190,12 @@ def _fabric(ctx: LintContext) -> Fabric:
     return ctx.fabric
 
 
+# the catalogue's multi-plane NIC models, for TOPO010's hint
+_MULTI_PLANE = ", ".join(f"{m}: up to {p.planes_max}" for m, p in sorted(NIC_PROFILES.items()) if p.planes_max > 1)
+
+
 @rule("TOPO010", "error", "more planes than the NIC model can serve (planes_max of roceops.hardware.nics)",
-      "use a NIC model whose profile (roceops.hardware.nics) allows that many planes, or fewer planes")
+      f"use a NIC model whose profile allows that many planes ({_MULTI_PLANE}) or fewer planes")
 def planes_within_nic(ctx: LintContext) -> Iterator[Hit]:
     planes, model = ctx.intent.planes, ctx.intent.node.nic_model
     if planes == 1:

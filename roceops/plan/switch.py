@@ -177,7 +177,10 @@ def plan_load_balancing(intent: FabricIntent, sw: Switch) -> LoadBalancingIntent
 def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     intent = fabric.intent
     profile = hardware.profile_of(sw)
-    spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sw.platform == "sonic" else None
+    from roceops.platforms.base import get_platform  # here: platforms.base imports the plan models
+
+    sku_built = get_platform(sw.platform).sku_built  # the room builds its buffers from the SKU's files
+    spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sku_built else None
     ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,

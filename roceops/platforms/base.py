@@ -83,6 +83,8 @@ config formats, tools) that may appear in product code only inside the room.
     # releases its templates are written for (oldest, newest; leading numbers); None: not checked
     supported_releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     dated_releases: bool = False  # release numbers start with a YYYYMMDD build date (cut to YYYYMM)
+    # its ports (lanes, aliases, indexes) and buffer pools come from the SKU's vendor files: a hwsku is required
+    sku_built: bool = False
     lb_support: LbSupport | None = None  # None: no load-balancing rendering (ECMP only)
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)

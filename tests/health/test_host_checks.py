@@ -10,8 +10,8 @@ from roceops.health.host_checks import NodeContext, gid_check, nccl_check, tc_pr
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.linux_mlx5.parsers_boot import ipv4_gid
 from roceops.topology.expand import expand
+from roceops.util.rdma import ipv4_gid
 
 FABRIC = expand(FabricIntent.model_validate(example_dict("lab-mini")))
 

@@ -12,13 +12,13 @@ from roceops.lab.devices.linux_mlx5.shell import Shell
 from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.platforms.linux_mlx5.parsers_boot import (
-    ipv4_gid,
     parse_mlxconfig_query,
     parse_sha256sum,
     parse_show_gids,
     parse_systemctl_show,
 )
 from roceops.topology.expand import expand
+from roceops.util.rdma import ipv4_gid
 
 _data = yaml.safe_load(EXAMPLES["lab-mini"].read_text())
 _data["node"]["firmware"] = True

@@ -69,6 +69,16 @@ def test_100g_keeps_connectx_defaults_and_800g_says_there_is_no_published_tuning
     assert [f.path for f in dcq] == ["qos.dcqcn"] and "no published DCQCN tuning for 800G" in dcq[0].message
 
 
+def test_dcq006_names_the_fabric_nic_model() -> None:
+    pinned = _intent(dcqcn={"rp": {"rpg_min_dec_fac": 50}})
+    model = pinned.node.nic_model
+    [finding] = [f for f in lint(pinned).findings if f.id == "DCQ006"]
+    assert f"pins the generic {model} default at 400G" in finding.message
+    other = pinned.model_copy(update={"node": pinned.node.model_copy(update={"nic_model": "BlueField-3"})})
+    [finding] = [f for f in lint(other).findings if f.id == "DCQ006"]
+    assert "pins the generic BlueField-3 default at 400G" in finding.message
+
+
 @pytest.mark.parametrize(("speed", "rtt", "floor"), [(100_000, 10.0, 17_858), (400_000, 10.0, 71_429),
                                                        (800_000, 10.0, 142_858), (400_000, 4.0, 28_572)])
 def test_ecn_floor_is_bdp_over_seven(speed: int, rtt: float, floor: int) -> None:

@@ -22,6 +22,7 @@ from roceops.model.loader import load
 from roceops.plan import plan
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
+from roceops.verify.plane import build_plane
 
 
 @pytest.fixture
@@ -46,6 +47,17 @@ def test_an_unregistered_platform_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(IntentError, match=r"tiers\.spine\.platform"):
         load(_fabric_file(tmp_path))
+
+
+def test_a_platform_without_frr_translation_is_named_in_the_routing_plane(tinynos: None, tmp_path: Path) -> None:
+    """Platform.routing_translation defaults to None: verify routing names the switch, the others translate."""
+    fabric = expand(load(_fabric_file(tmp_path)).intent)
+    intents = {d.name: plan(fabric, d.name) for d in fabric.devices()}
+    plane = build_plane("rv0test", fabric, intents, {n: render_device(i) for n, i in intents.items()})
+    tiny = {n for n, s in plane.switches.items() if s.platform == "tinynos"}
+    assert tiny and all(plane.switches[n].error == "TinyNOS has no routing translation for `verify routing`"
+                        for n in tiny)
+    assert all(s.bgpd_conf and not s.error for n, s in plane.switches.items() if n not in tiny)
 
 
 @pytest.mark.lab

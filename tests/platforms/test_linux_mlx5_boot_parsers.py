@@ -11,7 +11,6 @@ from conftest import FIXTURES
 from roceops.platforms.linux_mlx5.driver_boot import nccl_observed
 from roceops.platforms.linux_mlx5.parsers import ParseError
 from roceops.platforms.linux_mlx5.parsers_boot import (
-    ipv4_gid,
     parse_base64_file,
     parse_mlxconfig_query,
     parse_nccl_conf,
@@ -19,6 +18,7 @@ from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_show_gids,
     parse_systemctl_show,
 )
+from roceops.util.rdma import ipv4_gid
 
 
 def test_mlxconfig_extended_query_real_fixture() -> None:

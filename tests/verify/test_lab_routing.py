@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
+from roceops.cli.lab_routing import attach_vty
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
@@ -41,10 +42,9 @@ def test_bgp_reads_come_from_the_real_frr(tmp_path: Path) -> None:
     opts = VerifyOptions(settle_s=1.0, state_dir=tmp_path / "verify")
     with running_plane(fab, opts) as run:
         vty = run.bgpd_vty()
-        specs = []
-        for spec in lab_specs(fab, list(SWITCHES), configured=True):
-            spec.extra["bgp_vty"] = vty[spec.name]
-            specs.append(spec)
+        specs = lab_specs(fab, list(SWITCHES), configured=True)
+        attach_vty(specs, vty)  # as `lab up --routing` does
+        assert all("bgp_vty" in spec.extra for spec in specs)
         base, port = free_endpoint_base()
         lab = LabThread(specs, tmp_path / "lab", port=port, base_address=base).start()
         try:

@@ -11,9 +11,12 @@ import pytest
 from conftest import REPO, example_dict
 from typer.testing import CliRunner
 
+from roceops.cli.lab_routing import attach_vty
 from roceops.cli.main import app
+from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
+from roceops.platforms.base import get_platform
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 from roceops.verify import engine, frr
@@ -117,3 +120,13 @@ def test_module_doctests() -> None:
 
     for module in (frr, netns, plane):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_lab_routing_hands_the_vty_only_to_simulated_devices_that_read_it() -> None:
+    fab = expand(FabricIntent.model_validate(example_dict("lab-mini")))
+    specs = lab_specs(fab)
+    attach_vty(specs, {s.name: f"/run/{s.name}.vty" for s in specs})
+    given = {s.platform for s in specs if "bgp_vty" in s.extra}
+    assert given == {p for p in {s.platform for s in specs} if get_platform(p).lab_reads_frr}
+    assert given == {"sonic", "cumulus"}  # their BGP shows read the real bgpd; EOS and hosts do not
+    assert all(s.extra["bgp_vty"] == f"/run/{s.name}.vty" for s in specs if s.platform in given)

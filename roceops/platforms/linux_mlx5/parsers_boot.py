@@ -99,16 +99,6 @@ def parse_show_gids(text: str) -> list[dict[str, Any]]:
     return rows
 
 
-def ipv4_gid(ip: str) -> str:
-    """The RoCE GID of an IPv4 address (IPv4-mapped IPv6) as sysfs and show_gids print it.
-
-    >>> ipv4_gid("10.128.0.1")
-    '0000:0000:0000:0000:0000:ffff:0a80:0001'
-    """
-    octets = [int(o) for o in ip.split(".")]
-    return f"0000:0000:0000:0000:0000:ffff:{octets[0]:02x}{octets[1]:02x}:{octets[2]:02x}{octets[3]:02x}"
-
-
 def parse_systemctl_show(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in text.splitlines():

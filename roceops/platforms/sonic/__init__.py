@@ -51,6 +51,7 @@ PLATFORM = Platform(
     routing_translation=frr_bgpd_conf,
     lab_reads_frr=True,
     supported_releases=((202305,), (202511,)),  # releases the templates are written for
+    sku_built=True,  # PORT and BUFFER_* come from the SKU folder (port_config.ini, buffers_defaults_<topo>.j2)
     dated_releases=True,  # SONiC builds are named by date: 20230531.22 is the 202305 branch
     # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
     # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
