@@ -21,22 +21,13 @@ from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus, Thresholds
 from roceops.plan.model import HostIntent, NicIntent
 from roceops.platforms.base import get_driver
-from roceops.platforms.linux_mlx5.driver import LinuxMlx5Driver
-from roceops.platforms.linux_mlx5.parsers_boot import ipv4_gid
-from roceops.platforms.linux_mlx5.perftest import (
-    BASE_PORT,
-    CLIENT_GRACE_S,
-    BwReport,
-    RailEnd,
-    client_line,
-    parse_write_bw,
-    server_line,
-    split_rails,
-)
+from roceops.platforms.driver import RdmaBandwidth, RdmaEnd, TrafficDriver
 from roceops.redact import reason, redact
+from roceops.util.rdma import ipv4_gid
 
 CHECK = "traffic.rdma"
 DURATION_S = 2  # seconds of ib_write_bw per rail (-D)
+BASE_PORT = 18515  # perftest DEF_PORT (src/perftest_parameters.h @ 00b55b6); rail r uses BASE_PORT + r
 TOOL = "ib_write_bw"
 
 
@@ -89,7 +80,7 @@ def pair_rails(names: list[str], intents: Mapping[str, HostIntent]) -> tuple[lis
     return runs, results
 
 
-def rail_end(nic: NicIntent, intent: HostIntent, sample: Sample) -> RailEnd | tuple[ResultStatus, str]:
+def rail_end(nic: NicIntent, intent: HostIntent, sample: Sample) -> RdmaEnd | tuple[ResultStatus, str]:
     """The NIC's perftest options (GID index of its rail address's RoCEv2 GID, NCCL's ToS), or (status, why)."""
     observed = sample.observed
     if observed is None:
@@ -102,10 +93,10 @@ def rail_end(nic: NicIntent, intent: HostIntent, sample: Sample) -> RailEnd | tu
             and r["version"] == "v2"]
     if not rows:
         return "unknown", f"{nic.rdma_dev} has no RoCE v2 GID for {ip}"
-    return RailEnd(nic.rdma_dev, int(rows[0]["index"]), BASE_PORT + nic.rail, intent.nccl.ib_tc)
+    return RdmaEnd(nic.rdma_dev, int(rows[0]["index"]), BASE_PORT + nic.rail, intent.nccl.ib_tc)
 
 
-def judge(run: RailRun, report: BwReport, thresholds: Thresholds) -> CheckResult:
+def judge(run: RailRun, report: RdmaBandwidth, thresholds: Thresholds) -> CheckResult:
     speed_gbps = run.nic.speed / 1000  # NicIntent.speed is Mb/s
     floor = speed_gbps * thresholds.traffic_min_fraction
     ok = report.average_gbps >= floor
@@ -115,9 +106,9 @@ def judge(run: RailRun, report: BwReport, thresholds: Thresholds) -> CheckResult
                    expected=f">= {floor:g} Gb/s to {run.peer}")
 
 
-def _in_threads(work: Mapping[str, Any], deadline: float) -> dict[str, str | Exception]:
+def _in_threads(work: Mapping[str, Any], deadline: float) -> dict[str, Any]:
     """Run each node's callable on its own thread; what has not answered by ``deadline`` is a TimeoutError."""
-    out: dict[str, str | Exception] = {}
+    out: dict[str, Any] = {}
 
     def call(node: str) -> None:
         try:
@@ -133,59 +124,68 @@ def _in_threads(work: Mapping[str, Any], deadline: float) -> dict[str, str | Exc
     return {n: out.get(n, TimeoutError("no answer before the health deadline")) for n in work}
 
 
-def _send(conn: Any, intent: HostIntent, line: str, deadline: float) -> Any:
+def _traffic_driver(intent: HostIntent) -> TrafficDriver:
     driver = get_driver(intent.platform)
-    if not isinstance(driver, LinuxMlx5Driver):
-        raise RuntimeError(f"platform {intent.platform} has no perftest runner")
+    if not isinstance(driver, TrafficDriver):
+        raise RuntimeError(f"platform {intent.platform} cannot run an RDMA traffic test")
+    return driver
+
+
+def _bounded(conn: Any, deadline: float) -> Any:
     conn.read_timeout_override = max(0.5, deadline - time.monotonic())  # the read never outlives the deadline
-    return lambda: driver.run_read(conn, line)
+    return conn
 
 
 def run_traffic(runs: list[RailRun], conns: Mapping[str, Any], intents: Mapping[str, HostIntent],
                 samples: Mapping[str, Sample], thresholds: Thresholds, deadline: float) -> list[CheckResult]:
     """Start every rail's server, then every rail's client; one result per run."""
     results: list[CheckResult] = []
-    ready: list[tuple[RailRun, RailEnd, RailEnd]] = []
+    ready: list[tuple[RailRun, RdmaEnd, RdmaEnd]] = []
     for run in runs:
         client, server = (rail_end(nic, intents[n], samples[n])
                           for n, nic in ((run.node, run.nic), (run.peer, run.peer_nic)))
         missing = [n for n in (run.node, run.peer) if n not in conns]
-        if isinstance(client, RailEnd) and isinstance(server, RailEnd) and not missing:
+        if isinstance(client, RdmaEnd) and isinstance(server, RdmaEnd) and not missing:
             ready.append((run, client, server))
             continue
-        whys = [(n, e) for n, e in ((run.node, client), (run.peer, server)) if not isinstance(e, RailEnd)]
+        whys = [(n, e) for n, e in ((run.node, client), (run.peer, server)) if not isinstance(e, RdmaEnd)]
         status: ResultStatus = "skipped" if whys and all(e[0] == "skipped" for _, e in whys) else "unknown"
         why = "; ".join(f"{n}: {e[1]}" for n, e in whys) or f"no session to {', '.join(missing)}"
         results.append(_result(run.node, run.item, status, None,
                                f"{'skipped: ' if status == 'skipped' else ''}{run.path}: {why}"))
     if not ready:
         return results
-    if deadline - time.monotonic() < DURATION_S + CLIENT_GRACE_S + 1:
+    overhead = max(_traffic_driver(intents[r.node]).traffic_overhead_s for r, _, _ in ready)
+    if deadline - time.monotonic() < DURATION_S + overhead:
         late = "no time left before the health deadline for the traffic test"
         return results + [_result(r.node, r.item, "unknown", None, f"{r.path}: {late}") for r, _, _ in ready]
-    servers: dict[str, list[RailEnd]] = {}
+    servers: dict[str, list[RdmaEnd]] = {}
     for run, _, server in ready:
         servers.setdefault(run.peer, []).append(server)
-    started = _in_threads({n: _send(conns[n], intents[n], server_line(e, DURATION_S), deadline)
-                           for n, e in servers.items()}, deadline)
+
+    def serve(node: str, ends: list[RdmaEnd]) -> Any:
+        return lambda: _traffic_driver(intents[node]).traffic_serve(_bounded(conns[node], deadline), ends, DURATION_S)
+
+    started = _in_threads({n: serve(n, e) for n, e in servers.items()}, deadline)
     live = [(r, c) for r, c, _ in ready if not isinstance(started[r.peer], Exception)]
     results += [_result(r.node, r.item, "unknown", None, f"{r.path}: the server did not start on {r.peer}: "
                                                         f"{redact(reason(exc))[:200]}")
                 for r, _, _ in ready if isinstance(exc := started[r.peer], Exception)]
-    by_client: dict[str, list[tuple[RailEnd, str]]] = {}
+    by_client: dict[str, list[tuple[RdmaEnd, str]]] = {}
     for run, client in live:
         by_client.setdefault(run.node, []).append((client, run.peer_ip))
-    answers = _in_threads({n: _send(conns[n], intents[n], client_line(c, DURATION_S), deadline)
-                           for n, c in by_client.items()}, deadline)
+
+    def send(node: str, runs: list[tuple[RdmaEnd, str]]) -> Any:
+        return lambda: _traffic_driver(intents[node]).traffic_send(_bounded(conns[node], deadline), runs, DURATION_S)
+
+    answers = _in_threads({n: send(n, c) for n, c in by_client.items()}, deadline)
     for run, _ in live:
         answer = answers[run.node]
         if isinstance(answer, Exception):
             results.append(_result(run.node, run.item, "unknown", None,
                                    f"{run.path}: no result: {redact(reason(answer))[:200]}"))
             continue
-        text = split_rails(answer).get(run.nic.rdma_dev, "")
-        try:
-            results.append(judge(run, parse_write_bw(text), thresholds))
-        except ValueError as exc:
-            results.append(_result(run.node, run.item, "unknown", None, f"{run.path}: {exc}"))
+        measured = answer.get(run.nic.rdma_dev, "no result for this rail")
+        results.append(judge(run, measured, thresholds) if isinstance(measured, RdmaBandwidth)
+                       else _result(run.node, run.item, "unknown", None, f"{run.path}: {redact(measured)[:200]}"))
     return results

@@ -13,9 +13,9 @@ from roceops.health.traffic import judge, pair_rails, rail_end, run_traffic
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import HostIntent
-from roceops.platforms.linux_mlx5.parsers_boot import ipv4_gid
-from roceops.platforms.linux_mlx5.perftest import BwReport, RailEnd
+from roceops.platforms.driver import RdmaBandwidth, RdmaEnd
 from roceops.topology.expand import expand
+from roceops.util.rdma import ipv4_gid
 
 FABRIC = expand(FabricIntent.model_validate(example_dict("lab-mini")))
 NODES = ["gpu001", "gpu002", "gpu005"]
@@ -56,7 +56,7 @@ def test_rail_end_uses_the_rail_gid_and_nccl_tc() -> None:
     host = intents(["gpu001"])["gpu001"]
     nic = min(host.nics.values(), key=lambda n: n.rail)
     end = rail_end(nic, host, sample(host))
-    assert end == RailEnd(nic.rdma_dev, 3, 18515 + nic.rail, host.nccl.ib_tc)
+    assert end == RdmaEnd(nic.rdma_dev, 3, 18515 + nic.rail, host.nccl.ib_tc)
     assert rail_end(nic, host, sample(host, perftest=False)) == ("skipped", "ib_write_bw not installed (perftest)")
     no_gid = Sample(observed={"tools": {"ib_write_bw": True}, "gids": []})
     assert rail_end(nic, host, no_gid)[0] == "unknown"
@@ -67,13 +67,13 @@ def test_rail_end_uses_the_rail_gid_and_nccl_tc() -> None:
 def test_judge_against_the_fraction_of_link_speed() -> None:
     hosts = intents(NODES[:2])
     run = pair_rails(NODES[:2], hosts)[0][0]
-    fast = judge(run, BwReport(65536, 1, 0.0, 371.0, 0.7), Thresholds())
+    fast = judge(run, RdmaBandwidth(65536, 1, 0.0, 371.0, 0.7), Thresholds())
     assert fast.status == "ok" and fast.observed == "371.00 Gb/s"
-    slow = judge(run, BwReport(65536, 1, 0.0, 116.4, 0.2), Thresholds())
+    slow = judge(run, RdmaBandwidth(65536, 1, 0.0, 116.4, 0.2), Thresholds())
     assert slow.status == "fail" and slow.item == f"gpu001:{run.nic.rdma_dev}"
     assert f"gpu001 {run.nic.rdma_dev} (rail {run.nic.rail}) -> gpu002 {run.peer_nic.rdma_dev}" in slow.message
     assert "116.40 Gb/s, below 320 Gb/s (80% of the 400 Gb/s link)" in slow.message
-    assert judge(run, BwReport(65536, 1, 0.0, 116.4, 0.2), Thresholds(traffic_min_fraction=0.25)).status == "ok"
+    assert judge(run, RdmaBandwidth(65536, 1, 0.0, 116.4, 0.2), Thresholds(traffic_min_fraction=0.25)).status == "ok"
 
 
 def test_missing_perftest_on_the_peer_skips_and_no_time_left_is_unknown() -> None:

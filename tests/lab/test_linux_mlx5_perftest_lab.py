@@ -7,11 +7,12 @@ import pytest
 
 from roceops.lab.devices.linux_mlx5.device import COMMANDS, LinuxMlx5State
 from roceops.lab.devices.linux_mlx5.shell import Shell
-from roceops.platforms.linux_mlx5.perftest import RailEnd, client_line, parse_write_bw, server_line, split_rails
+from roceops.platforms.driver import RdmaEnd
+from roceops.platforms.linux_mlx5.perftest import client_line, parse_write_bw, server_line, split_rails
 
 NICS = [{"name": "eth0", "rdma_dev": "mlx5_0", "speed": 400_000}, {"name": "eth1", "rdma_dev": "mlx5_1",
                                                                    "speed": 200_000}]
-ENDS = [RailEnd("mlx5_0", 3, 18516, 106), RailEnd("mlx5_1", 3, 18517, 106)]
+ENDS = [RdmaEnd("mlx5_0", 3, 18516, 106), RdmaEnd("mlx5_1", 3, 18517, 106)]
 
 
 def shell() -> Shell:

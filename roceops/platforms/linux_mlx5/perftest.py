@@ -13,36 +13,18 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 
-BASE_PORT = 18515  # perftest's DEF_PORT; rail r listens on BASE_PORT + r
+from roceops.platforms.driver import RdmaBandwidth, RdmaEnd
+
 SERVER_GRACE_S = 10  # a server whose client never came is killed this long after the test's duration
 CLIENT_GRACE_S = 5  # connection setup and the exchange of results, on top of the duration
+HEAD_START_S = 1  # the client line waits this long for the servers to listen
 MARK = "### roceops-bw "  # the client line prints one marked block per rail
 _HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(?P<unit>[^\]]+)\]\s+BW average\[[^\]]+\]\s+MsgRate\[Mpps\]")
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
 
-@dataclass(frozen=True)
-class RailEnd:
-    """One rail NIC's part in a test: its RDMA device, GID index, the rail's port and the ToS byte."""
-
-    rdma_dev: str
-    gid_index: int
-    port: int
-    tclass: int
-
-
-@dataclass(frozen=True)
-class BwReport:
-    msg_bytes: int
-    iterations: int
-    peak_gbps: float
-    average_gbps: float
-    msg_rate_mpps: float
-
-
-def _ib_write_bw(end: RailEnd, duration_s: int) -> str:
+def _ib_write_bw(end: RdmaEnd, duration_s: int) -> str:
     return (f"ib_write_bw -d {shlex.quote(end.rdma_dev)} -x {end.gid_index} --report_gbits -D {duration_s} -F "
             f"-p {end.port} --tclass {end.tclass}")
 
@@ -51,19 +33,19 @@ def output_file(rdma_dev: str) -> str:
     return f"/tmp/roceops-bw-{rdma_dev}.txt"
 
 
-def server_line(ends: list[RailEnd], duration_s: int) -> str:
+def server_line(ends: list[RdmaEnd], duration_s: int) -> str:
     """Start one server per rail in the background (the same options as the client: perftest wants them
     symmetric); each exits after its test, or is killed by ``timeout`` if its client never comes."""
     jobs = [f"timeout {duration_s + SERVER_GRACE_S} {_ib_write_bw(e, duration_s)} > /dev/null 2>&1 &" for e in ends]
     return " ".join([*jobs, "true"])
 
 
-def client_line(runs: list[tuple[RailEnd, str]], duration_s: int) -> str:
+def client_line(runs: list[tuple[RdmaEnd, str]], duration_s: int) -> str:
     """Run every rail's client at once, to its peer's rail address, then print each output after a marker."""
     jobs = [f"timeout {duration_s + CLIENT_GRACE_S} {_ib_write_bw(e, duration_s)} {shlex.quote(peer)} "
             f"> {output_file(e.rdma_dev)} 2>&1 &" for e, peer in runs]
     shows = [f"echo '{MARK}{e.rdma_dev}'; cat {output_file(e.rdma_dev)}" for e, _ in runs]
-    return "sleep 1; " + " ".join(jobs) + " wait; " + "; ".join(shows)
+    return f"sleep {HEAD_START_S}; " + " ".join(jobs) + " wait; " + "; ".join(shows)
 
 
 def split_rails(output: str) -> dict[str, str]:
@@ -78,7 +60,7 @@ def split_rails(output: str) -> dict[str, str]:
     return {dev: "\n".join(lines) for dev, lines in blocks.items()}
 
 
-def parse_write_bw(text: str) -> BwReport:
+def parse_write_bw(text: str) -> RdmaBandwidth:
     """The result row of an ``ib_write_bw --report_gbits`` run; ValueError saying why when there is none
     (perftest's own error lines, e.g. "Couldn't connect to 10.0.0.2:18515")."""
     lines = text.splitlines()
@@ -91,7 +73,7 @@ def parse_write_bw(text: str) -> BwReport:
         for row in lines[i + 1:]:
             m = _ROW.match(row)
             if m:
-                return BwReport(msg_bytes=int(m.group(1)), iterations=int(m.group(2)),
+                return RdmaBandwidth(msg_bytes=int(m.group(1)), iterations=int(m.group(2)),
                                 peak_gbps=float(m.group(3)), average_gbps=float(m.group(4)),
                                 msg_rate_mpps=float(m.group(5)))
         raise ValueError("the result table has no result row")

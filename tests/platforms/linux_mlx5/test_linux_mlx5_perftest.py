@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from roceops.platforms.driver import RdmaEnd
 from roceops.platforms.linux_mlx5.perftest import (
     MARK,
-    RailEnd,
-    client_line,
+        client_line,
     parse_write_bw,
     server_line,
     split_rails,
@@ -60,7 +60,7 @@ def test_client_output_splits_per_rail() -> None:
 
 
 def test_command_lines_carry_gid_tclass_port_and_peer() -> None:
-    ends = [RailEnd("mlx5_0", 3, 18516, 106), RailEnd("mlx5_1", 5, 18517, 106)]
+    ends = [RdmaEnd("mlx5_0", 3, 18516, 106), RdmaEnd("mlx5_1", 5, 18517, 106)]
     server = server_line(ends, 2)
     assert server == ("timeout 12 ib_write_bw -d mlx5_0 -x 3 --report_gbits -D 2 -F -p 18516 --tclass 106 "
                       "> /dev/null 2>&1 & timeout 12 ib_write_bw -d mlx5_1 -x 5 --report_gbits -D 2 -F -p 18517 "
