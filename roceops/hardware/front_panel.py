@@ -10,7 +10,8 @@ speed, in ``port_config.ini`` order (the first ``radix`` of them). Names:
   content/cumulus-linux-515/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/
   Switch-Port-Attributes.md @ 2d5756cced24e376c6247eab19847384125165b6 ("Configure a Breakout Port").
 
-Other platforms keep their port naming (no profile names them).
+Each room says which it is on its ``PLATFORM.sku_port_naming`` (:class:`SkuPortNaming`); other
+platforms keep their port naming (no profile names them).
 """
 
 from __future__ import annotations
@@ -18,10 +19,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from roceops import registry
 from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
 from roceops.hardware.models import SwitchProfile
 
-NAMED_PLATFORMS = ("sonic", "cumulus")
+
+@dataclass(frozen=True)
+class SkuPortNaming:
+    """How a NOS names a SKU's ports: the SKU's own names (``sku_names``), or patterns with ``{cage}`` (the
+    cage's front-panel number) and ``{k}`` (the port's position in a split cage)."""
+
+    sku_names: bool = False
+    port: str = ""  # an unsplit cage's port
+    split_port: str = ""  # the k-th port of a split cage
+    cage: str = ""  # the cage itself, as breakout commands name it (empty: the SKU's cage name)
 
 
 @dataclass(frozen=True)
@@ -45,15 +56,8 @@ def _cage_breakouts(profile: SwitchProfile) -> dict[str, int]:
     return counts
 
 
-def _cumulus_name(cage_index: int, split: int, position: int) -> str:
-    """``swp<cage>`` when unsplit, else ``swp<cage>s<position>``."""
-    return f"swp{cage_index}" if split == 1 else f"swp{cage_index}s{position}"
-
-
-def front_panel(profile: SwitchProfile, platform: str, speed: int) -> list[FrontPanelPort] | None:
-    """The SKU's ports able to run ``speed``, named for ``platform``; None for platforms a profile does not name."""
-    if platform not in NAMED_PLATFORMS:
-        return None
+def front_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int) -> list[FrontPanelPort]:
+    """The SKU's ports able to run ``speed``, named as ``naming`` says."""
     breakouts = _cage_breakouts(profile)
     position: dict[str, int] = {}
     out: list[FrontPanelPort] = []
@@ -64,9 +68,12 @@ def front_panel(profile: SwitchProfile, platform: str, speed: int) -> list[Front
         if speed not in p.speeds or cage is None:
             continue
         split = breakouts[cage.name]
-        name = p.name if platform == "sonic" else _cumulus_name(cage.index, split, k)
+        if naming.sku_names:
+            name = p.name
+        else:
+            name = (naming.port if split == 1 else naming.split_port).format(cage=cage.index, k=k)
         out.append(FrontPanelPort(name=name, sku_port=p.name, lanes=p.lanes, alias=p.alias, index=p.index,
-                                  cage=f"swp{cage.index}" if platform == "cumulus" else cage.name,
+                                  cage=naming.cage.format(cage=cage.index) if naming.cage else cage.name,
                                   breakout=split))
     return out
 
@@ -74,11 +81,11 @@ def front_panel(profile: SwitchProfile, platform: str, speed: int) -> list[Front
 @lru_cache(maxsize=64)
 def front_panel_of(hwsku: str | None, platform: str, speed: int) -> tuple[FrontPanelPort, ...] | None:
     """:func:`front_panel` of a catalogue hwsku; None without one (custom model, or a name lint reports)."""
-    if hwsku is None or platform not in NAMED_PLATFORMS:
+    naming: SkuPortNaming | None = registry.get(platform).sku_port_naming
+    if hwsku is None or naming is None:
         return None
     try:
         profile = switch_profile(hwsku)
     except UnknownSwitchProfile:
         return None
-    ports = front_panel(profile, platform, speed)
-    return tuple(ports) if ports is not None else None
+    return tuple(front_panel(profile, naming, speed))

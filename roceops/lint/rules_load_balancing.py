@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.plan.entropy import collision_probability, recommend_qps, worst_leaf
 from roceops.plan.model import LoadBalancingIntent
@@ -93,3 +94,52 @@ def platform_cannot_render(ctx: LintContext) -> Iterator[Hit]:
         others = f" and {len(names) - 1} more" if len(names) > 1 else ""
         yield Hit(path, f"{what} cannot be rendered on {names[0]}{others} ({platform}): "
                         f"{_support(platform).why_not}")
+
+
+def _needed_features(lb: LoadBalancingIntent) -> list[tuple[str, str, str]]:
+    """(intent key, what, hardware feature flag) for each setting that needs an ASIC capability."""
+    out = []
+    if lb.mode == "adaptive":
+        out.append(("mode", "mode adaptive", "adaptive_routing"))
+    if lb.mode == "dynamic":
+        out.append(("mode", "mode dynamic", "dynamic_load_balancing"))
+    if lb.hash_fields is not None and "roce_dest_qp" in lb.hash_fields:
+        out.append(("hash_fields", "hashing on roce_dest_qp", "udf_hash"))
+    if lb.hash_seed is not None:
+        out.append(("hash_seed", f"hash seed {lb.hash_seed}", "hash_seed"))
+    return out
+
+
+def _hardware_gaps(ctx: LintContext, sw: Switch) -> Iterator[tuple[str, str, str]]:
+    """(key, what, why) for each setting ``sw`` renders but whose hardware feature its profile does not confirm;
+    settings its platform cannot render at all are LB003's."""
+    lb = plan_load_balancing(ctx.intent, sw)
+    unrenderable = {key for key, _ in _unrenderable(sw.platform, lb)}
+    hwsku = ctx.intent.switch_models[sw.model].hwsku
+    for key, what, flag in _needed_features(lb):
+        if key in unrenderable:
+            continue
+        if hwsku is None:
+            yield key, what, f"switch model '{sw.model}' names no hardware profile (hwsku), so {flag} is unconfirmed"
+            continue
+        try:
+            features = switch_profile(hwsku).features
+        except UnknownSwitchProfile:
+            continue  # HW001 reports the unknown hwsku
+        if not getattr(features, flag):
+            yield key, what, f"{hwsku} has no {flag} ({features.source_of(flag)})"
+
+
+@rule("LB004", "error", "a load-balancing mode, destination-QP hash or seed the switch's hardware profile does not "
+      "confirm (features adaptive_routing, dynamic_load_balancing, udf_hash, hash_seed)",
+      "use a switch model whose hwsku has the feature (`roceops hardware show NAME`), or leave the setting unset",
+      needs_fabric=True)
+def hardware_cannot_do(ctx: LintContext) -> Iterator[Hit]:
+    assert ctx.fabric is not None
+    found: dict[tuple[str, str, str], list[str]] = {}  # (path, what, why) -> switches
+    for sw in ctx.fabric.switches:
+        for key, what, why in _hardware_gaps(ctx, sw):
+            found.setdefault((_lb_source(ctx, sw, key), what, why), []).append(sw.name)
+    for (path, what, why), names in found.items():
+        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        yield Hit(path, f"{what} on {names[0]}{others}: {why}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from roceops import registry
+from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.lb_support import LbSupport
@@ -85,6 +86,7 @@ config formats, tools) that may appear in product code only inside the room.
     dated_releases: bool = False  # release numbers start with a YYYYMMDD build date (cut to YYYYMM)
     # its ports (lanes, aliases, indexes) and buffer pools come from the SKU's vendor files: a hwsku is required
     sku_built: bool = False
+    sku_port_naming: SkuPortNaming | None = None  # how it names a hardware profile's ports; None: port_naming
     lb_support: LbSupport | None = None  # None: no load-balancing rendering (ECMP only)
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)

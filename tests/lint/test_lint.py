@@ -16,7 +16,7 @@ from roceops.model.loader import load
 from roceops.topology.expand import expand
 
 # rules tested in test_fabric_rules.py with a hand-modified fabric
-FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006"}  # HW006: test_hardware_rules
+FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006", "LB004"}  # HW006: test_hardware_rules; LB004: test_load_balancing_platforms
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))

@@ -100,3 +100,32 @@ def test_sonic_and_eos_refuse_what_they_cannot_render() -> None:
     dynamic = lint(_lab_mini_with(mode="dynamic"))
     assert {f.path for f in dynamic.findings if f.id == "LB003"} == {"load_balancing.mode"}
     assert not dynamic.ok
+
+
+def _cumulus_adaptive(hwsku: str | None) -> FabricIntent:
+    data = lab_mini().intent.model_dump(mode="json", exclude_unset=True)
+    data["overrides"]["groups"]["cumulus"]["load_balancing"]["mode"] = "adaptive"
+    if hwsku is None:
+        data["switch_models"]["sn5600-8x400g"].pop("hwsku")
+    else:
+        data["switch_models"]["sn5600-8x400g"]["hwsku"] = hwsku
+    return FabricIntent.model_validate(data)
+
+
+def test_adaptive_routing_needs_a_sku_that_has_it() -> None:
+    """LB004: Cumulus renders adaptive routing (no LB003), and the SN5600 profile confirms it; the SN4700 profile
+    does not, and a model without a hwsku confirms nothing."""
+    assert not [f for f in lint(_cumulus_adaptive("Mellanox-SN5600-O128")).findings if f.id in ("LB003", "LB004")]
+    sn4700 = [f for f in lint(_cumulus_adaptive("Mellanox-SN4700-O32")).findings if f.id == "LB004"]
+    assert [(f.path, f.severity.value) for f in sn4700] == [("overrides.groups.cumulus.load_balancing.mode", "error")]
+    assert "mode adaptive on leaf-su2-r1 and 1 more: Mellanox-SN4700-O32 has no adaptive_routing" in sn4700[0].message
+    custom = [f for f in lint(_cumulus_adaptive(None)).findings if f.id == "LB004"]
+    assert len(custom) == 1 and "names no hardware profile (hwsku), so adaptive_routing is unconfirmed" in \
+        custom[0].message
+
+
+def test_destination_qp_hashing_is_refused_where_it_cannot_be_rendered_or_confirmed() -> None:
+    """roce_dest_qp renders nowhere today (LB003 on every platform), so LB004 stays silent rather than report it
+    twice."""
+    report = lint(_lab_mini_with(hash_fields=["src_ip", "dst_ip", "roce_dest_qp"]))
+    assert {f.id for f in report.findings if f.id.startswith("LB00") and f.id != "LB001"} == {"LB003"}

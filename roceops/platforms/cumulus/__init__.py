@@ -6,6 +6,7 @@ Safe apply (the driver's job) replays the commands and runs ``nv config apply --
 
 from __future__ import annotations
 
+from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.model.load_balancing import FIVE_TUPLE
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
@@ -35,6 +36,10 @@ PLATFORM = Platform(
     driver=DRIVER,
     lab_device="roceops.lab.devices.cumulus",
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
+    # a SKU's cages: swp<cage>, split ones swp<cage>s<k> (SN5600 2x400G of an 800G cage), breakout on the cage;
+    # CumulusNetworks/docs content/cumulus-linux-515/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/
+    # Switch-Port-Attributes.md @ 2d5756cced24e376c6247eab19847384125165b6 ("Configure a Breakout Port")
+    sku_port_naming=SkuPortNaming(port="swp{cage}", split_port="swp{cage}s{k}", cage="swp{cage}"),
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
     routing_source="nvue.commands",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
@@ -51,6 +52,7 @@ PLATFORM = Platform(
     routing_translation=frr_bgpd_conf,
     lab_reads_frr=True,
     supported_releases=((202305,), (202511,)),  # releases the templates are written for
+    sku_port_naming=SkuPortNaming(sku_names=True),  # the SKU's own names (port_config.ini), lanes, alias, index
     sku_built=True,  # PORT and BUFFER_* come from the SKU folder (port_config.ini, buffers_defaults_<topo>.j2)
     dated_releases=True,  # SONiC builds are named by date: 20230531.22 is the 202305 branch
     # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
