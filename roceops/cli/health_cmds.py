@@ -58,7 +58,11 @@ def health(
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),
-    traffic: bool = typer.Option(False, "--traffic", help="also an RDMA traffic check (skipped without perftest)"),
+    traffic: bool = typer.Option(False, "--traffic", help="also ib_write_bw between the nodes on each rail (ring, "
+                                                          "same rail; skipped without perftest or with one node)"),
+    traffic_min_fraction: float = typer.Option(Thresholds().traffic_min_fraction, "--traffic-min-fraction",
+                                               min=0.01, max=1.0,
+                                               help="--traffic fails a rail below this fraction of its link speed"),
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
@@ -78,7 +82,8 @@ def health(
     leaves = [nic.leaf for n in names if n in known for nic in getattr(known[n], "nics", [])]
     check_lab_serves(loaded, list(dict.fromkeys([n for n in names if n in known] + leaves)), lab)
     opts = HealthOptions(window_s=window, deadline_s=deadline,
-                         thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
+                         thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max,
+                                                     traffic_min_fraction=traffic_min_fraction),
                          lab_dir=lab_dir_option(lab), traffic=traffic)
     try:
         with run_gc():

@@ -20,6 +20,7 @@ from roceops.health.balance import UplinkBalance, balance_results, uplink_balanc
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
+from roceops.health.traffic import pair_rails, run_traffic
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
@@ -40,7 +41,7 @@ class HealthOptions:
     thresholds: Thresholds = field(default_factory=Thresholds)
     lab_dir: Path | None = None
     max_parallel: int = 64
-    traffic: bool = False  # also the RDMA traffic check (skipped, with the reason, where perftest is missing)
+    traffic: bool = False  # also ib_write_bw between the nodes on each rail (roceops.health.traffic)
 
 
 @dataclass
@@ -81,14 +82,17 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
 
 
 def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
-                   sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore) -> None:
+                   sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore,
+                   keep: dict[str, object] | None = None) -> None:
     """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again.
 
     The first sample is parsed while the window runs, the second as soon as it arrives, so nothing is
-    left to parse when the last device answers.
+    left to parse when the last device answers. With ``keep`` a fully sampled device's session stays open,
+    stored there (the traffic test runs over it), and the caller closes it.
     """
     driver = get_driver(intent.platform)
     phase = "connect"
+    kept = False
     try:
         with gate:
             remaining = deadline - time.monotonic()
@@ -114,17 +118,24 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             t1 = time.monotonic()
             second = driver.collect_counters(conn, intent, ports)
         if _parse_into(sample, host.name, intent, second, first=False):
+            if keep is not None:
+                keep[host.name], kept = conn, True
             sample.window_s = t1 - t0  # set last: a sample with a window has both halves
     except Exception as exc:  # any failure is "unknown" for the items this device serves, never a crash
         why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
         sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
-        if "netmiko" in host.connections:
-            skip_logout(getattr(host.connections["netmiko"], "connection", None))  # read-only: no logout needed
-        try:
-            host.close_connection("netmiko")
-        except Exception:
-            host.connections.pop("netmiko", None)
+        if not kept:
+            _close(host)
+
+
+def _close(host: NornirHost) -> None:
+    if "netmiko" in host.connections:
+        skip_logout(getattr(host.connections["netmiko"], "connection", None))  # read-only: no logout needed
+    try:
+        host.close_connection("netmiko")
+    except Exception:
+        host.connections.pop("netmiko", None)
 
 
 def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
@@ -155,9 +166,12 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     planned = time.monotonic()
     inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices), login="quick")  # read-only
     gate = threading.Semaphore(opts.max_parallel)
+    host_names = {h.name for h in nodes}
+    sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
                                 args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
-                                      deadline - ANSWER_RESERVE_S, gate))
+                                      deadline - ANSWER_RESERVE_S, gate,
+                                      sessions if opts.traffic and n in host_names else None))
                for n in devices]
     for t in threads:
         t.start()
@@ -172,23 +186,44 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
                        error=s.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
         samples[n] = s
     sampled = time.monotonic()
-    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, opts.traffic)
+    traffic: list[CheckResult] | None = None
+    if opts.traffic:
+        try:
+            traffic = traffic_results(nodes, intents, samples, dict(sessions), opts.thresholds,
+                                      deadline - ANSWER_RESERVE_S)
+        finally:
+            for n in list(sessions):
+                _close(inventory.hosts[n])
+    tested = time.monotonic()
+    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic)
     end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
                         seconds=end - start, devices=len(devices),
                         phases={"plan": planned - start, "sample+parse": sampled - planned,
-                                "checks": end - sampled})
+                                **({"traffic": tested - sampled} if opts.traffic else {}),
+                                "checks": end - tested})
+
+
+def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],
+                    sessions: dict[str, object], thresholds: Thresholds, deadline: float) -> list[CheckResult]:
+    """The ring of same-rail ib_write_bw runs between ``nodes`` (see :mod:`roceops.health.traffic`)."""
+    hosts = {h.name: hi for h in nodes if isinstance(hi := intents[h.name], HostIntent)}
+    runs, results = pair_rails(list(hosts), hosts)
+    return results + run_traffic(runs, sessions, hosts, samples, thresholds, deadline)
 
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
-             samples: dict[str, Sample], thresholds: Thresholds, traffic: bool = False) -> list[CheckResult]:
+             samples: dict[str, Sample], thresholds: Thresholds,
+             traffic: list[CheckResult] | None = None) -> list[CheckResult]:
+    """Every check's results; ``traffic``: the traffic test's results (None: not asked for)."""
     results: list[CheckResult] = []
     checks = [cls() for cls in LINK_CHECKS]
     for host in nodes:
         hi = intents[host.name]
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
-        results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves), traffic))
+        results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
+        results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]
             assert isinstance(leaf, SwitchIntent)

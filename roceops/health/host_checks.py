@@ -1,5 +1,6 @@
 """Node-level health checks of a GPU host (once per node, not per link): NCCL's config file against intent and
-against the lossless class, a RoCEv2 GID for every rail address, the boot unit, and the optional traffic test.
+against the lossless class, a RoCEv2 GID for every rail address, and the boot unit (the optional traffic test
+is :mod:`roceops.health.traffic`).
 
 They read the node's observed sample only (``boot``/``nccl``/``gids`` from the linux_mlx5 driver) and the
 planned intents of the node and its leaves.
@@ -17,7 +18,6 @@ from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",
                "split_data_on_qps", "socket_ifname")
-TRAFFIC_TOOLS = ("ib_write_bw",)
 
 
 @dataclass
@@ -108,17 +108,5 @@ def unit_check(ctx: NodeContext) -> list[CheckResult]:
                                   "will not come back after a reboot")]
 
 
-def traffic_check(ctx: NodeContext) -> list[CheckResult]:
-    """The ``--traffic`` test needs perftest on the node; without it the check is skipped, saying why."""
-    tools = ctx.observed.get("tools") or {}
-    missing = [t for t in TRAFFIC_TOOLS if not tools.get(t)]
-    if missing:
-        return [_result(ctx, "traffic.rdma", ctx.node, None, "ib_write_bw on each rail", None,
-                        f"skipped: {', '.join(missing)} not installed on {ctx.node} (perftest)", status="skipped")]
-    return [_result(ctx, "traffic.rdma", ctx.node, None, "ib_write_bw on each rail", None,
-                    f"skipped: perftest is on {ctx.node}, but roceops does not run traffic between nodes yet",
-                    status="skipped")]
-
-
-def node_checks(ctx: NodeContext, traffic: bool = False) -> list[CheckResult]:
-    return [*nccl_check(ctx), *gid_check(ctx), *unit_check(ctx), *(traffic_check(ctx) if traffic else [])]
+def node_checks(ctx: NodeContext) -> list[CheckResult]:
+    return [*nccl_check(ctx), *gid_check(ctx), *unit_check(ctx)]

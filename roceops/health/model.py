@@ -49,5 +49,8 @@ class Thresholds(StrictModel):
                                                                      "leaf is idle and not judged")
     uplink_busy_min_marks: float = Field(default=1.0, description="the same floor in ECN marks/s, where a "
                                                                    "platform reports marks but not TX packets")
+    traffic_min_fraction: float = Field(
+        default=0.8, gt=0, le=1, description="health --traffic: a rail's ib_write_bw average below this fraction "
+                                             "of its NIC's link speed fails (roceops choice; no published bound)")
     rx_power_min_dbm: float = -10.0
     rx_power_max_dbm: float = 4.0

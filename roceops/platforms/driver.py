@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -168,3 +168,41 @@ class OperState(_M):
     firmware: str | None = None
     driver: str | None = None
     os_version: str | None = None
+
+
+@dataclass(frozen=True)
+class RdmaEnd:
+    """One rail NIC's part in an RDMA bandwidth test: its RDMA device, GID index, the rail's TCP port and the
+    ToS byte the traffic carries."""
+
+    rdma_dev: str
+    gid_index: int
+    port: int
+    tclass: int
+
+
+@dataclass(frozen=True)
+class RdmaBandwidth:
+    """What one bandwidth test measured (Gb/s = 10^9 bits/s)."""
+
+    msg_bytes: int
+    iterations: int
+    peak_gbps: float
+    average_gbps: float
+    msg_rate_mpps: float
+
+
+@runtime_checkable
+class TrafficDriver(Protocol):
+    """A host driver that can run an RDMA bandwidth test between two hosts (``health --traffic``)."""
+
+    traffic_overhead_s: float  # time a test takes beyond its duration (connection setup, head start)
+
+    def traffic_serve(self, conn: Any, ends: list[RdmaEnd], duration_s: int) -> None:
+        """Start a server per rail in the background and return at once."""
+        ...
+
+    def traffic_send(self, conn: Any, runs: list[tuple[RdmaEnd, str]],
+                     duration_s: int) -> dict[str, RdmaBandwidth | str]:
+        """Run every rail's client to its peer address at once: RDMA device -> result, or why there is none."""
+        ...

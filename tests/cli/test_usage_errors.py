@@ -94,6 +94,7 @@ def test_every_typed_option_refuses_a_bad_value_with_exit_3(args: list[str]) -> 
     ["health", "gpu001", "--window", "5parsecs"],
     ["health", "gpu001", "--window", "-5s"],
     ["health", "gpu001", "--deadline", "abc"],
+    ["health", "gpu001", "--traffic", "--traffic-min-fraction", "1.5"],
     ["deploy", "--canary", "-1"],
     ["deploy", "--max-fail", "-2"],
     ["audit", "--format", "xml"],

@@ -1,12 +1,12 @@
 """Node-level health checks on observed samples (no lab): NCCL's TC against the NIC and the leaf, the RoCE v2
-GID of each rail address, the boot unit, and the traffic check's skip reason."""
+GID of each rail address and the boot unit (the traffic test: test_traffic.py)."""
 
 from __future__ import annotations
 
 from conftest import example_dict
 
 from roceops.health.catalog import Sample
-from roceops.health.host_checks import NodeContext, gid_check, nccl_check, tc_problems, traffic_check, unit_check
+from roceops.health.host_checks import NodeContext, gid_check, nccl_check, tc_problems, unit_check
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import HostIntent, SwitchIntent
@@ -42,7 +42,7 @@ def test_nccl_file_that_matches_intent_passes() -> None:
     assert unknown.status == "unknown"
 
 
-def test_gid_unit_and_traffic_checks() -> None:
+def test_gid_and_unit_checks() -> None:
     ctx = context({})
     rows = [{"dev": n.rdma_dev, "gid": ipv4_gid(n.address.split("/")[0]), "version": "v2", "index": 3}
             for n in ctx.intent.nics.values()]
@@ -52,5 +52,3 @@ def test_gid_unit_and_traffic_checks() -> None:
     assert {r.status for r in gid_check(context({"gids": None}))} == {"unknown"}
     [unit] = unit_check(context({"boot": {"unit_enabled": "enabled", "unit_result": "failed"}}))
     assert unit.status == "fail" and "last run: failed" in unit.message
-    [skip] = traffic_check(context({"tools": {"ib_write_bw": False}}))
-    assert skip.status == "skipped" and "ib_write_bw not installed on gpu001" in skip.message

@@ -37,9 +37,19 @@ from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
+from roceops.platforms.driver import (
+    Change,
+    DriverError,
+    Intent,
+    OperState,
+    PortOper,
+    RdmaBandwidth,
+    RdmaEnd,
+    Snapshot,
+)
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
+from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
@@ -360,6 +370,26 @@ class LinuxMlx5Driver:
 
     def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return self._read(conn, self.counter_commands(intent, ports))
+
+    # ---- health --traffic: perftest's ib_write_bw (perftest.py); the connection's read timeout bounds each call
+
+    traffic_overhead_s = float(perftest.HEAD_START_S + perftest.CLIENT_GRACE_S)
+
+    def traffic_serve(self, conn: Any, ends: list[RdmaEnd], duration_s: int) -> None:
+        line = perftest.server_line(ends, duration_s)
+        self._read(conn, [line])
+
+    def traffic_send(self, conn: Any, runs: list[tuple[RdmaEnd, str]],
+                     duration_s: int) -> dict[str, RdmaBandwidth | str]:
+        line = perftest.client_line(runs, duration_s)
+        blocks = perftest.split_rails(self._read(conn, [line])[line])
+        out: dict[str, RdmaBandwidth | str] = {}
+        for end, _ in runs:
+            try:
+                out[end.rdma_dev] = perftest.parse_write_bw(blocks.get(end.rdma_dev, ""))
+            except ValueError as exc:
+                out[end.rdma_dev] = str(exc)
+        return out
 
     # ---- plumbing
 

@@ -27,6 +27,9 @@ reject_systemctl   systemd refuses `systemctl enable` ("Failed to enable unit: A
 reboot             the host reboots: runtime settings are lost; firmware next-boot values become current;
                    sysctl.d, netplan and the enabled units' scripts are applied as at boot (:mod:`boot`)
 link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shared Physical layer
+slow_rdma          [port] [factor] (default 0.3): ``ib_write_bw`` from that NIC (default: every NIC) reaches
+                   only ``factor`` of its usual bandwidth (a degraded PCIe slot, a congested rail)
+no_perftest        perftest is not installed: ``ib_write_bw`` is "command not found", ``which`` finds nothing
 =================  ===========================================================================
 
 ``preload_install`` (path -> [text, mode]) installs files as a deploy would, their units enabled.
@@ -40,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, qos, shell_builtins, tools
+from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, perftest, qos, shell_builtins, tools
 from roceops.lab.devices.linux_mlx5.files import netplan_commands, script_commands, sysctl_conf_commands
 from roceops.lab.devices.linux_mlx5.shell import Commands, Shell
 from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
@@ -48,7 +51,8 @@ from roceops.lab.personality import DeviceState, LabError, Reply, Session, Sessi
 
 # what the host's shell runs: its builtins and the tools of the command modules
 COMMANDS = Commands(builtins=shell_builtins.BUILTINS, programs={**ip.PROGRAMS, **qos.PROGRAMS, **tools.PROGRAMS,
-                                                                   **boot.PROGRAMS, **filetools.PROGRAMS})
+                                                                   **boot.PROGRAMS, **filetools.PROGRAMS,
+                                                                   "ib_write_bw": perftest.ib_write_bw})
 
 
 class LinuxMlx5State(LinuxMlx5StateCore):

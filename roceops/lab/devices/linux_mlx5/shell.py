@@ -72,6 +72,7 @@ class Word:
 class Simple:
     words: list[Word] = field(default_factory=list)
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (op, target): ">", ">>", "2>", "2>&1", "&>"
+    background: bool = False  # ended by ``&``: runs at once, its run time does not hold the prompt
 
 
 class ShellSyntaxError(Exception):
@@ -219,20 +220,22 @@ def parse(tokens: list[Word | str]) -> list[tuple[str, list[Simple]]]:
                 raise ShellSyntaxError("syntax error near unexpected token `|'")
             pipeline.append(Simple())
             words = pipeline[-1].words
-        elif t in (";", "&&", "||"):
+        elif t in (";", "&&", "||", "&"):
             if not pipeline[-1].words and not pipeline[-1].redirects:
                 if t == ";" and len(pipeline) == 1 and not items and i == len(tokens) - 1:
                     break
                 raise ShellSyntaxError(f"syntax error near unexpected token `{t}'")
+            if t == "&":
+                pipeline[-1].background = True
             items.append((connector, pipeline))
-            connector, pipeline = t, [Simple()]
+            connector, pipeline = (";" if t == "&" else t), [Simple()]
             words = pipeline[-1].words
         else:
             raise ShellSyntaxError(f"`{t}' is not supported by this lab shell")
         i += 1
     if pipeline[-1].words or pipeline[-1].redirects:
         items.append((connector, pipeline))
-    elif connector in ("&&", "||") or len(pipeline) > 1:
+    elif (connector in ("&&", "||") or len(pipeline) > 1) and not (items and items[-1][1][-1].background):
         raise ShellSyntaxError("syntax error: unexpected end of file")
     return items
 
@@ -255,6 +258,7 @@ class Shell:
         self.levels = [Level(username, "~")]
         self.last_status = 0
         self.delay_ms = 0
+        self.jobs_end_ms = 0
 
     # ---- privilege
 
@@ -278,6 +282,7 @@ class Shell:
 
     def run_line(self, line: str) -> Result:
         self.delay_ms = 0
+        self.jobs_end_ms = 0  # when this line's background jobs end (``wait`` holds until then)
         try:
             items = parse(tokenize(line))
         except ShellSyntaxError as exc:
@@ -289,7 +294,12 @@ class Shell:
         for connector, pipeline in items:
             if (connector == "&&" and status != 0) or (connector == "||" and status == 0):
                 continue
+            held_ms = self.delay_ms
             res = self.run_pipeline(pipeline)
+            if pipeline[-1].background:  # bash returns at once with status 0 (the job's output still lands)
+                self.jobs_end_ms = max(self.jobs_end_ms, self.delay_ms)
+                self.delay_ms = held_ms
+                res = Result(out=res.out, err=res.err)
             outs.append(res.out)
             errs.append(res.err)
             status = res.status
@@ -382,8 +392,8 @@ class Shell:
 
     def open_for_write(self, path: str) -> str | None:
         """errno text if bash could not open ``path`` for writing, else None."""
-        if lab_fs.is_store_path(path):
-            return None if self.can_write else EACCES
+        if lab_fs.is_store_path(path):  # /tmp is world-writable (sticky), the rest root's
+            return None if self.can_write or (path.startswith("/tmp/") and not self.state.rejecting) else EACCES
         if not path.startswith(WRITABLE_ROOTS):
             return "Read-only file system" if path.startswith("/") else EACCES
         if not lab_fs.exists(self.state, path):
@@ -397,7 +407,7 @@ class Shell:
         builtin = self.commands.builtins.get(name)
         if builtin is not None:
             return builtin(self, argv, stdin)
-        fn = self.commands.programs.get(name)
+        fn = None if name in self.state.absent_programs() else self.commands.programs.get(name)
         if fn is None:
             if "/" in argv[0]:
                 return fail(f"-bash: {argv[0]}: {ENOENT}", 127)

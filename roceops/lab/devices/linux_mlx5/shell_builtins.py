@@ -257,7 +257,8 @@ def _id(sh: Shell, argv: list[str]) -> str:
 
 
 def _which(sh: Shell, argv: list[str], stdin: str) -> Result:
-    programs, builtins = sh.commands.programs, sh.commands.builtins
+    programs = {p: f for p, f in sh.commands.programs.items() if p not in sh.state.absent_programs()}
+    builtins = sh.commands.builtins
     found = [f"/usr/{'s' if a in programs else ''}bin/{a}" for a in argv[1:] if a in programs or a in builtins]
     return Result(out="".join(f"{p}\n" for p in found), status=0 if len(found) == len(argv) - 1 else 1)
 
@@ -270,10 +271,33 @@ def _sleep(sh: Shell, argv: list[str], stdin: str) -> Result:
     return Result()
 
 
+def _wait(sh: Shell, argv: list[str], stdin: str) -> Result:
+    """``wait``: hold until this line's background jobs have ended."""
+    sh.delay_ms = max(sh.delay_ms, sh.jobs_end_ms)
+    return Result()
+
+
+def _timeout(sh: Shell, argv: list[str], stdin: str) -> Result:
+    """coreutils ``timeout SECONDS CMD...``: CMD's result, or status 124 once SECONDS have passed."""
+    if len(argv) < 3:
+        return fail("timeout: missing operand\nTry 'timeout --help' for more information.\n", 125)
+    try:
+        limit_ms = int(float(argv[1].rstrip("s")) * 1000)
+    except ValueError:
+        return fail(f"timeout: invalid time interval '{argv[1]}'\n", 125)
+    start = sh.delay_ms
+    res = sh.execute(argv[2:], stdin)
+    if sh.delay_ms - start > limit_ms:
+        sh.delay_ms = start + limit_ms
+        return Result(out=res.out, err=res.err, status=124)
+    return res
+
+
 BUILTINS: dict[str, Program] = {
     "echo": _echo, "exit": _exit, "logout": _exit, "sudo": _sudo, "sh": _sh_c, "bash": _sh_c, "cat": _cat,
     "grep": _grep, "head": _head_tail, "tail": _head_tail, "wc": _wc, "tee": _tee, "ls": _ls,
     "mkdir": _mkdir_rmdir, "rmdir": _mkdir_rmdir, "which": _which, "sleep": _sleep,
+    "wait": _wait, "timeout": _timeout,
     "true": lambda sh, argv, stdin: Result(), "false": lambda sh, argv, stdin: Result(status=1),
     "cd": lambda sh, argv, stdin: Result(), "pwd": _simple(lambda sh, argv: sh.home()),
     "hostname": _simple(_hostname), "uname": _simple(_uname),

@@ -13,7 +13,8 @@ from roceops.lab.physical import OPER_FAULTS, Physical
 
 # reboot is carried out by the device layer (it boots through the shell)
 CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "reject_systemctl",
-                           "reboot", "old_driver"})
+                           "reboot", "old_driver", "slow_rdma", "no_perftest"})
+PERFTEST_PROGRAMS = frozenset({"ib_write_bw"})
 
 
 class LinuxMlx5StateCore(DeviceState):
@@ -35,6 +36,10 @@ class LinuxMlx5StateCore(DeviceState):
     @property
     def rejecting(self) -> bool:
         return "reject_config" in self.faults.extra
+
+    def absent_programs(self) -> frozenset[str]:
+        """Programs this host does not have: perftest under the ``no_perftest`` fault."""
+        return PERFTEST_PROGRAMS if "no_perftest" in self.faults.extra else frozenset()
 
     def nic_up(self, nic: Nic) -> bool:
         return self.physical.oper_up(nic.name, nic.admin_up)
@@ -74,6 +79,11 @@ class LinuxMlx5StateCore(DeviceState):
             version = str(params.get("version", FAULT_FIRMWARE))
             for nic in self._nics(params, fault):
                 nic.fw_override = version
+        elif fault == "slow_rdma":
+            nics = self._nics(params, fault)  # validates port=; perftest reads the fault's params
+            if "factor" in params and not 0 < _float(params["factor"], fault, "factor") <= 1:
+                raise LabError("fault 'slow_rdma': factor must be in (0, 1]")
+            del nics
         elif fault == "old_driver":
             for nic in self._nics(params, fault):
                 nic.old_driver = True
@@ -91,3 +101,10 @@ def _int(value: Any, fault: str, key: str) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise LabError(f"fault '{fault}': parameter '{key}' must be an integer") from None
+
+
+def _float(value: Any, fault: str, key: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise LabError(f"fault '{fault}': parameter '{key}' must be a number") from None
