@@ -122,7 +122,8 @@ class NicRoce(Check):
         if not bad:
             return [self.result(ctx, item, True, "intent", "intent", "")]
         return [self.result(ctx, item, False, "intent", bad,
-                            f"NIC lost RoCE settings ({', '.join(bad)}): e.g. DCQCN/trust reset by a driver reload, or a reboot without the persisted settings")]
+                            f"NIC lost RoCE settings ({', '.join(bad)}): e.g. DCQCN/trust reset by a driver "
+                            "reload, or a reboot without the persisted settings")]
 
 
 def _norm(value: Any) -> Any:
