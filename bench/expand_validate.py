@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import max_rss_mib, superpod
 
+from roceops.cli.gc_tuning import run_gc
 from roceops.lint import lint
 from roceops.topology.expand import expand
 
@@ -24,9 +25,11 @@ def main(sizes: list[int]) -> None:
     for sus in sizes:
         intent = superpod(sus)
         t0 = time.perf_counter()
-        fabric = expand(intent)
+        with run_gc(acyclic=True):  # as the CLI expands (roceops/cli/common.py load_fabric_or_exit)
+            fabric = expand(intent)
         t1 = time.perf_counter()
-        report = lint(intent)  # lint expands again on its own: measured as a user would run `validate`
+        with run_gc():  # lint expands again on its own: measured as `roceops validate` runs it
+            report = lint(intent)
         t2 = time.perf_counter()
         print(f"{sus:>4} {sus * 256:>7} {len(fabric.switches):>8} {len(fabric.links):>7} {t1 - t0:>9.2f} "
               f"{t2 - t1:>7.2f} {t2 - t0:>8.2f} {len(report.findings):>8} {max_rss_mib():>11.0f}")
