@@ -65,7 +65,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     sysfs_values,
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
-from roceops.platforms.text import breaks_only_at_lf
+from roceops.platforms.text import marked_segments
 from roceops.render.engine import RenderedDevice
 
 Privilege = Literal["auto", "sudo", "none"]
@@ -506,37 +506,6 @@ class LinuxMlx5Driver:
 _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
 
 
-def marked_segments(text: str, needle: str, marker: re.Pattern[str]) -> list[str]:
-    """The text before each marker line (a line whose stripped text ``marker`` matches), in order; what follows
-    the last marker is dropped. Marker lines contain ``needle``: only the lines where it occurs are looked
-    at, instead of every line of a ~100 kB answer (same result as :func:`marked_segments_by_lines`)."""
-    if not breaks_only_at_lf(text):
-        return marked_segments_by_lines(text, marker)
-    segments: list[str] = []
-    start = 0  # where the current segment begins
-    at = text.find(needle)
-    while at != -1:
-        begin = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        if marker.match(text[begin:end].strip()):
-            segments.append(text[start:begin - 1] if begin > start else "")
-            start = end + 1
-        at = text.find(needle, end)
-    return segments
-
-
-def marked_segments_by_lines(text: str, marker: re.Pattern[str]) -> list[str]:
-    """:func:`marked_segments`, line by line."""
-    segments: list[str] = []
-    current: list[str] = []
-    for line in text.splitlines():
-        if marker.match(line.strip()):
-            segments.append("\n".join(current))
-            current = []
-        else:
-            current.append(line)
-    return segments
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
 

@@ -51,6 +51,7 @@ from roceops.platforms.driver import (
     Snapshot,
 )
 from roceops.platforms.sonic import parsers as P
+from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
@@ -389,9 +390,9 @@ class SonicDriver:
             ports[name] = PortOper(name=name, oper_up=None if oper not in ("up", "down") else oper == "up",
                                    speed=row["speed"] if row else None, mtu=row["mtu"] if row else None,
                                    counters=counters, unread=unread)
-        lldp = _optional(outputs, LLDP_TABLE, P.show_lldp_table) or {}
-        bgp = _optional(outputs, BGP_SUMMARY, P.show_ip_bgp_summary) or {"neighbors": {}}
-        version = _optional(outputs, VERSION, P.show_version) or {}
+        lldp = _optional(outputs, LLDP_TABLE, PC.show_lldp_table) or {}
+        bgp = _optional(outputs, BGP_SUMMARY, PC.show_ip_bgp_summary) or {"neighbors": {}}
+        version = _optional(outputs, VERSION, PC.show_version) or {}
         return OperState(
             device=sw.name, ports=ports,
             lldp={port: LldpNeighbor(device=n["device"], port=n["port"]) for port, n in lldp.items()},

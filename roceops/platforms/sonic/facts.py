@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from roceops.platforms.driver import DeviceFacts
-from roceops.platforms.sonic.parsers import show_version
+from roceops.platforms.sonic.parsers_control import show_version
 
 VERSION_COMMAND = "show version"
 

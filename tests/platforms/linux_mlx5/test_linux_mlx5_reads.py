@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roceops.platforms.linux_mlx5.driver import marked_segments, marked_segments_by_lines
+from roceops.platforms.text import marked_segments, marked_segments_by_lines
 
 TOKEN = "1a2b3c4d"
 MARKER = re.compile(rf"^:RO{TOKEN}:(\d+)\s*$")

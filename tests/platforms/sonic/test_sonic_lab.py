@@ -17,6 +17,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.platforms.sonic import PLATFORM
 from roceops.platforms.sonic import parsers as P
+from roceops.platforms.sonic import parsers_control as PC
 
 pytestmark = pytest.mark.lab
 
@@ -228,13 +229,13 @@ def test_show_layout_details(configured: Any) -> None:
     lldp = configured.send_command("show lldp table")
     assert lldp.splitlines()[0] == "Capability codes: (R) Router, (B) Bridge, (O) Other"
     assert lldp.splitlines()[-2:] == ["-" * 50, "Total entries displayed:  8"]
-    assert P.show_lldp_table(lldp)["Ethernet16"] == {"device": "spine01", "port": "Ethernet3/1", "capability": "BR",
+    assert PC.show_lldp_table(lldp)["Ethernet16"] == {"device": "spine01", "port": "Ethernet3/1", "capability": "BR",
                                                      "port_descr": f"{CONFIGURED}:Ethernet16"}
-    assert P.show_lldp_table(lldp)["Ethernet0"]["device"] == "gpu001"
-    bgp = P.show_ip_bgp_summary(configured.send_command("show ip bgp summary"))
+    assert PC.show_lldp_table(lldp)["Ethernet0"]["device"] == "gpu001"
+    bgp = PC.show_ip_bgp_summary(configured.send_command("show ip bgp summary"))
     assert bgp["router_id"] == "10.0.0.2" and len(bgp["neighbors"]) == 4
     assert {n["state"] for n in bgp["neighbors"].values()} == {"Established"}
-    assert P.show_version(configured.send_command("show version"))["SONiC Software Version"].startswith("SONiC.")
+    assert PC.show_version(configured.send_command("show version"))["SONiC Software Version"].startswith("SONiC.")
     errs = P.show_interfaces_counters_errors(configured.send_command("show interfaces counters errors"))
     assert errs["Ethernet0"]["state"] == "U" and errs["Ethernet0"]["rx_err"] == 0
     fec = P.show_interfaces_counters_fec_stats(configured.send_command("show interfaces counters fec-stats"))
@@ -281,7 +282,7 @@ def test_link_down_and_flap(lab: LabThread, configured: Any) -> None:
     try:
         status = P.show_interfaces_status(configured.send_command("show interfaces status"))
         assert status["Ethernet24"]["oper"] == "down" and status["Ethernet0"]["oper"] == "up"
-        assert "Ethernet24" not in P.show_lldp_table(configured.send_command("show lldp table"))
+        assert "Ethernet24" not in PC.show_lldp_table(configured.send_command("show lldp table"))
         assert P.show_interfaces_counters_errors(configured.send_command(
             "show interfaces counters errors"))["Ethernet24"]["state"] == "D"
     finally:
