@@ -184,3 +184,23 @@ def test_host_keys_checked_against_known_hosts_when_asked(deployed_lab, monkeypa
     assert [(f.device, f.check) for f in unknown.findings] == [("gpu001", "device.unreachable"),
                                                                ("spine01", "device.unreachable")]
     assert all("not found in known_hosts" in f.message for f in unknown.findings)
+
+
+TWO_PORTS = [("leaf-su1-r1", ("Ethernet0", "Ethernet8")), ("leaf-su2-r1", ("swp1s0", "swp1s1")),
+             ("spine01", ("Ethernet1/1", "Ethernet2/1"))]
+
+
+@pytest.mark.parametrize("fault", ["mtu_mismatch", "pfc_off"])
+@pytest.mark.parametrize(("device", "ports"), TWO_PORTS, ids=[d for d, _ in TWO_PORTS])
+def test_per_port_drift_on_two_ports_is_two_findings(deployed_lab, device: str, ports: tuple[str, str],
+                                                     fault: str) -> None:
+    """Issue 15: every departing port is its own finding at its port, not only the first one the parser meets."""
+    field = {"mtu_mismatch": "mtu", "pfc_off": "pfc_priorities"}[fault]
+    for port in ports:
+        deployed_lab.thread.inject(device, fault, port=port, **({"mtu": 1500} if fault == "mtu_mismatch" else {}))
+    try:
+        result = audit(deployed_lab, [device])
+        paths = sorted(f.path for f in result.findings if f.device == device and f.path.endswith(f".{field}"))
+        assert paths == sorted(f"ports[{p}].{field}" for p in ports), [(f.device, f.path) for f in result.findings]
+    finally:
+        remediate(deployed_lab, [device])
