@@ -28,7 +28,17 @@ from roceops.render.engine import RenderedDevice, render_device
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, frr
 from roceops.verify.checks import LinkProbe, PingPair
-from roceops.verify.netns import OWNER_FILE, RunState, ip_batch, new_run_id, run_in_netns, sysctl_path, teardown
+from roceops.verify.netns import (
+    OWNER_FILE,
+    RunState,
+    ip_batch,
+    new_run_id,
+    owner_line,
+    run_in_netns,
+    start_time,
+    sysctl_path,
+    teardown,
+)
 from roceops.verify.plane import Intent, Plane, build_plane
 from roceops.verify.probe import SMALL, Probe, fib_next_hops, route_lookups, run_probes
 
@@ -150,8 +160,9 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
     findings = [Finding(check="device.failed", device=s.name, path="bgp", message=s.error or "")
                 for s in plane.switches.values() if s.error]
     run_dir = frr.make_run_dir(run_id)
-    (run_dir / OWNER_FILE).write_text(f"{os.getpid()}\n")
-    state = RunState(run_id=run_id, pid=os.getpid(), run_dir=str(run_dir), namespaces=plane.namespaces)
+    (run_dir / OWNER_FILE).write_text(owner_line(os.getpid()))
+    state = RunState(run_id=run_id, pid=os.getpid(), run_dir=str(run_dir), namespaces=plane.namespaces,
+                     pid_start=start_time(os.getpid()))
     state.save(options.state_dir)
     instances: list[frr.Instance] = []
     counts: dict[str, int] = {}
