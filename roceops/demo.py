@@ -2,8 +2,9 @@
 
 Starts a private lab for inventory/lab-mini.yaml (its own state dir, journal and
 loopback range, so it never disturbs a lab you run yourself), then validates, renders,
-deploys, audits, injects two realistic faults, audits and health-checks, re-deploys,
-audits clean and stops the lab — narrating each step in a line or two.
+deploys, audits, reboots a host (its settings come back from the installed files), injects
+two realistic faults, audits and health-checks, re-deploys, audits clean and stops the lab,
+narrating each step in a line or two.
 """
 
 from __future__ import annotations
@@ -100,9 +101,13 @@ def _story(fabric: Fabric, state: Path, journal: Journal, say: Callable[[str], N
     say(f"5. audit: {'no drift' if not found else f'{len(found)} findings: ' + '; '.join(found)}")
     host_a, nic_a, host_b, leaf, port = _nic_and_port(fabric)
     control = ControlClient(state)
+    control.inject(host_a, "reboot")
+    after_reboot = _audit(fabric, state)
+    say(f"   reboot of {host_a}: "
+        f"{after_reboot if after_reboot else 'its settings came back from the installed files'}")
     control.inject(host_a, "nic_reset", port=nic_a)
     control.inject(leaf, "pfc_off", port=port)
-    say(f"6. fault: {host_a} {nic_a} rebooted and lost its DCQCN/trust/PFC settings; "
+    say(f"6. fault: {host_a} {nic_a}'s driver was reloaded and lost its DCQCN/trust/PFC settings; "
         f"someone turned PFC off on {leaf} {port} (cabled to {host_b})")
     found = _audit(fabric, state)
     say(f"7. audit: {len(found)} drifted settings: " + "; ".join(found[:6]) + (" ..." if len(found) > 6 else ""))
@@ -117,7 +122,7 @@ def _story(fabric: Fabric, state: Path, journal: Journal, say: Callable[[str], N
     say(f"9. re-deploy: {counts.get('changed', 0)} devices fixed, {counts.get('unchanged', 0)} untouched; "
         f"audit: {'clean' if not found else '; '.join(found)}")
     expected = {host_a, host_b}
-    ok = not found and {v.node for v in drains} == expected
+    ok = not found and {v.node for v in drains} == expected and not after_reboot
     say("demo OK: both faults found, exactly the affected nodes drained, remediated by re-deploy" if ok else
         f"demo FAILED: drained {sorted(v.node for v in drains)}, expected {sorted(expected)}; left {found}")
     return 0 if ok else 1

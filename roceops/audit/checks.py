@@ -64,14 +64,38 @@ def _severity(path: str) -> Severity:
     return "warning" if path.endswith(".description") or ".networks" in path else "error"
 
 
+def _boot_finding(device: str, d: Drift, context: Sequence[str] = ()) -> Finding | None:
+    """Drift in what the host applies at its next boot (installed files, the unit, NIC firmware): the node may be
+    fine now and still lose its settings at the next reboot, so it is its own finding, not runtime drift."""
+    fix = command("deploy", "--limit", device, "--commit", context=context)
+    if d.path.startswith("boot.files["):
+        path = d.path[len("boot.files["):-1]
+        state = "is missing" if d.observed is None else "differs from the rendered file"
+        return Finding(check="boot.file", device=device, path=d.path, expected=d.expected, observed=d.observed,
+                       message=f"{path} {state}: the settings it carries are lost at the next boot",
+                       hint=f"{fix} installs it")
+    if d.path.startswith("boot.unit"):
+        return Finding(check="boot.unit", device=device, path=d.path, expected=d.expected, observed=d.observed,
+                       message=f"the boot unit is {d.observed or 'not installed'} ({d.path}): the NIC settings are "
+                               "not re-applied at the next boot", hint=f"{fix} installs and enables it")
+    if d.path.startswith("firmware."):
+        return Finding(check="firmware.drift", device=device, path=d.path, expected=d.expected, observed=d.observed,
+                       message=f"NIC firmware (mlxconfig next boot) differs: {d.path}",
+                       hint=f"{command('deploy', '--limit', device, '--commit', '--firmware', context=context)}, "
+                            "then reboot the node")
+    return None
+
+
 def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
     if obs.observed is None:
         return []
-    return [
-        Finding(check="config.drift", device=obs.device, path=d.path, expected=d.expected, observed=d.observed,
-                severity=_severity(d.path), message=f"{d.kind}: {d.path}", hint=_hint(obs.device, d, hint_context))
-        for d in compare(obs.expected, obs.observed)
-    ]
+    out = []
+    for d in compare(obs.expected, obs.observed):
+        boot = _boot_finding(obs.device, d, hint_context)
+        out.append(boot or Finding(check="config.drift", device=obs.device, path=d.path, expected=d.expected,
+                                   observed=d.observed, severity=_severity(d.path), message=f"{d.kind}: {d.path}",
+                                   hint=_hint(obs.device, d, hint_context)))
+    return out
 
 
 def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:

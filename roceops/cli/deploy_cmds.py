@@ -53,6 +53,10 @@ def deploy(
                                           help="seconds the whole run may take: no device starts after it"),
     workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
+    firmware: bool = typer.Option(False, "--firmware", help="also set the hosts' NIC firmware (mlxconfig) defaults; "
+                                  "they take effect at the next reboot"),
+    persist: bool = typer.Option(True, "--persist/--no-persist", help="install the hosts' boot-time files "
+                                 "(netplan, unit, sysctl, NCCL); --no-persist sets runtime values only"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
@@ -70,14 +74,16 @@ def deploy(
     names = [d.name for d in selected(loaded.fabric, limit)]
     opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
                          confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
-                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline)
+                         lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline,
+                         firmware=firmware, persist=persist)
     name = loaded.fabric.intent.name
     control = RunControl(deadline)
     try:
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             check_lab_serves(loaded, names, lab)  # before any connection, and before the run is journalled
             run_id = j.start_run("deploy", name, loaded.source.source_hash,
-                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab},
+                                 {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab,
+                                  "firmware": firmware, "persist": persist},
                                  device_count=len(names))
             try:
                 report = run_deploy(loaded.fabric, names, opts, j, run_id, control)

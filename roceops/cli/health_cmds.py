@@ -57,6 +57,7 @@ def health(
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),
+    traffic: bool = typer.Option(False, "--traffic", help="also an RDMA traffic check (skipped without perftest)"),
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
@@ -77,7 +78,7 @@ def health(
     check_lab_serves(loaded, list(dict.fromkeys([n for n in names if n in known] + leaves)), lab)
     opts = HealthOptions(window_s=window, deadline_s=deadline,
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max),
-                         lab_dir=lab_dir_option(lab))
+                         lab_dir=lab_dir_option(lab), traffic=traffic)
     try:
         report = run_health(loaded.fabric, names, opts)
     except KeyError as exc:

@@ -48,6 +48,7 @@ class DeviceOutcome:
     summary: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    reboot_required: bool = False  # the change includes settings that take effect at the next boot (firmware)
 
 
 def _error(exc: BaseException) -> str:
@@ -56,9 +57,15 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {reason(exc)}"[:400]
 
 
-def verify_intent(driver: Driver, intent: Intent) -> Callable[[Any], None]:
+def verify_intent(driver: Driver, intent: Intent, rendered: RenderedDevice | None = None) -> Callable[[Any], None]:
+    """Read the device back and compare with intent; parts the deploy of ``rendered`` does not set (the
+    driver's ``unverified``) are left out."""
+    unverified = getattr(driver, "unverified", None)
+    skip = set(unverified(rendered)) if unverified is not None and rendered is not None else set()
+
     def check(conn: Any) -> None:
         observed = driver.observe(driver.collect(conn, intent), intent)
+        observed = {k: v for k, v in observed.items() if k not in skip}
         expected = getattr(driver, "expected", lambda i: i)(intent)
         drift = compare(expected, observed)
         if drift:
@@ -142,6 +149,7 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             return outcome
         change = driver.plan_change(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
+        outcome.reboot_required = bool(change.summary.get("reboot_required"))
         if change.empty:
             outcome.status = "unchanged"
             return outcome
@@ -157,7 +165,7 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         if before_apply is not None:
             before_apply(outcome)
         run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                        verify_intent(driver, intent), clock)
+                        verify_intent(driver, intent, rendered), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

@@ -13,7 +13,7 @@ recorded as soon as it is done, not at the end of its wave.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,9 @@ from roceops.deploy.rollout import Rollout, plan_rollout
 from roceops.journal import Journal
 from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
 from roceops.plan import plan
-from roceops.platforms.base import get_driver
+from roceops.platforms.base import get_driver, get_platform
 from roceops.platforms.driver import Snapshot
-from roceops.render.engine import render_device
+from roceops.render.engine import RenderedDevice, render_device
 from roceops.topology.fabric import Fabric
 
 FAILED = ("rolled_back", "failed")
@@ -46,6 +46,17 @@ class DeployOptions:
     lab_dir: Path | None = None
     quiet: bool = False
     deadline_s: float | None = None  # the whole run: no device starts after it, none runs past it
+    firmware: bool = False  # also apply persistent NIC firmware settings (they need a reboot)
+    persist: bool = True  # install the files that make host settings survive a reboot
+
+
+def deployable(rendered: RenderedDevice, opts: DeployOptions) -> RenderedDevice:
+    """``rendered`` with the platform's optional outputs marked to skip: firmware unless asked for, the
+    persistence files when ``persist`` is off."""
+    platform = get_platform(rendered.platform)
+    skip = [*([] if opts.firmware else getattr(platform, "firmware_outputs", ())),
+            *([] if opts.persist else getattr(platform, "persisted_outputs", ()))]
+    return replace(rendered, skip=tuple(skip)) if skip else rendered
 
 
 @dataclass
@@ -118,7 +129,7 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
     control = control or RunControl(opts.deadline_s)
     devices = [fabric.device(n) for n in names]
     intents = {d.name: plan(fabric, d.name) for d in devices}
-    rendered = {n: render_device(i) for n, i in intents.items()}
+    rendered = {n: deployable(render_device(i), opts) for n, i in intents.items()}
     rollout = plan_rollout(devices, canary=opts.canary, batch=opts.batch)
     report = DeployReport(run_id=run_id, commit=opts.commit, rollout=rollout)
     txn = f"roceops-{run_id}"

@@ -31,7 +31,7 @@ def as_json(report: DeployReport) -> dict[str, Any]:
         "counts": {k: counts[k] for k in ORDER if counts[k]},
         "devices": [
             {"device": o.device, "platform": o.platform, "status": o.status, "changes": o.summary,
-             "seconds": o.seconds, "error": o.error, "diff": o.diff}
+             "seconds": o.seconds, "error": o.error, "diff": o.diff, "reboot_required": o.reboot_required}
             for o in report.outcomes.values()
         ],
     }
@@ -52,6 +52,11 @@ def print_report(console: Console, report: DeployReport, show_diff: bool) -> Non
     console.print(table)
     counts = Counter(o.status for o in report.outcomes.values())
     console.print("summary: " + ", ".join(f"{counts[k]} {k}" for k in ORDER if counts[k]))
+    reboot = [o.device for o in report.outcomes.values()
+              if o.reboot_required and o.status in ("changed", "would_change")]
+    if reboot:
+        console.print(tables.styled(f"reboot required for the new firmware settings to take effect: "
+                                    f"{', '.join(reboot)}", "bold yellow"))
     if report.stopped_after_wave is not None:
         console.print(tables.styled(f"rollout stopped after wave {report.stopped_after_wave + 1}: "
                                     "too many failures (--max-fail); that wave was rolled back", "bold red"))

@@ -18,6 +18,7 @@ from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
+from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
@@ -39,6 +40,7 @@ class HealthOptions:
     thresholds: Thresholds = field(default_factory=Thresholds)
     lab_dir: Path | None = None
     max_parallel: int = 64
+    traffic: bool = False  # also the RDMA traffic check (skipped, with the reason, where perftest is missing)
 
 
 @dataclass
@@ -168,7 +170,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
                        error=s.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
         samples[n] = s
     sampled = time.monotonic()
-    results = evaluate(fabric, nodes, intents, samples, opts.thresholds)
+    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, opts.traffic)
     end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
                         seconds=end - start, devices=len(devices),
@@ -177,12 +179,14 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
 
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
-             samples: dict[str, Sample], thresholds: Thresholds) -> list[CheckResult]:
+             samples: dict[str, Sample], thresholds: Thresholds, traffic: bool = False) -> list[CheckResult]:
     results: list[CheckResult] = []
     checks = [cls() for cls in LINK_CHECKS]
     for host in nodes:
         hi = intents[host.name]
         assert isinstance(hi, HostIntent)
+        leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
+        results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves), traffic))
         for nic in host.nics:
             leaf = intents[nic.leaf]
             assert isinstance(leaf, SwitchIntent)

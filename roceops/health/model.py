@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.types import StrictModel
 
-ResultStatus = Literal["ok", "fail", "unknown"]
+ResultStatus = Literal["ok", "fail", "unknown", "skipped"]  # skipped: not run, with the reason in the message
 VerdictStatus = Literal["ok", "drain", "unknown"]
 
 

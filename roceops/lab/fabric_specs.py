@@ -36,6 +36,14 @@ def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:
     return {"hostname": host.name, "mgmt_ip": host.mgmt_ip, "nics": nics, "ports": nics}
 
 
+def _installed(files: dict[str, str]) -> dict[str, list[object]]:
+    """A host's persistence files where a deploy installs them: path -> [text, mode]."""
+    from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
+
+    return {INSTALL_TARGETS[name].path: [files[name], INSTALL_TARGETS[name].mode] for name in PERSISTED
+            if name in files}
+
+
 def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool = False) -> list[LabDeviceSpec]:
     wanted = set(names) if names is not None else None
     lossless = lossless_priorities(fabric.intent.qos)
@@ -47,5 +55,7 @@ def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool =
         extra["lossless"] = lossless
         if configured:  # the rendered files, applied by the personality as if pushed
             extra["preload_files"] = render_device(plan(fabric, dev.name)).files
+            if isinstance(dev, Host):
+                extra["preload_install"] = _installed(extra["preload_files"])
         specs.append(LabDeviceSpec(name=dev.name, platform=dev.platform, extra=extra))
     return specs

@@ -252,8 +252,9 @@ class LabServer:
                 raise LabError(f"device {spec.name} has no address/port; call assign_endpoints() first")
             personality = get_personality(spec.platform)
             state = personality.state_factory(spec.name, spec.platform, spec.extra)
-            spec.extra.pop("preload_files", None)  # applied by the state; don't keep ~100 KB per device
-            state.extra.pop("preload_files", None)
+            for key in ("preload_files", "preload_install"):  # applied by the state; don't keep ~100 KB per device
+                spec.extra.pop(key, None)
+                state.extra.pop(key, None)
             dev = LabDevice(spec, state, personality)
             self.devices[spec.name] = dev
             self.by_endpoint[dev.endpoint] = dev

@@ -12,13 +12,21 @@ True
 
 from __future__ import annotations
 
-from roceops.lint import rules_addressing, rules_host, rules_overrides, rules_pfc, rules_qos, rules_topology
+from roceops.lint import (
+    rules_addressing,
+    rules_host,
+    rules_nccl,
+    rules_overrides,
+    rules_pfc,
+    rules_qos,
+    rules_topology,
+)
 from roceops.lint.model import RULES, Finding, Hit, LintContext, LintReport, Rule, RuleRegistry, Severity, rule
 from roceops.model.intent import FabricIntent
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-_RULE_MODULES = (rules_addressing, rules_host, rules_overrides, rules_pfc, rules_qos, rules_topology)
+_RULE_MODULES = (rules_addressing, rules_host, rules_nccl, rules_overrides, rules_pfc, rules_qos, rules_topology)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.model.names import (
     HOSTNAME,
     LABEL,
@@ -107,6 +108,17 @@ class Tiers(StrictModel):
         return self
 
 
+class NcclPolicy(StrictModel):
+    """NCCL settings written to every node's /etc/nccl.conf; unset: derived from the fabric."""
+
+    ib_tc: Annotated[int, Field(ge=0, le=255)] | None = Field(
+        default=None, description="NCCL_IB_TC (ToS byte); default: the RoCE class's qos roce ToS")
+    gid_index: Annotated[int, Field(ge=0, le=255)] | None = Field(
+        default=None, description="NCCL_IB_GID_INDEX; default: RoCEv2 IPv4 auto-selection")
+    ib_hca: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")]] | None = Field(
+        default=None, description="NCCL_IB_HCA devices; default: the rail RDMA devices in rail order")
+
+
 class NodeProfile(StrictModel):
     """Every GPU node in the fabric is alike."""
 
@@ -119,6 +131,17 @@ class NodeProfile(StrictModel):
     netdev: str = Field(default="eth{port}", description="netdev pattern: {port} (0-based), {nic}, {rail}, {plane}")
     rdma_dev: str = Field(default="mlx5_{port}", description="RDMA device pattern, same keys as netdev")
     name: str = Field(default="gpu{node:03d}", description="node name pattern, {node} counts from 1")
+    firmware: bool = Field(default=False, description="manage the NICs' persistent mlxconfig RoCE settings")
+    frontend_netdev: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")] | None = Field(
+        default=None, description="front-end (TCP) interface NCCL bootstraps over: NCCL_SOCKET_IFNAME")
+    nccl: NcclPolicy = Field(default_factory=NcclPolicy)
+
+    @model_validator(mode="after")
+    def _firmware_needs_a_profile(self) -> NodeProfile:
+        if self.firmware and self.nic_model not in NIC_PROFILES:
+            known = ", ".join(sorted(NIC_PROFILES))
+            raise ValueError(f"firmware: true needs a NIC profile for nic_model {self.nic_model!r} (known: {known})")
+        return self
 
     @field_validator("name")
     @classmethod

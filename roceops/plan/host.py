@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from roceops.hardware.nics import LINK_TYPE_ETH, nic_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
-from roceops.plan.model import DcqcnIntent, HostIntent, NicIntent, Route
+from roceops.plan.model import DcqcnIntent, FirmwareIntent, HostIntent, NcclIntent, NicIntent, Route
 from roceops.topology.fabric import Host, Nic
 
 
@@ -60,6 +61,41 @@ def plan_nic(intent: FabricIntent, host: Host, nic: Nic, policy: dict[str, Any] 
     )
 
 
+def qps_per_connection(intent: FabricIntent) -> int:
+    """QPs per NCCL connection from the fabric's entropy setting (``load_balancing.qps_per_connection``);
+    1, NCCL's default, while the fabric model has no such setting."""
+    value = getattr(getattr(intent, "load_balancing", None), "qps_per_connection", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
+
+
+def plan_nccl(intent: FabricIntent, host: Host) -> NcclIntent:
+    """NCCL on the rail NICs: exact HCA names in rail order, the RoCE class's ToS byte as NCCL_IB_TC (the same
+    value RDMA-CM gets), RoCEv2 IPv4 GID auto-selection restricted to the host address pool."""
+    qps = qps_per_connection(intent)
+    rails = sorted(host.nics, key=lambda n: (n.rail, n.plane, n.netdev))
+    policy = intent.node.nccl
+    return NcclIntent(
+        ib_hca=list(policy.ib_hca) if policy.ib_hca is not None else [n.rdma_dev for n in rails],
+        ib_tc=policy.ib_tc if policy.ib_tc is not None else qos_maps.roce_tos(intent.qos), roce_version=2,
+        addr_family="AF_INET", addr_range=intent.addressing.hosts, gid_index=policy.gid_index,
+        qps_per_connection=qps, split_data_on_qps=1 if qps > 1 else 0, socket_ifname=intent.node.frontend_netdev,
+    )
+
+
+def plan_firmware(intent: FabricIntent, host: Host) -> FirmwareIntent | None:
+    """mlxconfig RoCE defaults per rail NIC (port 1 of each PCI function) when the fabric manages firmware:
+    Ethernet link, DCQCN on the lossless priorities (the mask must agree with sysfs roce_rp/enable, ConnectX-7
+    firmware 28.45 known issue 4394475), the CNP DSCP and priority the switches expect."""
+    if not intent.node.firmware:
+        return None
+    profile = nic_profile(intent.node.nic_model)
+    prios = qos_maps.lossless_priorities(intent.qos) if host.settings.dcqcn.enabled else []
+    values = {"LINK_TYPE": LINK_TYPE_ETH, "ROCE_CC_PRIO_MASK": sum(1 << p for p in prios),
+              "CNP_DSCP": intent.qos.cnp.dscp, "CNP_802P_PRIO": intent.qos.cnp.priority}
+    params = {f"{key}_P1": values[key] for key in profile.firmware_keys}
+    return FirmwareIntent(nic_model=profile.model, devices={n.rdma_dev: dict(params) for n in host.nics})
+
+
 def plan_host(intent: FabricIntent, host: Host) -> HostIntent:
     # Once per host: validation gives each NicIntent its own copies of the lists and dicts; the frozen
     # DcqcnIntent is shared by the host's NICs.
@@ -67,4 +103,5 @@ def plan_host(intent: FabricIntent, host: Host) -> HostIntent:
     return HostIntent(
         name=host.name, platform=host.platform, model=host.model, mgmt_ip=host.mgmt_ip, roce_mtu=intent.mtu.roce,
         nics={nic.netdev: plan_nic(intent, host, nic, policy) for nic in host.nics}, sysctls=plan_sysctls(host),
+        nccl=plan_nccl(intent, host), firmware=plan_firmware(intent, host),
     )

@@ -166,6 +166,38 @@ class NicIntent(_M):
     routes: list[Route]
 
 
+class NcclIntent(_M):
+    """What NCCL reads from /etc/nccl.conf (and the env file for job scripts), from the fabric."""
+
+    ib_hca: list[str] = Field(description="rail RDMA devices in rail order")
+    ib_hca_exact: bool = Field(default=True, description="'=' prefix: exact names, not prefixes")
+    ib_tc: int = Field(description="IPv4 ToS / IPv6 traffic class byte: DSCP << 2 | ECN")
+    roce_version: int = 2
+    addr_family: Literal["AF_INET", "AF_INET6"] = "AF_INET"
+    addr_range: str | None = Field(default=None, description="subnet holding every rail address")
+    gid_index: int | None = Field(default=None, description="fixed GID index; None: NCCL's RoCEv2 auto-selection")
+    qps_per_connection: int = 1
+    split_data_on_qps: int = 0
+    socket_ifname: str | None = None
+
+
+class FirmwareIntent(_M):
+    """Persistent NIC settings (mlxconfig, next boot) per RDMA device."""
+
+    nic_model: str
+    devices: dict[str, dict[str, int]] = Field(description="rdma_dev -> mlxconfig parameter -> value")
+
+
+class BootIntent(_M):
+    """What must be installed for the settings to survive a reboot. ``files`` (path -> sha256) is filled by
+    the platform driver's ``expected()`` from the rendered files; the plan leaves it empty."""
+
+    files: dict[str, str | None] = Field(default_factory=dict)
+    unit: str = "roceops-roce.service"
+    unit_enabled: str = "enabled"
+    unit_result: str = "success"
+
+
 class HostIntent(_M):
     kind: Literal["host"] = "host"
     name: str
@@ -175,6 +207,9 @@ class HostIntent(_M):
     roce_mtu: int
     nics: dict[str, NicIntent]
     sysctls: dict[str, str]
+    nccl: NcclIntent
+    firmware: FirmwareIntent | None = None
+    boot: BootIntent = Field(default_factory=BootIntent)
 
 
 DeviceIntent = Annotated[SwitchIntent | HostIntent, Field(discriminator="kind")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
@@ -57,18 +58,22 @@ class RenderedDevice:
     name: str
     platform: str
     files: dict[str, str]
+    skip: tuple[str, ...] = ()  # rendered files a deploy leaves alone (e.g. firmware without --firmware)
 
     def hashes(self) -> dict[str, str]:
         return {f: hashlib.sha256(text.encode()).hexdigest() for f, text in sorted(self.files.items())}
 
 
-def render_device(intent: Intent) -> RenderedDevice:
-    """Render every output file of one device. Raises jinja2 errors on template bugs."""
+def render_device(intent: Intent, only: Collection[str] | None = None) -> RenderedDevice:
+    """Render every output file of one device (or the ones named in ``only``). Raises jinja2 errors on
+    template bugs."""
     platform = get_platform(intent.platform)
     env = environment(intent.platform)
     context = platform.render_context(intent)
     files: dict[str, str] = {}
     for out in platform.outputs:
+        if only is not None and out.filename not in only:
+            continue
         text = env.get_template(out.template).render(**context)
         files[out.filename] = out.postprocess(text) if out.postprocess else text
     return RenderedDevice(name=intent.name, platform=intent.platform, files=files)

@@ -85,6 +85,10 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("MTU004", [("overrides.devices.gpu001.mtu", 4000)], None, "overrides.devices.gpu001.mtu"),
     ("HOST001", [("qos.roce_tos", 2)], None, "qos.roce_tos"),
     ("HOST002", [("qos.roce_tos", 104)], None, "qos.roce_tos"),
+    # NCCL
+    ("NCCL001", [("node.nccl.ib_tc", 0)], None, "node.nccl.ib_tc"),  # DSCP 0 -> priority 0: no PFC
+    ("NCCL002", [("node.nccl.ib_hca", ["mlx5_0"])], None, "node.nccl.ib_hca"),
+    ("NCCL003", [("node.nccl.ib_tc", 48 << 2 | 2)], None, "node.nccl.ib_tc"),  # the CNP DSCP
     # overrides
     ("OVR001", [("overrides.groups.leafs.mtu", 9216)], None, "overrides.groups.leafs"),
     ("OVR002", [("overrides.groups.su5.mtu", 9216)], None, "overrides.groups.su5"),

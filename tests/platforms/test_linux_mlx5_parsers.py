@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import doctest
 import json
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -20,6 +21,7 @@ from roceops.plan import plan
 from roceops.plan.model import HostIntent
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.linux_mlx5 import DRIVER, driver_model, driver_plan, parsers
+from roceops.platforms.linux_mlx5.driver import shown_sysctls
 from roceops.platforms.linux_mlx5.driver_plan import (
     apply_command,
     diff_table,
@@ -44,7 +46,9 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_sysctl,
     parse_sysfs_grep,
 )
+from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED, simple_command_problem
 from roceops.render import render_device
+from roceops.render.engine import RenderedDevice
 from roceops.topology.expand import expand
 
 FX = FIXTURES / "linux_mlx5"
@@ -222,9 +226,28 @@ def snap(state: dict[str, Any]) -> Snapshot:
     return Snapshot("host_state_json", driver_model.dump(state))
 
 
+def runtime_files(intent: HostIntent) -> RenderedDevice:
+    """The rendered files with persistence left out: these tests replay the runtime commands on a state document."""
+    return replace(render_device(intent), skip=PERSISTED)
+
+
+def test_plan_change_installs_the_persistence_files_after_the_runtime_commands() -> None:
+    intent = lab_host()
+    runtime = DRIVER.plan_change(snap(fresh_state(intent)), runtime_files(intent), intent).payload
+    full = DRIVER.plan_change(snap(fresh_state(intent)), render_device(intent), intent)
+    assert full.payload[:len(runtime)] == runtime
+    install = full.payload[len(runtime):]
+    assert install[-1] == "systemctl enable roceops-roce.service" and "netplan generate" in install
+    assert "mv -f /etc/nccl.conf.roceops-new /etc/nccl.conf" in install and "chmod 600 " \
+        "/etc/netplan/60-roceops-rails.yaml.roceops-new" in install
+    # each one simple command (an append counts as a redirection), sendable line by line
+    assert [simple_command_problem(c.replace(" >> ", " > ")) for c in install] == [None] * len(install)
+    assert full.summary["files"] == len(PERSISTED) and "+++ /etc/nccl.conf (rendered)" in full.diff
+
+
 def test_plan_change_fresh_host_then_nothing_left() -> None:
     intent = lab_host()
-    rendered = render_device(intent)
+    rendered = runtime_files(intent)
     state = fresh_state(intent)
     change = DRIVER.plan_change(snap(state), rendered, intent)
     assert not change.empty and change.summary["commands"] == len(change.payload)
@@ -241,12 +264,12 @@ def test_plan_change_fresh_host_then_nothing_left() -> None:
 
 def test_plan_change_removes_foreign_addresses_routes_and_rules() -> None:
     intent = lab_host()
-    state, _ = simulate(fresh_state(intent), DRIVER.plan_change(snap(fresh_state(intent)), render_device(intent),
+    state, _ = simulate(fresh_state(intent), DRIVER.plan_change(snap(fresh_state(intent)), runtime_files(intent),
                                                                  intent).payload)
     state["nics"]["eth0"]["addresses"].append("10.9.9.9/24")
     state["routes"].append({"dst": "10.50.0.0/16", "gateway": "10.128.0.0", "dev": "eth0", "table": "100"})
     state["rules"].append({"priority": 100, "src": "10.9.9.9/32", "table": "100"})
-    change = DRIVER.plan_change(snap(state), render_device(intent), intent)
+    change = DRIVER.plan_change(snap(state), runtime_files(intent), intent)
     assert change.payload == ["ip route del 10.50.0.0/16 via 10.128.0.0 dev eth0 table 100",
                               "ip addr del 10.9.9.9/24 dev eth0", "ip rule del priority 100 from 10.9.9.9/32 table 100"]
 
@@ -276,7 +299,7 @@ def test_mlnx_qos_model_semantics() -> None:
 def test_restore_commands_bring_any_state_back() -> None:
     intent = lab_host()
     backup = fresh_state(intent)
-    current, _ = simulate(backup, DRIVER.plan_change(snap(backup), render_device(intent), intent).payload)
+    current, _ = simulate(backup, DRIVER.plan_change(snap(backup), runtime_files(intent), intent).payload)
     current["nics"]["eth1"]["dscp2prio"].pop("5")  # a deleted APP entry
     cmds = restore_commands(current, backup)
     assert "mlnx_qos -i eth0 --trust pcp" in cmds and "cma_roce_tos -d mlx5_0 -p 1 -t 0" in cmds
@@ -310,8 +333,11 @@ def test_netplan_and_sysctl_conf_commands() -> None:
 
 
 def test_expected_normalises_sysctl_blanks() -> None:
-    intent = lab_host().model_copy(update={"sysctls": {"net.ipv4.tcp_rmem": "4096  87380\t6291456"}})
-    assert DRIVER.expected(intent).sysctls == {"net.ipv4.tcp_rmem": "4096 87380 6291456"}
+    assert shown_sysctls({"net.ipv4.tcp_rmem": "4096  87380\t6291456"}) == {"net.ipv4.tcp_rmem": "4096 87380 6291456"}
+    intent = lab_host().model_copy(update={"sysctls": {"net.ipv4.tcp_rmem": "4096  87380  6291456"}})
+    expected = DRIVER.expected(intent)  # renders: the boot files' hashes come with it
+    assert expected.sysctls == {"net.ipv4.tcp_rmem": "4096 87380 6291456"}
+    assert set(expected.boot.files) == {INSTALL_TARGETS[n].path for n in PERSISTED}
 
 
 def test_host_state_is_deterministic_json() -> None:

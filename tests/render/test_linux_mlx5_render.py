@@ -219,9 +219,10 @@ def test_platform_is_registered_with_outputs_and_netmiko_data() -> None:
     assert get_platform("linux_mlx5") is PLATFORM
     assert PLATFORM.device_kind == "host"
     assert [o.filename for o in PLATFORM.outputs] == [*SCRIPTS, "netplan.yaml", "roceops-roce.service",
-                                                      "sysctl.conf"]
+                                                      "sysctl.conf", "nccl.conf", "nccl.env", "mlxconfig.sh"]
     assert PLATFORM.netmiko.device_type == "linux"
-    assert set(INSTALL_TARGETS) == {o.filename for o in PLATFORM.outputs}
+    # mlxconfig.sh is run by deploy --firmware, never installed
+    assert set(INSTALL_TARGETS) == {o.filename for o in PLATFORM.outputs} - {"mlxconfig.sh"}
     with pytest.raises(TypeError):
         PLATFORM.render_context(object())
 
@@ -547,3 +548,45 @@ def test_unrenderable_dcqcn_and_sysctls_are_refused() -> None:
     same_table = {name: n.model_copy(update={"table": 100}) for name, n in LAB_HOST.nics.items()}
     with pytest.raises(ValueError):
         render_context(LAB_HOST.model_copy(update={"nics": same_table}))
+
+
+def _nccl_host(**node: object) -> HostIntent:
+    data = example_dict("lab-mini")
+    data["node"].update(node)
+    return plan(expand(FabricIntent.model_validate(data)), "gpu001")
+
+
+def test_nccl_conf_lists_the_rail_hcas_exactly_in_rail_order_with_the_roce_tos() -> None:
+    host = _nccl_host()
+    conf = render_device(host).files["nccl.conf"]
+    lines = [line for line in conf.splitlines() if not line.startswith("#")]
+    rails = sorted(host.nics.values(), key=lambda n: n.rail)
+    assert lines[0] == "NCCL_IB_HCA==" + ",".join(n.rdma_dev for n in rails)  # '=' : exact names
+    assert "NCCL_IB_TC=106" in lines  # DSCP 26 << 2 | ECT(0)
+    assert "NCCL_IB_ROCE_VERSION_NUM=2" in lines and "NCCL_IB_ADDR_FAMILY=AF_INET" in lines
+    assert not any(line.startswith("NCCL_SOCKET_IFNAME") for line in lines)
+    assert all("=" not in line for line in conf.splitlines() if line.startswith("#"))  # old NCCL reads comments
+
+
+def test_nccl_front_end_interface_and_env_file() -> None:
+    files = render_device(_nccl_host(frontend_netdev="eno1")).files
+    assert "NCCL_SOCKET_IFNAME==eno1" in files["nccl.conf"].splitlines()
+    assert "export NCCL_SOCKET_IFNAME='=eno1'" in files["nccl.env"].splitlines()
+
+
+def test_mlxconfig_script_only_when_the_fabric_manages_firmware() -> None:
+    assert "mlxconfig -d" not in render_device(_nccl_host()).files["mlxconfig.sh"]
+    script = render_device(_nccl_host(firmware=True)).files["mlxconfig.sh"]
+    assert "mlxconfig -d mlx5_0 -y set CNP_802P_PRIO_P1=6 CNP_DSCP_P1=48 LINK_TYPE_P1=2 ROCE_CC_PRIO_MASK_P1=8" \
+        in script.splitlines()
+
+
+def test_qps_per_connection_follows_the_fabrics_entropy_setting_when_there_is_one() -> None:
+    from types import SimpleNamespace
+
+    from roceops.plan.host import qps_per_connection
+
+    intent = FabricIntent.model_validate(example_dict("lab-mini"))
+    assert qps_per_connection(intent) == 1  # no load_balancing model yet: NCCL's default
+    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=4))) == 4  # type: ignore[arg-type]
+    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=0))) == 1  # type: ignore[arg-type]

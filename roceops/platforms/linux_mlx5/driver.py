@@ -2,10 +2,12 @@
 put captured values back.
 
 A host has no transaction of its own: ``read_config`` captures every value the setup script and
-netplan set (the ``host_state_json`` backup, see :mod:`driver_model`), ``apply`` runs only the
-script lines that change something, ``confirm`` has nothing to make permanent (the runtime state is
-live at once; the deploy's verify step has already read every value back), and ``abort`` computes
-the commands that set the captured values again and runs them.
+netplan set, the persistence files (text and mode), the boot unit's enablement and the NIC firmware's
+next-boot values (the ``host_state_json`` backup, see :mod:`driver_model` and :mod:`driver_boot`), ``apply``
+runs only the script lines that change something, then installs the changed persistence files (and, with
+``--firmware``, sets mlxconfig values), ``confirm`` has nothing to make permanent (the runtime state is
+live at once, the files are in place; the deploy's verify step has already read every value back), and
+``abort`` computes the commands that set the captured values and files again and runs them.
 
 Round trips are batched: several commands go on one line separated by ``;`` (reads) or ``&&``
 (writes, so the first failure stops the rest), each followed by an ``echo`` of a per-batch random
@@ -18,8 +20,8 @@ non-zero exit status or on error text in its output (``cma_roce_tos`` exits 0 af
 
 Privilege: ``privilege="auto"`` (default) runs as is when the prompt ends in ``#`` and otherwise
 prefixes ``sudo -n`` (``sudo -n sh -c '...'`` for sysfs redirections, which the calling shell
-would otherwise open unprivileged); ``"sudo"`` always prefixes, ``"none"`` never does. Only
-``cma_roce_mode``/``cma_roce_tos`` need root among the reads.
+would otherwise open unprivileged); ``"sudo"`` always prefixes, ``"none"`` never does. Among the reads only
+``cma_roce_mode``/``cma_roce_tos``, the file reads (netplan files are 0600) and ``mlxconfig`` need root.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any, Literal
 from roceops.plan.model import HostIntent, NicIntent
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import Change, DriverError, Intent, OperState, PortOper, Snapshot
+from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.parsers import (
@@ -51,7 +54,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_sysctl,
     sysfs_values,
 )
-from roceops.platforms.linux_mlx5.render import script_commands
+from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import breaks_only_at_lf
 from roceops.render.engine import RenderedDevice
 
@@ -95,10 +98,22 @@ class LinuxMlx5Driver:
     # ==================================================================================== pure
 
     def expected(self, intent: Intent) -> HostIntent:
-        """The intent as the host shows it: sysctl values read back with single blanks between fields."""
+        """The intent as the host shows it: sysctl values read back with single blanks between fields, and the
+        sha256 of every persistence file as rendered from this intent (what ``deploy --commit`` installs)."""
+        from roceops.render.engine import render_device  # the render engine reaches this room through the registry
+
         intent = _host(intent)
-        sysctls = {k: " ".join(str(v).split()) for k, v in intent.sysctls.items()}
-        return intent.model_copy(update={"sysctls": sysctls})
+        sysctls = shown_sysctls(intent.sysctls)
+        hashes = render_device(intent, only=PERSISTED).hashes()
+        files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
+        return intent.model_copy(update={"sysctls": sysctls, "boot": intent.boot.model_copy(update={"files": files})})
+
+    def unverified(self, rendered: RenderedDevice) -> tuple[str, ...]:
+        """Parts of the observed state a deploy of ``rendered`` does not set, so its verify step leaves them out:
+        the boot files, the unit and NCCL's file when persistence is skipped, the firmware unless ``--firmware``."""
+        skipped = set(rendered.skip)
+        boot_part = ("boot", "nccl") if skipped & set(PERSISTED) else ()  # NCCL is configured by its files
+        return (*boot_part, *(("firmware",) if FIRMWARE_SCRIPT in skipped else ()))
 
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         if SCRIPT not in rendered.files:
@@ -117,8 +132,32 @@ class LinuxMlx5Driver:
         except (dm.PlanError, ValueError) as exc:
             raise DriverError(f"{rendered.name}: {exc}") from None
         diff, summary = diff_table(state, target)
-        summary["commands"] = len(payload)
-        return Change(diff=diff, payload=payload, summary=summary)
+        persist_cmds, file_diffs, files_changed = self._persistence(state, rendered)
+        fw_cmds, fw_diff = self._firmware(state, rendered, _host(intent))
+        payload += persist_cmds + fw_cmds
+        summary.update(files=files_changed, commands=len(payload))
+        if fw_cmds:
+            summary["reboot_required"] = 1  # mlxconfig values take effect at the next boot or firmware reset
+        return Change(diff=diff + file_diffs + fw_diff, payload=payload, summary=summary)
+
+    @staticmethod
+    def _persistence(state: dict[str, Any], rendered: RenderedDevice) -> tuple[list[str], str, int]:
+        names = [n for n in PERSISTED if n in rendered.files and n not in rendered.skip]
+        if not names:
+            return [], "", 0
+        wanted = {INSTALL_TARGETS[n].path: (rendered.files[n], INSTALL_TARGETS[n].mode) for n in names}
+        return boot.install_plan(state.get("boot") or {}, wanted, enable=UNIT in names)
+
+    @staticmethod
+    def _firmware(state: dict[str, Any], rendered: RenderedDevice, host: HostIntent) -> tuple[list[str], str]:
+        if host.firmware is None or FIRMWARE_SCRIPT not in rendered.files or FIRMWARE_SCRIPT in rendered.skip:
+            return [], ""
+        current = state.get("firmware") or {}
+        missing = [dev for dev in host.firmware.devices if current.get(dev) is None]
+        if missing:
+            raise DriverError(f"{rendered.name}: cannot read the firmware settings of {', '.join(missing)} "
+                              "(mlxconfig query failed: is MFT installed?)")
+        return boot.firmware_commands(current, host.firmware.devices)
 
     def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
         try:
@@ -129,6 +168,12 @@ class LinuxMlx5Driver:
         target = {**cur, "nics": {**cur["nics"], **want["nics"]}, "routes": want["routes"], "rules": want["rules"],
                   "sysctls": {**cur["sysctls"], **want["sysctls"]}}
         diff, summary = diff_table(cur, target)
+        if "boot" in want:  # backups taken before persistence was deployed have no boot part
+            payload += boot.restore_boot(cur.get("boot") or {}, want["boot"])
+        wanted_fw = {dev: v for dev, v in (want.get("firmware") or {}).items() if v}
+        fw_cmds, fw_diff = boot.firmware_commands(cur.get("firmware") or {}, wanted_fw)
+        payload += fw_cmds
+        diff += fw_diff
         summary["commands"] = len(payload)
         return Change(diff=diff, payload=payload, summary=summary)
 
@@ -147,7 +192,7 @@ class LinuxMlx5Driver:
         for n in nics:
             cmds += [dm.cmd_mlnx_qos(n.netdev), f"ethtool -S {n.netdev}", f"ethtool -i {n.netdev}",
                      f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev)]
-        return cmds
+        return cmds + (boot.observe_commands(host) if ports is None else [])
 
     def counter_commands(self, intent: Intent, ports: Collection[str] | None = None) -> list[str]:
         """Link state and counters of the NICs in ``ports`` (None: all): a health check's second sample."""
@@ -198,7 +243,7 @@ class LinuxMlx5Driver:
             if tos is not None:
                 o["roce_tos"] = tos
             nics[name] = o
-        observed: dict[str, Any] = {"nics": nics}
+        observed: dict[str, Any] = {"nics": nics, **boot.observe(outputs, intent)}
         if intent.sysctls:
             values = parse_sysctl(outputs.get(dm.cmd_sysctl(intent.sysctls), ""))
             observed["sysctls"] = {k: v for k, v in values.items() if k in intent.sysctls}
@@ -452,6 +497,11 @@ def marked_segments_by_lines(text: str, marker: re.Pattern[str]) -> list[str]:
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
 
+
+
+def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
+    """Sysctl values as ``sysctl`` prints them back: fields separated by single blanks."""
+    return {k: " ".join(str(v).split()) for k, v in sysctls.items()}
 
 
 def _host(intent: Intent) -> HostIntent:

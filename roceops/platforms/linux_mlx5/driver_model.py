@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
+from roceops.platforms.linux_mlx5 import driver_boot
 from roceops.platforms.linux_mlx5.parsers import (
     parse_cma_roce_mode,
     parse_cma_roce_tos,
@@ -40,8 +41,9 @@ CMD_ROUTES = "ip -j route show table all"
 CMD_RULES = "ip -j rule show"
 CMD_SYSCTL_CAPTURE = f"sysctl -a -r {shlex.quote(SYSCTL_CAPTURE)}"
 CMD_UNAME = "uname -r"
-ROOT_READS = ("cma_roce_mode", "cma_roce_tos")
-"""Read-only commands that still need root (mlnx-tools refuses: "You must be root to run this")."""
+ROOT_READS = ("cma_roce_mode", "cma_roce_tos", "base64 ", "sha256sum ", "mlxconfig ")
+"""Read-only commands that still need root (mlnx-tools refuses: "You must be root to run this"; netplan files
+are 0600; mlxconfig opens the PCI device)."""
 
 _ECN = re.compile(r"^/sys/class/net/(?P<dev>[^/]+)/ecn/(?P<side>roce_np|roce_rp)/(?:enable/(?P<prio>[0-7])|"
                   r"(?P<name>[a-z0-9_]+))$")
@@ -91,7 +93,7 @@ def nic_read_commands(links: dict[str, dict[str, Any]]) -> list[str]:
                  cmd_roce_tos(link["rdma_dev"])]
     if links:
         cmds.append(cmd_sysfs(f"/sys/class/net/{n}/ecn/" for n in sorted(links)))
-    return cmds
+    return cmds + driver_boot.capture_commands(sorted(link["rdma_dev"] for link in links.values()))
 
 
 # ------------------------------------------------------------------------------------ the state document
@@ -186,6 +188,7 @@ def host_state(outputs: dict[str, str]) -> dict[str, Any]:
         "routes": sorted(routes, key=_route_key),
         "rules": sorted(rules, key=lambda r: (r["priority"], r["src"], r["table"])),
         "sysctls": dict(sorted(parse_sysctl(outputs[CMD_SYSCTL_CAPTURE]).items())),
+        **driver_boot.capture(outputs, sorted(nic["rdma_dev"] for nic in nics.values())),
     }
 
 

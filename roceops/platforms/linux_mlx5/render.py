@@ -22,12 +22,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from roceops.plan.model import HostIntent, NicIntent
+from roceops.plan.model import FirmwareIntent, HostIntent, NcclIntent, NicIntent
 from roceops.platforms.base import NetmikoSettings, RenderOutput
 
 __all__ = [
+    "FIRMWARE_SCRIPT",
     "INSTALL_TARGETS",
+    "PERSISTED",
     "PREAMBLE",
+    "UNIT",
     "InstallTarget",
     "LinuxMlx5Platform",
     "NicContext",
@@ -62,7 +65,14 @@ INSTALL_TARGETS: dict[str, InstallTarget] = {
     "netplan.yaml": InstallTarget("/etc/netplan/60-roceops-rails.yaml", 0o600),  # netplan warns if not 0600
     "roceops-roce.service": InstallTarget("/etc/systemd/system/roceops-roce.service", 0o644),
     "sysctl.conf": InstallTarget("/etc/sysctl.d/90-roceops.conf", 0o644),
+    # NCCL reads /etc/nccl.conf after $NCCL_CONF_FILE or ~/.nccl.conf (NVIDIA/nccl src/misc/param.cc initEnv)
+    "nccl.conf": InstallTarget("/etc/nccl.conf", 0o644),
+    "nccl.env": InstallTarget("/etc/roceops/nccl.env", 0o644),
 }
+PERSISTED = ("netplan.yaml", "roce-setup.sh", "roceops-roce.service", "sysctl.conf", "nccl.conf", "nccl.env")
+"""The rendered files ``deploy --commit`` installs (roce-setup-dcb.sh is the alternative script, not installed)."""
+FIRMWARE_SCRIPT = "mlxconfig.sh"
+UNIT = "roceops-roce.service"
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}")  # Linux IFNAMSIZ-1; no '/', ':', spaces
 _SYSFS_FILE = re.compile(r"[a-z0-9_]+")
@@ -299,6 +309,48 @@ def _sysctls(sysctls: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str, str]
     return tuple(out)
 
 
+def nccl_variables(nccl: NcclIntent) -> tuple[tuple[str, str], ...]:
+    """(NCCL variable, value) in file order. Syntax from NVIDIA/nccl@5067397 and its env docs:
+    ``NCCL_IB_HCA`` ``=`` prefix = exact names (else prefixes: mlx5_1 would also match mlx5_10..19,
+    src/misc/utils.cc matchIf); ``NCCL_SOCKET_IFNAME`` ``=eth0`` = exactly eth0 (docs env.html);
+    without NCCL_IB_GID_INDEX NCCL picks the GID by NCCL_IB_ROCE_VERSION_NUM / NCCL_IB_ADDR_FAMILY /
+    NCCL_IB_ADDR_RANGE (src/transport/net_ib/connect.cc 317-331)."""
+    devs = [_check_name("NCCL_IB_HCA device", d) for d in nccl.ib_hca]
+    if not devs:
+        raise ValueError("NCCL_IB_HCA: the host has no rail NICs")
+    if not 0 <= nccl.ib_tc <= 255:
+        raise ValueError(f"NCCL_IB_TC must be 0-255, got {nccl.ib_tc}")
+    out = [("NCCL_IB_HCA", ("=" if nccl.ib_hca_exact else "") + ",".join(devs)), ("NCCL_IB_TC", str(nccl.ib_tc))]
+    if nccl.gid_index is not None:
+        out.append(("NCCL_IB_GID_INDEX", str(nccl.gid_index)))
+    else:
+        out += [("NCCL_IB_ROCE_VERSION_NUM", str(nccl.roce_version)), ("NCCL_IB_ADDR_FAMILY", nccl.addr_family)]
+        if nccl.addr_range is not None:
+            out.append(("NCCL_IB_ADDR_RANGE", str(ipaddress.ip_network(nccl.addr_range))))
+    out += [("NCCL_IB_QPS_PER_CONNECTION", str(nccl.qps_per_connection)),
+            ("NCCL_IB_SPLIT_DATA_ON_QPS", str(nccl.split_data_on_qps))]
+    if nccl.socket_ifname is not None:
+        out.append(("NCCL_SOCKET_IFNAME", "=" + _check_name("NCCL_SOCKET_IFNAME", nccl.socket_ifname)))
+    return tuple(out)
+
+
+_MLXCONFIG_PARAM = re.compile(r"[A-Z][A-Z0-9_]*_P[12]")
+
+
+def firmware_sets(firmware: FirmwareIntent | None) -> tuple[tuple[str, str], ...]:
+    """(RDMA device, ``NAME=value ...`` words of ``mlxconfig -d <dev> -y set``), devices sorted. MFT docs
+    ("Using mlxconfig"): ``mlxconfig -d <device> set NAME=value ...``; ``-y`` answers the confirmation."""
+    if firmware is None:
+        return ()
+    out = []
+    for dev, params in sorted(firmware.devices.items()):
+        bad = [k for k in params if not _MLXCONFIG_PARAM.fullmatch(k)]
+        if bad or any(isinstance(v, bool) or v < 0 for v in params.values()):
+            raise ValueError(f"{dev}: mlxconfig parameters must be NAME_P<port>=<non-negative int>, got {params}")
+        out.append((_check_name("mlxconfig device", dev), " ".join(f"{k}={v}" for k, v in sorted(params.items()))))
+    return tuple(out)
+
+
 def render_context(host: HostIntent) -> dict[str, Any]:
     """Template variables for one host. NICs in rail order; raises ValueError on an unrenderable intent."""
     nics = sorted(host.nics.values(), key=lambda n: (n.rail, n.plane, n.netdev))
@@ -312,6 +364,11 @@ def render_context(host: HostIntent) -> dict[str, Any]:
         "setup_script": INSTALL_TARGETS["roce-setup.sh"].path,
         "sysctl_conf": INSTALL_TARGETS["sysctl.conf"].path,
         "netplan_file": INSTALL_TARGETS["netplan.yaml"].path,
+        "nccl": nccl_variables(host.nccl),
+        "nccl_conf": INSTALL_TARGETS["nccl.conf"].path,
+        "nccl_env": INSTALL_TARGETS["nccl.env"].path,
+        "firmware": host.firmware,
+        "firmware_sets": firmware_sets(host.firmware),
     }
 
 
@@ -456,6 +513,9 @@ OUTPUTS: tuple[RenderOutput, ...] = (
     RenderOutput("netplan.yaml", "netplan.yaml.j2"),
     RenderOutput("roceops-roce.service", "roceops-roce.service.j2"),
     RenderOutput("sysctl.conf", "sysctl.conf.j2"),
+    RenderOutput("nccl.conf", "nccl.conf.j2"),
+    RenderOutput("nccl.env", "nccl.env.j2"),
+    RenderOutput(FIRMWARE_SCRIPT, "mlxconfig.sh.j2", _checked_script),
 )
 
 # Deploy becomes root with netmiko's LinuxSSH.enable() (it sends `sudo -s` and answers the
@@ -471,6 +531,8 @@ class LinuxMlx5Platform:
     device_kind: Literal["switch", "host"] = "host"
     outputs: tuple[RenderOutput, ...] = OUTPUTS
     netmiko: NetmikoSettings = NETMIKO
+    persisted_outputs: tuple[str, ...] = PERSISTED  # installed by deploy --commit (skipped with --no-persist)
+    firmware_outputs: tuple[str, ...] = (FIRMWARE_SCRIPT,)  # applied only by deploy --firmware
 
     def render_context(self, device: Any) -> dict[str, Any]:
         if not isinstance(device, HostIntent):

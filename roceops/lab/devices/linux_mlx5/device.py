@@ -19,10 +19,15 @@ nic_reset          [netdev] the NIC lost its runtime RoCE settings (reboot / dri
 mtu_mismatch       [port] (default: the first NIC), mtu= (default 1500)
 pfc_off            [port] [priority] PFC removed (default: every NIC, every priority)
 firmware           version= (default 28.39.2048) [port]: NIC firmware differs from the fleet
-reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm) is
-                   refused with the kernel's EPERM/EACCES text and changes nothing
+reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm, files,
+                   mlxconfig set) is refused with the kernel's EPERM/EACCES text and changes nothing
+reject_systemctl   systemd refuses `systemctl enable` ("Failed to enable unit: Access denied")
+reboot             the host reboots: runtime settings are lost; firmware next-boot values become current;
+                   sysctl.d, netplan and the enabled units' scripts are applied as at boot (:mod:`boot`)
 link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shared Physical layer
 =================  ===========================================================================
+
+``preload_install`` (path -> [text, mode]) installs files as a deploy would, their units enabled.
 
 ``clear`` stops the operational faults, rejection and the firmware override; configuration
 changes made by faults stay until a re-deploy.
@@ -33,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.devices.linux_mlx5 import ip, qos, shell_builtins, tools  # noqa: F401  (registration)
+from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, qos, shell_builtins, tools  # noqa: F401
 from roceops.lab.devices.linux_mlx5.files import netplan_commands, script_commands, sysctl_conf_commands
 from roceops.lab.devices.linux_mlx5.shell import Shell
 from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
@@ -45,9 +50,17 @@ class LinuxMlx5State(LinuxMlx5StateCore):
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         preload = (extra or {}).get("preload_files")
+        installed = (extra or {}).get("preload_install")
         super().__init__(name, platform, extra)
         if preload:
             self.preload(preload)
+        if installed:
+            boot.preload_install(self, installed)
+
+    def apply_fault(self, name: str, **params: Any) -> None:
+        super().apply_fault(name, **params)
+        if name.strip().lower() == "reboot":
+            boot.reboot(self)
 
     def preload(self, files: Mapping[str, str]) -> None:
         """Apply rendered files through the shell a deploy uses (as root); a failing line is a lab error."""
@@ -60,11 +73,15 @@ class LinuxMlx5State(LinuxMlx5StateCore):
             commands += script_commands(files["roce-setup-dcb.sh"])
         if "sysctl.conf" in files:
             commands += sysctl_conf_commands(files["sysctl.conf"])
+        commands += script_commands(files.get("mlxconfig.sh", ""))
         shell = Shell(self, "root")
         for line in commands:
             res = shell.run_line(line)
             if res.status != 0:
                 raise LabError(f"{self.name}: preloading failed at {line[:80]!r}: {res.text.strip()[:200]}")
+        for nic in self.host.nics.values():  # preloaded firmware settings are already in effect
+            for values in nic.nvconfig.values():
+                values[1] = values[2]
 
 
 class LinuxMlx5Session(Session):

@@ -69,6 +69,43 @@ def _static_dirs() -> dict[tuple[str, ...], list[str]]:
     return out
 
 
+# ---- regular files (Host.files): /etc, /usr/local/sbin, /tmp; programs in lab_files
+
+STORE_ROOTS = ("/etc/netplan/", "/etc/systemd/", "/etc/sysctl.d/", "/etc/roceops/", "/etc/nccl.conf",
+               "/usr/local/sbin/", "/tmp/")
+NEW_FILE_MODE = 0o644  # root's umask 022
+
+
+def is_store_path(path: str) -> bool:
+    return path.startswith(STORE_ROOTS)
+
+
+def store_read(st: LinuxMlx5StateCore, path: str, root: bool = True) -> str:
+    """Content of a stored file; FsError ENOENT when absent, EACCES when ``root`` is False and it is not
+    world-readable."""
+    entry = st.host.files.get(path)
+    if entry is None:
+        raise FsError(ENOENT)
+    text, mode = entry
+    if not root and not mode & 0o004:
+        raise FsError(EACCES)
+    return text
+
+
+def store_write(st: LinuxMlx5StateCore, path: str, data: str, append: bool) -> None:
+    old = st.host.files.get(path)
+    mode = old[1] if old else NEW_FILE_MODE
+    st.host.files[path] = ((old[0] if old and append else "") + data, mode)
+
+
+def store_listdir(st: LinuxMlx5StateCore, path: str) -> list[str] | None:
+    """Entries of a directory that holds stored files (None when none does)."""
+    prefix = path.rstrip("/") + "/"
+    names = sorted({p[len(prefix):].split("/", 1)[0] for p in st.host.files if p.startswith(prefix)})
+    return names or None
+
+
+
 def split(path: str) -> list[str]:
     return [p for p in path.split("/") if p and p != "."]
 
@@ -157,6 +194,8 @@ def listdir(st: LinuxMlx5StateCore, path: str) -> list[str] | None:
 
 def _listdir(st: LinuxMlx5StateCore, p: list[str]) -> list[str] | None:
     host = st.host
+    if host.files and p[:1] in (["etc"], ["usr"], ["tmp"]) and (stored := store_listdir(st, "/" + "/".join(p))):
+        return stored if p != ["etc"] else sorted({*_static_dirs()[("etc",)], *stored})
     static = _static_dirs().get(tuple(p))
     if static is not None:
         return static
@@ -220,6 +259,9 @@ def _read_file(st: LinuxMlx5StateCore, p: list[str]) -> str:
     """``read`` of a path known not to be a directory."""
     host = st.host
     value: str | None = None
+    stored = host.files.get("/" + "/".join(p)) if host.files else None
+    if stored is not None:
+        return stored[0]
     if p == ["etc", "os-release"]:
         return OS_RELEASE
     if p == ["etc", "hostname"]:

@@ -81,6 +81,15 @@ HW_COUNTERS = (
 )
 NET_FILES = ("address", "carrier", "carrier_changes", "mtu", "operstate", "speed")
 
+# mlxconfig (NVCONFIG) RoCE parameters of a simulated ConnectX and their factory defaults: Ethernet link,
+# DCQCN on every priority (ROCE_CC_PRIO_MASK 255, as in a real ConnectX query), CNP DSCP 48 / priority 6 (the
+# sysfs defaults above); SRIOV_EN/NUM_OF_VFS as every query lists them.
+NVCONFIG_DEFAULTS: dict[str, int] = {"LINK_TYPE_P1": 2, "ROCE_CC_PRIO_MASK_P1": 255, "CNP_DSCP_P1": 48,
+                                     "CNP_802P_PRIO_P1": 6, "SRIOV_EN": 0, "NUM_OF_VFS": 0}
+NVCONFIG_ENUMS: dict[str, dict[int, str]] = {"LINK_TYPE_P1": {1: "IB", 2: "ETH"}, "SRIOV_EN": {0: "False", 1: "True"}}
+DEVICE_TYPE = "ConnectX7"
+PART_NAME = "MCX75310AAS-NEAT_Ax"
+
 TABLE_IDS: dict[str, int] = {"local": 255, "main": 254, "default": 253}
 TABLE_NAMES: dict[int, str] = {v: k for k, v in TABLE_IDS.items()}
 
@@ -103,9 +112,35 @@ class Nic:
     """One mlx5 netdev + its RDMA device. Everything the setup script changes lives here."""
 
     __slots__ = (
-        "addrs", "admin_up", "apps", "cable_len", "dcbx_os", "driver", "dscp2prio", "firmware", "fw_override",
-        "ifindex", "mac", "mtu", "name", "neighbor", "np_en", "params", "pause_rx", "pause_tx", "pfc",
-        "pfc_delay", "prio_tc", "ratelimit", "rdma_dev", "roce_mode", "roce_tos", "rp_en", "speed", "tcbw",
+        "addrs",
+        "admin_up",
+        "apps",
+        "cable_len",
+        "dcbx_os",
+        "driver",
+        "dscp2prio",
+        "firmware",
+        "fw_override",
+        "ifindex",
+        "mac",
+        "mtu",
+        "name",
+        "neighbor",
+        "np_en",
+        "nvconfig",
+        "params",
+        "pause_rx",
+        "pause_tx",
+        "pfc",
+        "pfc_delay",
+        "prio_tc",
+        "ratelimit",
+        "rdma_dev",
+        "roce_mode",
+        "roce_tos",
+        "rp_en",
+        "speed",
+        "tcbw",
         "tsa",
     )
 
@@ -120,6 +155,12 @@ class Nic:
         self.ifindex = ifindex
         seed = zlib.crc32(f"{device}:{self.name}".encode())
         self.mac = "b8:ce:f6:{:02x}:{:02x}:{:02x}".format(*(seed.to_bytes(4, "big")[1:]))
+        # mlxconfig parameter -> [default, current, next boot] (the firmware's non-volatile configuration)
+        self.nvconfig: dict[str, list[int]] = {k: [v, v, v] for k, v in NVCONFIG_DEFAULTS.items()}
+        self.power_on()
+
+    def power_on(self) -> None:
+        """The runtime state after a boot: everything the setup script and netplan set is at its default."""
         self.mtu = 1500
         self.admin_up = True
         self.addrs: list[tuple[str, int]] = []
@@ -233,6 +274,10 @@ class Host:
         self.rules: list[Rule] = []
         self.sysctl: dict[str, str] = {}
         self.configfs: set[str] = set()  # rdma_cm/<dev> directories an admin created by hand
+        self.files: dict[str, tuple[str, int]] = {}  # regular files (/etc, /usr/local/sbin): path -> (text, mode)
+        self.unit_enabled: dict[str, str] = {}  # unit -> "enabled"/"disabled" (the wants/ symlink)
+        self.unit_loaded: dict[str, str] = {}  # unit -> unit file text systemd loaded (boot, daemon-reload)
+        self.unit_result: dict[str, tuple[str, int]] = {}  # unit -> (Result, ExecMainStatus) of its run this boot
 
     # ---- addressing
 

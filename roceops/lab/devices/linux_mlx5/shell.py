@@ -368,7 +368,10 @@ class Shell:
             res = Result(out=res.out + res.err, status=res.status)
         elif drop_err:
             res = Result(out=res.out, status=res.status)
-        if out_target is not None:
+        if out_target is not None and lab_fs.is_store_path(out_target[1]):  # a regular file: > truncates
+            lab_fs.store_write(self.state, out_target[1], res.out, append=out_target[0] == ">>")
+            res = Result(err=res.err, status=res.status)
+        elif out_target is not None:
             target = out_target[1]
             if target != "/dev/null" and res.out:
                 try:
@@ -381,6 +384,8 @@ class Shell:
 
     def open_for_write(self, path: str) -> str | None:
         """errno text if bash could not open ``path`` for writing, else None."""
+        if lab_fs.is_store_path(path):
+            return None if self.can_write else EACCES
         if not path.startswith(WRITABLE_ROOTS):
             return "Read-only file system" if path.startswith("/") else EACCES
         if not lab_fs.exists(self.state, path):

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from roceops.lab.devices.linux_mlx5 import fs as lab_fs
+from roceops.lab.devices.linux_mlx5.fs import is_store_path
 from roceops.lab.devices.linux_mlx5.model import EACCES, ENOENT, FsError
 from roceops.lab.devices.linux_mlx5.shell import BUILTINS, PROGRAMS, Level, Result, Shell, fail, ok
 from roceops.lab.personality import CloseSession
@@ -205,6 +206,10 @@ def _mkdir_rmdir(sh: Shell, argv: list[str], stdin: str) -> Result:
     """Only configfs rdma_cm/<dev> directories can be created/removed (as ``cma_roce_*`` do)."""
     verb = argv[0]
     err = ""
+    targets = [a for a in argv[1:] if a != "-p"]
+    if verb == "mkdir" and "-p" in argv and targets and all(is_store_path(t.rstrip("/") + "/") for t in targets):
+        # directories of regular files exist implicitly (see fs.STORE_ROOTS)
+        return Result() if sh.can_write else fail(f"mkdir: cannot create directory '{targets[0]}': {EACCES}")
     for path in [a for a in argv[1:] if not a.startswith("-")]:
         parts = lab_fs.split(path)
         dev = parts[4] if len(parts) == 5 and parts[:4] == ["sys", "kernel", "config", "rdma_cm"] else None

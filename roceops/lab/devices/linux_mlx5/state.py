@@ -11,7 +11,8 @@ from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Ni
 from roceops.lab.personality import DeviceState, LabError
 from roceops.lab.physical import OPER_FAULTS, Physical
 
-CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config"})
+CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "reject_systemctl",
+                           "reboot"})  # reboot is carried out by the device layer (it boots through the shell)
 
 
 class LinuxMlx5StateCore(DeviceState):
@@ -22,6 +23,7 @@ class LinuxMlx5StateCore(DeviceState):
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         data = dict(extra or {})
         data.pop("preload_files", None)  # applied by the device layer (through its shell)
+        data.pop("preload_install", None)
         super().__init__(name, platform, {k: v for k, v in data.items() if k not in ("nics", "ports")})
         self.host = Host(name, data)
         ports = [{"name": n.name, "speed": n.speed, "neighbor": n.neighbor} for n in self.host.nics.values()]
