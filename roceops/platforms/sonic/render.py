@@ -346,8 +346,15 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
 
 
 def prefix_key(prefix: str) -> tuple[int, int, int]:
-    net = ipaddress.ip_network(prefix, strict=False)
-    return net.version, int(net.network_address), net.prefixlen
+    """Sort key of an ``address/len`` prefix: (version, address, length), without ``ip_network`` (whose /31
+    objects hold a reference cycle, which the render's GC-off section must not leave behind).
+
+    >>> prefix_key("10.128.0.2/31"), prefix_key("10.0.0.1/32") < prefix_key("10.128.0.0/31")
+    ((4, 176160770, 31), True)
+    """
+    address, _, length = prefix.partition("/")
+    ip = ipaddress.ip_address(address)
+    return ip.version, int(ip), int(length) if length else ip.max_prefixlen
 
 
 def _ip_key(ip: str) -> tuple[int, int]:
