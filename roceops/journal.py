@@ -15,6 +15,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS findings (
 CREATE INDEX IF NOT EXISTS runs_started ON runs(started);
 """
 # columns added after the first release: (table, column, declaration), added to older journals on open
-MIGRATIONS = (("runs", "pid", "INTEGER"), ("runs", "device_count", "INTEGER"))
+MIGRATIONS = (("runs", "pid", "INTEGER"), ("runs", "device_count", "INTEGER"), ("runs", "host", "TEXT"))
 APPLYING = "applying"  # a device row written before its first change is sent
 MAY_HAVE_CHANGED = (APPLYING, "changed", "rolled_back", "failed", "timeout")
 
@@ -74,17 +75,24 @@ class RunRow:
     args: dict[str, Any]
     pid: int | None
     device_count: int | None
+    host: str | None = None  # where the run's process ran: its pid means something only there
+
+    @property
+    def elsewhere(self) -> bool:
+        return self.host is not None and self.host != socket.gethostname()
 
     @property
     def interrupted(self) -> bool:
         """Never finished and its process is gone (killed), or stopped by a signal."""
         if self.finished is not None:
             return self.result == "interrupted"
-        return self.pid is None or not _alive(self.pid)
+        return not self.elsewhere and (self.pid is None or not _alive(self.pid))
 
     @property
     def state(self) -> str:
         if self.finished is None:
+            if self.elsewhere:
+                return f"unfinished (ran on {self.host})"
             return "interrupted" if self.interrupted else "running"
         return self.result or "?"
 
@@ -106,7 +114,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-RUN_COLUMNS = "id, kind, user, started, finished, fabric, fabric_sha256, result, exit_code, args, pid, device_count"
+RUN_COLUMNS = ("id, kind, user, started, finished, fabric, fabric_sha256, result, exit_code, args, pid, device_count, "
+               "host")
 
 
 def _run(row: tuple[Any, ...]) -> RunRow:
@@ -116,7 +125,7 @@ def _run(row: tuple[Any, ...]) -> RunRow:
         args = {}
     return RunRow(id=row[0], kind=row[1], user=row[2], started=row[3], finished=row[4], fabric=row[5],
                   fabric_sha256=row[6], result=row[7], exit_code=row[8], args=args if isinstance(args, dict) else {},
-                  pid=row[10], device_count=row[11])
+                  pid=row[10], device_count=row[11], host=row[12])
 
 
 @dataclass(frozen=True)
@@ -176,10 +185,10 @@ class Journal:
                   device_count: int | None = None) -> str:
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         self._execute(
-            "INSERT INTO runs (id, kind, user, started, fabric, fabric_sha256, args, pid, device_count) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs (id, kind, user, started, fabric, fabric_sha256, args, pid, device_count, host) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
             (run_id, kind, getpass.getuser(), time.time(), fabric, fabric_sha256, json.dumps(args or {}),
-             os.getpid(), device_count),
+             os.getpid(), device_count, socket.gethostname()),
         )
         return run_id
 

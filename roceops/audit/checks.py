@@ -14,9 +14,10 @@ from typing import Any
 
 from roceops.audit.compare import Drift, compare
 from roceops.audit.findings import Finding, Severity
+from roceops.deploy.facts import mismatches
 from roceops.hints import command
 from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.driver import OperState
+from roceops.platforms.driver import DeviceFacts, OperState
 from roceops.topology.fabric import Fabric
 
 Intent = SwitchIntent | HostIntent
@@ -32,6 +33,7 @@ class Observation:
     oper: OperState | None = None
     error: Finding | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
+    facts: DeviceFacts | None = None  # what a switch reports it is (release, hardware, ports)
     phases: dict[str, float] = field(default_factory=dict)
 
 
@@ -202,7 +204,20 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
-    return [*drift_findings(obs, hint_context), *lldp_findings(fabric, obs, hint_context), *bgp_findings(obs)]
+    return [*facts_findings(obs), *drift_findings(obs, hint_context), *lldp_findings(fabric, obs, hint_context),
+            *bgp_findings(obs)]
+
+
+def facts_findings(obs: Observation) -> list[Finding]:
+    """A switch whose release, hardware or ports contradict its intent: one ``facts.mismatch`` finding."""
+    if obs.facts is None or not isinstance(obs.intent, SwitchIntent):
+        return []
+    problems = mismatches(obs.facts, obs.intent)
+    if not problems:
+        return []
+    return [Finding(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
+                    hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
+                         "or the device; deploy refuses it")]
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:

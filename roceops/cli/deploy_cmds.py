@@ -36,6 +36,13 @@ LabOption = typer.Option(False, "--lab", help="target the running lab instead of
 StateDir = Path(".roceops")
 
 
+def _duration(text: str | float) -> float:
+    """``--deadline``: a duration as ``health --deadline`` takes it (``90s``, ``10m``, ``300``)."""
+    from roceops.cli.health_cmds import parse_duration  # health's module imports this one
+
+    return parse_duration(text)
+
+
 def deploy(
     ctx: typer.Context,
     fabric: Path = FabricOption,
@@ -49,8 +56,9 @@ def deploy(
                                         help="seconds before an unconfirmed commit reverts"),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0,
                                   help="seconds one device's whole deploy may take; past it: rolled back, timeout"),
-    deadline: float | None = typer.Option(None, "--deadline", min=1.0,
-                                          help="seconds the whole run may take: no device starts after it"),
+    deadline: float | None = typer.Option(None, "--deadline", parser=_duration, metavar="DURATION",
+                                          help="how long the whole run may take (300, 90s, 10m): no device "
+                                               "starts after it, none runs past it"),
     workers: int = typer.Option(32, "--workers", min=1, help="devices worked on in parallel"),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="print each device's diff"),
     firmware: bool = typer.Option(False, "--firmware", help="also set the hosts' NIC firmware (mlxconfig) defaults; "
@@ -176,8 +184,9 @@ def rollback(
     name = loaded.fabric.intent.name
     opts = DeployOptions(commit=commit, timeout_s=timeout, lab_dir=lab_dir_option(lab),
                          quiet=fmt is TableOrJson.json)
+    control = RunControl()
     try:
-        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j:
+        with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
                 fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
@@ -187,7 +196,7 @@ def rollback(
             check_lab_serves(loaded, targets, lab)
             new_id = j.start_run("rollback", name, loaded.source.source_hash, {"of": source.id, "commit": commit},
                                  device_count=len(targets))
-            report = rollback_run(loaded.fabric, j, source.id, opts, new_id)
+            report = rollback_run(loaded.fabric, j, source.id, opts, new_id, control=control)
             j.finish_run(new_id, _result_word(report), report.exit_code)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)

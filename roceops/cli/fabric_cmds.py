@@ -28,6 +28,8 @@ from roceops.report import tables
 from roceops.selection import LimitError, select
 from roceops.topology.fabric import Fabric
 
+PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
+
 
 class TableOrJson(StrEnum):
     table = "table"
@@ -124,7 +126,7 @@ def intent(
     if fmt is TableOrJson.json:
         sys.stdout.write(di.model_dump_json(indent=2) + "\n")
     else:
-        console.print(di)
+        console.print(di, width=min(console.width, PRETTY_WIDTH))  # a pretty-printed model, not a table
 
 
 def selected(fab: Fabric, limit: str | None) -> list:

@@ -19,7 +19,7 @@ from roceops.cli.common import (
     shipped_fabric_or_exit,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
-from roceops.cli.lab_target import record_lab_fabric
+from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
@@ -81,6 +81,7 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
         info = lab_status(lab_dir())
     except (LabNotRunning, LabError) as exc:
         fail(str(exc), Exit.UNREACHABLE)
+    info["fabric"] = lab_fabric(lab_dir())  # the file `--lab` runs use without -f (None: not recorded)
     if fmt is TableOrJson.json:
         print_json(info)
         return
@@ -90,6 +91,8 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
         faults = ", ".join(f"{k}{json.dumps(v) if v else ''}" for k, v in (d.get("faults") or {}).items()) or "-"
         table.add_row(d.get("name", "?"), d.get("platform", "?"), f"{d.get('host')}:{d.get('port')}", faults)
     console.print(table)
+    if info["fabric"]:
+        console.print(f"serving {info['fabric']['path']} (sha256 {info['fabric']['sha256'][:12]})", markup=False)
 
 
 @app.command("down")
@@ -103,6 +106,7 @@ def down() -> None:
         pid = stop_lab(lab_dir())
     except (LabNotRunning, LabError) as exc:
         fail(str(exc))
+    forget_lab_fabric(lab_dir())
     console.print(f"lab stopped (pid {pid})" + (f"; routing plane {routing} removed" if routing else ""))
 
 
@@ -120,7 +124,8 @@ def _params(values: list[str]) -> dict[str, object]:
 def inject(
     device: str = typer.Argument(..., help="device name"),
     fault: str = typer.Argument(..., help="pfc_off, ecn_changed, nic_reset, mtu_mismatch, link_down, link_flap, "
-                                "pause_storm, crc_errors, firmware, reject_config, refuse, slow, auth_reject, drop"),
+                                "pause_storm, crc_errors, hash_polarized, firmware, reject_config, refuse, slow, "
+                                "auth_reject, drop"),
     port: str | None = typer.Option(None, "--port", "-p", help="port or NIC the fault applies to"),
     param: list[str] = typer.Option([], "--param", help="extra parameter key=value (repeatable)"),
 ) -> None:

@@ -29,6 +29,11 @@ def record_lab_fabric(state_dir: Path, source: LoadedIntent) -> None:
     (state_dir / FABRIC_RECORD).write_text(json.dumps(record, indent=1) + "\n")
 
 
+def forget_lab_fabric(state_dir: Path) -> None:
+    """The lab stopped: it serves no fabric any more."""
+    (state_dir / FABRIC_RECORD).unlink(missing_ok=True)
+
+
 def lab_fabric(state_dir: Path) -> dict[str, Any] | None:
     """The lab's fabric record, or None when the lab (an in-process one, an older one) wrote none."""
     try:

@@ -16,6 +16,7 @@ from roceops.cli import (
     health_cmds,
     inventory_cmds,
     lab_cmds,
+    plan_cmds,
     play_cmds,
     verify_cmds,
 )
@@ -89,6 +90,7 @@ app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
+app.add_typer(plan_cmds.app, name="plan")
 app.add_typer(verify_cmds.app, name="verify")
 
 if __name__ == "__main__":

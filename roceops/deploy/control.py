@@ -36,7 +36,9 @@ class RunControl:
         self._watchdog: threading.Thread | None = None
 
     def request_stop(self, signum: int) -> None:
-        self.signal = signum
+        """Stop starting devices; the first signal is the one the run exits with (128 + it)."""
+        if self.signal is None:
+            self.signal = signum
         self._stop.set()
 
     @property
@@ -169,7 +171,9 @@ def stop_on_signals(control: RunControl) -> Iterator[None]:
         if first:
             sys.stderr.write(f"\n{signal.Signals(signum).name}: starting no new device; devices in flight finish "
                              "or roll back in their transaction\n")
-            sys.stderr.flush()
+        else:  # a second Ctrl-C does not abandon devices mid-transaction
+            sys.stderr.write("already stopping: waiting for the devices in flight to finish or roll back\n")
+        sys.stderr.flush()
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:

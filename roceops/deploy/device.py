@@ -3,7 +3,9 @@
 No Nornir and no config building here: the caller passes the rendered files, the intent
 and a ``Connector``; the platform ``Driver`` does the talking. Every outcome leaves the
 device either at its new intended state (confirmed and read back) or exactly at its
-backup (read back and compared), and says which.
+backup (read back and compared), and says which. Under a ``DeviceClock`` the whole of it is
+bounded: past the deadline the outcome is ``timeout`` (see :func:`run_transaction`); a stop
+request seen before the first change leaves the device ``interrupted``, untouched.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Any, Literal, Protocol
 
 from roceops.audit.compare import Drift, compare
 from roceops.deploy.control import DeviceClock
+from roceops.deploy.facts import facts_problems
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
-                 "timeout", "interrupted", "not_started"]
+                 "timeout", "interrupted", "not_started", "facts_mismatch"]
 
 
 class Connector(Protocol):
@@ -107,29 +110,47 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         clock.in_transaction, clock.restores_itself = True, timer
         if timer:  # the device reverts by itself no later than our deadline
             confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
+    confirming = False
     try:
         driver.apply(conn, change, txn, confirm_timeout_s)
         verify(conn)
+        confirming = True
         driver.confirm(conn, txn)
         outcome.status = "changed"
     except Exception as exc:
         outcome.error = _error(exc)
+        if clock is not None and clock.expired and timer:
+            outcome.status, outcome.error = "timeout", _left_to_timer(outcome.error, confirm_timeout_s, confirming)
+            return
         if clock is not None and clock.expired:
-            if timer:
-                outcome.status = "timeout"
-                outcome.error = (f"deadline passed in the transaction ({outcome.error}); not confirmed: a change "
-                                 f"left pending reverts by the device's commit timer ({confirm_timeout_s} s), "
-                                 "one not yet committed never went live")
-                return
             clock.extend_for_rollback()
-        try:
-            _restore(driver, connector, conn, txn, outcome.backup)
-            outcome.status = "timeout" if clock is not None and clock.in_grace else "rolled_back"
-            if outcome.status == "timeout":
-                outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
-        except Exception as rollback_exc:
-            outcome.status = "failed"
-            outcome.error += f"; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        _roll_back(driver, connector, outcome, conn, txn, clock)
+
+
+def _left_to_timer(error: str, timer_s: int, confirming: bool) -> str:
+    if confirming:  # the confirm may or may not have reached the device
+        return (f"deadline passed while confirming ({error}): the change is either confirmed or reverted by the "
+                f"device's {timer_s} s commit timer; audit the device (its backup is in the journal)")
+    return (f"deadline passed in the transaction ({error}); not confirmed: a change left pending reverts by the "
+            f"device's commit timer ({timer_s} s), one not yet committed never went live")
+
+
+def _roll_back(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, txn: str,
+               clock: DeviceClock | None) -> None:
+    """Restore the backup after a failed transaction: ``rolled_back``, ``timeout`` when the deadline caused
+    it, ``failed`` when even the restore failed."""
+    assert outcome.backup is not None
+    try:
+        _restore(driver, connector, conn, txn, outcome.backup)
+    except Exception as rollback_exc:
+        outcome.status = "failed"
+        outcome.error = f"{outcome.error}; ROLLBACK FAILED, device may be half-configured: {_error(rollback_exc)}"
+        return
+    if clock is not None and clock.in_grace:
+        outcome.status = "timeout"
+        outcome.error = f"deadline passed in the transaction ({outcome.error}); rolled back to the backup"
+    else:
+        outcome.status = "rolled_back"
 
 
 def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,
@@ -143,9 +164,13 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         try:
             conn = connector.connect()
             outcome.backup = driver.read_config(conn)
+            problems = facts_problems(driver, conn, outcome.backup, intent)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
+            return outcome
+        if problems:  # another device than the fabric describes: nothing is planned or sent
+            outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
             return outcome
         change = driver.plan_change(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
@@ -172,8 +197,11 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
 
 
 def restore_device(driver: Driver, connector: Connector, device: str, platform: str, backup: Snapshot, *,
-                   commit: bool, txn: str, confirm_timeout_s: int = 300) -> DeviceOutcome:
-    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net."""
+                   commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
+                   before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+    """Bring a device back to a journal backup (``roceops rollback``), with the same safety net and deadline.
+
+    ``outcome.backup`` is the configuration found before the restore (what ``before_apply`` journals)."""
     outcome = DeviceOutcome(device=device, platform=platform)
     start = time.monotonic()
     try:
@@ -181,7 +209,8 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             conn = connector.connect()
             current = driver.read_config(conn)
         except Exception as exc:
-            outcome.status, outcome.error = "unreachable", _error(exc)
+            timed_out = clock is not None and clock.expired
+            outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         outcome.backup = current
         change = driver.plan_restore(current, backup)
@@ -190,9 +219,14 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             outcome.status = "unchanged"
         elif not commit:
             outcome.status = "would_change"
+        elif clock is not None and (clock.stop_requested or clock.expired):
+            outcome.status = "interrupted" if clock.stop_requested else "timeout"
+            outcome.error = "stopped before any change was sent; the device is as it was found"
         else:
+            if before_apply is not None:
+                before_apply(outcome)
             run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                            verify_snapshot(driver, backup))
+                            verify_snapshot(driver, backup), clock)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

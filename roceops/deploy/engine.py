@@ -19,7 +19,7 @@ from typing import Any
 
 from nornir.core.task import Result, Task
 
-from roceops.deploy.control import RunControl, signal_exit_code
+from roceops.deploy.control import DeviceClock, RunControl, signal_exit_code
 from roceops.deploy.device import DeviceOutcome, deploy_device, restore_device
 from roceops.deploy.rollout import Rollout, plan_rollout
 from roceops.journal import Journal
@@ -30,7 +30,7 @@ from roceops.platforms.driver import Snapshot
 from roceops.render.engine import RenderedDevice, render_device
 from roceops.topology.fabric import Fabric
 
-FAILED = ("rolled_back", "failed")
+FAILED = ("rolled_back", "failed", "facts_mismatch")
 NOT_DONE = ("unreachable", "timeout")  # exit 2: the device could not be worked on within its deadline
 
 
@@ -122,6 +122,28 @@ def run_wave(fabric: Fabric, names: list[str], opts: DeployOptions, label: str,
     return {n: _outcome_of(n, fabric.device(n).platform, results[n]) for n in names}
 
 
+def _bounded(control: RunControl, opts: DeployOptions, task: Task,
+             work: Callable[[DeviceClock], DeviceOutcome]) -> DeviceOutcome:
+    """One device's work under its own clock, unless the run refuses new devices (``not_started``)."""
+    if refusal := control.refusal():
+        return DeviceOutcome(device=task.host.name, platform=task.host.data["roceops_platform"],
+                             status="not_started", error=refusal)
+    clock = control.clock(opts.timeout_s)
+    try:
+        return work(clock)
+    finally:
+        if clock.expired:  # no logout dialogue with a device that is already past its deadline
+            clock.cut()
+        control.release(clock)
+
+
+def _write_ahead(journal: Journal, run_id: str) -> Callable[[DeviceOutcome], None]:
+    def record(o: DeviceOutcome) -> None:
+        assert o.backup is not None
+        journal.about_to_apply(run_id, o.device, o.platform, o.backup.format, o.backup.text, o.diff or None)
+    return record
+
+
 def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journal, run_id: str,
            control: RunControl | None = None) -> DeployReport:
     if not names:
@@ -134,28 +156,18 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
     report = DeployReport(run_id=run_id, commit=opts.commit, rollout=rollout)
     txn = f"roceops-{run_id}"
 
-    def write_ahead(o: DeviceOutcome) -> None:
-        assert o.backup is not None
-        journal.about_to_apply(run_id, o.device, o.platform, o.backup.format, o.backup.text, o.diff or None)
-
+    write_ahead = _write_ahead(journal, run_id)
     recorded: set[str] = set()
 
     def work(task: Task) -> DeviceOutcome:
         name = task.host.name
-        if refusal := control.refusal():
-            outcome = DeviceOutcome(device=name, platform=task.host.data["roceops_platform"], status="not_started",
-                                    error=refusal)
-        else:
-            clock = control.clock(opts.timeout_s)
-            try:
-                outcome = deploy_device(get_driver(task.host.data["roceops_platform"]),
-                                        TaskConnector(task, clock.attach), rendered[name], intents[name],
-                                        commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s,
-                                        clock=clock, before_apply=write_ahead)
-            finally:
-                if clock.expired:  # no logout dialogue with a device that is already past its deadline
-                    clock.cut()
-                control.release(clock)
+
+        def push(clock: DeviceClock) -> DeviceOutcome:
+            return deploy_device(get_driver(task.host.data["roceops_platform"]), TaskConnector(task, clock.attach),
+                                 rendered[name], intents[name], commit=opts.commit, txn=txn,
+                                 confirm_timeout_s=opts.confirm_timeout_s, clock=clock, before_apply=write_ahead)
+
+        outcome = _bounded(control, opts, task, push)
         _journal(journal, run_id, outcome)
         recorded.add(name)
         return outcome
@@ -187,17 +199,24 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
 
 def _roll_back_wave(fabric: Fabric, opts: DeployOptions, journal: Journal, run_id: str, report: DeployReport,
                     outcomes: dict[str, DeviceOutcome]) -> None:
-    """The wave failed past --max-fail: restore the devices it did change."""
+    """The wave failed past --max-fail: restore the devices it did change.
+
+    Each undo has its own ``--timeout`` but ignores the run's deadline and stop requests (leaving a device
+    changed is worse than finishing late). Its journal row stays the deploy's, with the original backup,
+    so a run killed during the undo is still restored by ``rollback RUN``."""
     changed = {n: o for n, o in outcomes.items() if o.status == "changed" and o.backup is not None}
     if not changed:
         return
     txn = f"roceops-{run_id}-undo"
+    undo_control = RunControl()
 
     def work(task: Task) -> DeviceOutcome:
         o = changed[task.host.name]
         assert o.backup is not None
-        return restore_device(get_driver(o.platform), TaskConnector(task), o.device, o.platform, o.backup,
-                              commit=True, txn=txn, confirm_timeout_s=opts.confirm_timeout_s)
+        backup = o.backup
+        return _bounded(undo_control, opts, task, lambda clock: restore_device(
+            get_driver(o.platform), TaskConnector(task, clock.attach), o.device, o.platform, backup, commit=True,
+            txn=txn, confirm_timeout_s=opts.confirm_timeout_s, clock=clock))
 
     for name, undo in run_wave(fabric, list(changed), opts, "roll back wave", work).items():
         original = changed[name]
@@ -218,8 +237,12 @@ def _journal(journal: Journal, run_id: str, o: DeviceOutcome) -> None:
 
 
 def rollback_run(fabric: Fabric, journal: Journal, source_run: str, opts: DeployOptions, run_id: str,
-                 names: list[str] | None = None) -> DeployReport:
-    """Restore the backups a previous run took, for the devices it changed (or ``names``)."""
+                 names: list[str] | None = None, control: RunControl | None = None) -> DeployReport:
+    """Restore the backups a previous run took, for the devices it changed (or ``names``): under the same
+    deadlines, stop requests and write-ahead journal as a deploy."""
+    control = control or RunControl(opts.deadline_s)
+    write_ahead = _write_ahead(journal, run_id)
+    recorded: set[str] = set()
     changed = set(journal.may_have_changed(source_run))  # an interrupted run's `applying` devices included
     rows = {r.device: r for r in journal.devices(source_run) if r.device in changed}
     if names is not None:
@@ -231,11 +254,18 @@ def rollback_run(fabric: Fabric, journal: Journal, source_run: str, opts: Deploy
     def work(task: Task) -> DeviceOutcome:
         row = rows[task.host.name]
         backup = Snapshot(format=row.backup_format, text=row.backup)  # type: ignore[arg-type]
-        return restore_device(get_driver(row.platform), TaskConnector(task), row.device, row.platform, backup,
-                              commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s)
+        outcome = _bounded(control, opts, task, lambda clock: restore_device(
+            get_driver(row.platform), TaskConnector(task, clock.attach), row.device, row.platform, backup,
+            commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s, clock=clock,
+            before_apply=write_ahead))
+        _journal(journal, run_id, outcome)
+        recorded.add(row.device)
+        return outcome
 
     if targets:
         report.outcomes = run_wave(fabric, targets, opts, "rollback", work)
         for o in report.outcomes.values():
-            _journal(journal, run_id, o)
+            if o.device not in recorded:  # the task itself failed (an internal error): still journalled
+                _journal(journal, run_id, o)
+    report.signal = control.signal
     return report

@@ -1,7 +1,7 @@
 """Rollout order: canaries first, then batches that limit the blast radius. Pure.
 
 Rules for every batch (canaries included):
-- never switches of both planes at once;
+- never switches of two planes at once (planes: 2 or 4);
 - never every leaf of one rail (in one plane), never every spine or every core of a plane,
   unless that group has a single member (then it cannot be avoided);
 - hosts are spread: never every host behind one leaf at once when there is more than one.

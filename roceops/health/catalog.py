@@ -48,6 +48,13 @@ def _delta(sample: Sample, port: str, counter: str) -> tuple[int, float] | None:
     return b.counters[counter] - a.counters[counter], sample.window_s
 
 
+def _unread(sample: Sample, port: str, counters: tuple[str, ...]) -> str:
+    """Why the sampled port's ``counters`` could not be read ("" when the platform just lacks them)."""
+    reasons = {r for state in (sample.first, sample.second) if (p := _port(state, port)) is not None
+               for c in counters if (r := p.unread.get(c))}
+    return "; ".join(sorted(reasons))
+
+
 class Check:
     name: ClassVar[str]
     description: ClassVar[str]
@@ -181,7 +188,10 @@ class _RateCheck(Check):
                 continue
             known = [d for c in counter_names if (d := _delta(sample, port, c)) is not None]
             if not known:
-                continue  # this platform does not expose the counter: not applicable, not unknown
+                unread = _unread(sample, port, counter_names)
+                if unread:  # the platform has the counter but it could not be read: unknown, never ok
+                    out.append(self.result(ctx, item, None, None, None, unread))
+                continue  # this platform does not expose the counter: not applicable
             worst = max(d / w for d, w in known)
             total = sum(d for d, _ in known)
             limit = self.limit(ctx, speed)
@@ -199,7 +209,8 @@ class PauseStorm(_RateCheck):
     name, description, unit = "counters.pause", "PFC pause-frame rate (storm)", "pause frames"
 
     def counters(self, ctx: LinkContext) -> tuple[str, ...]:
-        return tuple(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx"))
+        # link-level pause too: older mlx5 drivers count only those (no rx_prio*_pause)
+        return (*(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx")), "pause_rx", "pause_tx")
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
         return ctx.thresholds.pause_rate_max

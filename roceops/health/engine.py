@@ -17,6 +17,7 @@ from pathlib import Path
 from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
+from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
@@ -145,8 +146,12 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
             leaf_ports.setdefault(nic.leaf, set()).add(nic.leaf_port)
     leaves = sorted(leaf_ports)
     devices = [h.name for h in nodes] + leaves
-    ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     intents = {n: plan(fabric, n) for n in devices}
+    for leaf in leaves:  # the uplinks too: their TX spread is the load-balancing check
+        leaf_intent = intents[leaf]
+        assert isinstance(leaf_intent, SwitchIntent)
+        leaf_ports[leaf].update(uplinks(leaf_intent))
+    ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     live = {n: Sample() for n in devices}
     gc.collect()
     gc.freeze()  # long-lived intents: keep the cyclic GC off them while threads collect
@@ -195,7 +200,23 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
             for check in checks:
                 results.extend(check.test(ctx))
     results.extend(firmware_consistency(nodes, samples))
+    results.extend(uplink_results(nodes, intents, samples, thresholds))
     return results
+
+
+def uplink_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],
+                   thresholds: Thresholds) -> list[CheckResult]:
+    """One uplink-balance result per (node, leaf it is cabled to); the leaf is judged once."""
+    judged: dict[str, UplinkBalance] = {}
+    out = []
+    for host in nodes:
+        for leaf in sorted({nic.leaf for nic in host.nics}):
+            if leaf not in judged:
+                leaf_intent = intents[leaf]
+                assert isinstance(leaf_intent, SwitchIntent)
+                judged[leaf] = uplink_balance(leaf_intent, samples[leaf], thresholds)
+            out.append(balance_results(host.name, judged[leaf], thresholds))
+    return out
 
 
 def firmware_consistency(nodes: list[Host], samples: dict[str, Sample]) -> list[CheckResult]:
@@ -222,14 +243,15 @@ def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
     for node, rs in by_node.items():
         fails = [r for r in rs if r.status == "fail"]
         unknown = [r for r in rs if r.status == "unknown"]
+        warnings = sorted({f"{r.check} {r.item}: warning ({r.message})" for r in rs if r.status == "warn"})
         if fails:
             # what could not be checked stays visible (a leaf that missed the deadline), after the failures
             reasons = sorted({f"{r.check} {r.item}: {r.message}" for r in fails}) + _unknown_reasons(unknown)
-            out.append(Verdict(node=node, status="drain", reasons=reasons))
+            out.append(Verdict(node=node, status="drain", reasons=reasons + warnings))
         elif unknown:
-            out.append(Verdict(node=node, status="unknown", reasons=_unknown_reasons(unknown)))
+            out.append(Verdict(node=node, status="unknown", reasons=_unknown_reasons(unknown) + warnings))
         else:
-            out.append(Verdict(node=node, status="ok"))
+            out.append(Verdict(node=node, status="ok", reasons=warnings))  # warnings never drain
     return out
 
 

@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.types import StrictModel
 
-ResultStatus = Literal["ok", "fail", "unknown", "skipped"]  # skipped: not run, with the reason in the message
+# warn: reported, never drains a node; skipped: not run, with the reason in the message
+ResultStatus = Literal["ok", "warn", "fail", "unknown", "skipped"]
 VerdictStatus = Literal["ok", "drain", "unknown"]
 
 
@@ -41,5 +42,12 @@ class Thresholds(StrictModel):
     symbol_error_rate_max: float = Field(default=10.0, description="pre-FEC symbol errors/s")
     carrier_changes_max: int = Field(default=0, description="link flaps allowed in the window")
     watchdog_events_max: int = Field(default=0, description="PFC watchdog storm detections in the window")
+    uplink_imbalance_max: float = Field(
+        default=0.5, description="a leaf uplink's TX rate above the leaf's uplink mean by more than this fraction "
+                                 "is hot (roceops choice; no published bound)")
+    uplink_busy_min_pps: float = Field(default=10_000.0, description="uplink mean TX packets/s below which a "
+                                                                     "leaf is idle and not judged")
+    uplink_busy_min_marks: float = Field(default=1.0, description="the same floor in ECN marks/s, where a "
+                                                                   "platform reports marks but not TX packets")
     rx_power_min_dbm: float = -10.0
     rx_power_max_dbm: float = 4.0

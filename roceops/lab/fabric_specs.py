@@ -27,7 +27,7 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
         local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
         ports.append({"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]})
     return {"hostname": sw.name, "role": sw.role, "model": sw.model, "hwsku": sw.hwsku or "generic",
-            "mgmt_ip": sw.mgmt_ip, "ports": ports}
+            "nos_version": sw.settings.nos_version, "mgmt_ip": sw.mgmt_ip, "ports": ports}
 
 
 def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:

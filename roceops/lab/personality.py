@@ -103,6 +103,25 @@ _ALIASES = {"slow_ms": "slow", "drop_after": "drop", "refused": "refuse", "rejec
 _PARAM_ALIASES = {"slow_ms": "ms", "drop_after": "after"}
 
 
+FACTS_FAULT = "facts"  # a switch reporting other facts than the fabric's: params hwsku, version
+FACTS_PARAMS = frozenset({"hwsku", "version"})
+
+
+def reported_fact(state: DeviceState, key: str, default: str) -> str:
+    """What a switch reports as its ``hwsku`` or ``version``: the ``facts`` fault's value, else ``default``."""
+    value = state.faults.extra.get(FACTS_FAULT, {}).get(key)
+    return default if value is None else str(value)
+
+
+def lab_release(fabric: object, default: str, suffix: str) -> str:
+    """The release a lab switch runs: its default when that is the fabric's release (``4.32`` -> ``4.32.2F``),
+    else the fabric's release plus ``suffix`` (``4.30`` -> ``4.30`` + ``.0F``); no fabric release: the default."""
+    wanted = str(fabric or "")
+    if not wanted or default.startswith(wanted + ".") or default == wanted:
+        return default
+    return wanted if wanted.count(".") >= 2 else wanted + suffix
+
+
 def canonical_fault_name(name: str) -> str:
     """``Auth-Reject`` -> ``auth_reject``; also maps the field-style aliases (``slow_ms``)."""
     key = name.strip().lower().replace("-", "_")

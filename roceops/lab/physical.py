@@ -10,6 +10,7 @@ link_down       oper down; traffic counters stop
 link_flap       oper state toggles every second; carrier_changes climbs
 pause_storm     PFC pause frames on the lossless priorities at ~50,000/s
 crc_errors      CRC and uncorrectable FEC errors at ~200/s
+hash_polarized  ``port=`` (required) carries the traffic of HOT_FACTOR uplinks: TX and ECN marks x4
 ==============  =============================================================
 
 Config-level faults (PFC off, ECN changed, NIC reset, MTU mismatch) change the
@@ -26,7 +27,7 @@ from typing import Any
 
 Clock = Callable[[], float]
 
-OPER_FAULTS = frozenset({"link_down", "link_flap", "pause_storm", "crc_errors"})
+OPER_FAULTS = frozenset({"link_down", "link_flap", "pause_storm", "crc_errors", "hash_polarized"})
 
 # steady-state rates per second on a healthy, busy 400G RoCE port
 BASE_RATES: dict[str, float] = {
@@ -46,6 +47,7 @@ PFC_RATE = 2.0  # pause frames/s per lossless priority in normal operation (brie
 STORM_RATE = 50_000.0
 CRC_RATE = 200.0
 FLAP_PERIOD_S = 1.0
+HOT_FACTOR = 4.0  # hash_polarized: the hot port's TX and ECN-mark rates, as a multiple of a healthy port's
 
 
 @dataclass(slots=True)
@@ -222,6 +224,8 @@ class Physical:
 
     def apply(self, fault: str, port: str | None = None) -> None:
         now = self.clock()
+        if fault == "hash_polarized" and port is None:
+            raise KeyError("hash_polarized needs port=<the uplink the hash piles traffic onto>")
         for p in self._targets(port):
             if fault == "link_down":
                 p.down = True
@@ -240,6 +244,9 @@ class Physical:
                 p.counters["crc_errors"].set_rate(now, CRC_RATE)
                 p.counters["fec_uncorrected"].set_rate(now, CRC_RATE / 4)
                 p.counters["symbol_errors"].set_rate(now, CRC_RATE * 10)
+            elif fault == "hash_polarized":
+                for key in ("tx_packets", "ecn_marked"):
+                    p.counters[key].set_rate(now, BASE_RATES[key] * HOT_FACTOR)
             else:
                 raise KeyError(f"not an operational fault: {fault}")
 

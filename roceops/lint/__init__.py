@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from roceops.lint import (
     rules_addressing,
+    rules_congestion,
     rules_host,
+    rules_load_balancing,
     rules_nccl,
     rules_overrides,
     rules_pfc,
@@ -26,7 +28,8 @@ from roceops.model.intent import FabricIntent
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-_RULE_MODULES = (rules_addressing, rules_host, rules_nccl, rules_overrides, rules_pfc, rules_qos, rules_topology)
+_RULE_MODULES = (rules_addressing, rules_congestion, rules_host, rules_load_balancing, rules_nccl,
+                 rules_overrides, rules_pfc, rules_qos, rules_topology)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 

@@ -81,12 +81,12 @@ def _ineffective(target: str | None, s: Settings) -> list[str]:
     if target == "switch":
         return ["dcqcn"] if s.dcqcn is not None else []
     if target == "host":
-        return [f for f in ("pfc_watchdog", "ecn", "platform") if getattr(s, f) is not None]
+        return [f for f in ("pfc_watchdog", "ecn", "platform", "load_balancing") if getattr(s, f) is not None]
     return []
 
 
 @rule("OVR005", "warning", "an override sets something its devices do not use (dcqcn on switches; "
-                           "pfc_watchdog, ecn or platform on hosts)",
+                           "pfc_watchdog, ecn, platform or load_balancing on hosts)",
       "move the setting to a group that has the devices")
 def ineffective_setting(ctx: LintContext) -> Iterator[Hit]:
     for path, s in overrides(ctx.intent):

@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
+from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps, some
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.topology.addressing import PoolExhausted
@@ -162,8 +163,8 @@ def full_mesh(ctx: LintContext) -> Iterator[Hit]:
         yield Hit("tiers.spine", f"{len(bad)} leaves miss spines of their plane/pod: {some(bad)}")
 
 
-@rule("NAME001", "error", "a node name, netdev or RDMA device pattern has unknown placeholders or repeats names",
-      "node.name may use {node} and {su}; node.netdev/rdma_dev {port}, {nic}, {rail}, {plane}")
+@rule("NAME001", "error", "a netdev or RDMA device pattern gives two NICs of a node the same name",
+      "include {port} (or {nic}/{rail} with {plane} on two planes) so every NIC of a node gets its own name")
 def name_patterns(ctx: LintContext) -> Iterator[Hit]:
     node, planes = ctx.intent.node, ctx.intent.planes
     yield from _pattern("node.name", node.name, [{"node": 1, "su": 1}], unique=False)
@@ -187,3 +188,20 @@ def _pattern(path: str, pattern: str, samples: list[dict[str, int]], *, unique: 
 def _fabric(ctx: LintContext) -> Fabric:
     assert ctx.fabric is not None
     return ctx.fabric
+
+
+@rule("TOPO010", "error", "more planes than the NIC model can serve (planes_max of roceops.hardware.nics)",
+      "use a NIC model whose profile allows that many planes (ConnectX-8, BlueField-3 SuperNIC: up to 4) or "
+      "fewer planes")
+def planes_within_nic(ctx: LintContext) -> Iterator[Hit]:
+    planes, model = ctx.intent.planes, ctx.intent.node.nic_model
+    if planes == 1:
+        return
+    profile = NIC_PROFILES.get(model)
+    if profile is None:
+        known = ", ".join(f"{m} ({p.planes_max})" for m, p in sorted(NIC_PROFILES.items()))
+        yield Hit("planes", f"planes: {planes} needs a NIC profile that allows it; node.nic_model {model!r} has "
+                            f"none (known, with planes_max: {known})")
+    elif planes > profile.planes_max:
+        yield Hit("planes", f"planes: {planes} but {model} serves at most {profile.planes_max} plane(s) "
+                            f"({profile.sources['planes_max']})")

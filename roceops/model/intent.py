@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
+from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
 from roceops.model.names import (
     HOSTNAME,
     LABEL,
@@ -89,6 +90,16 @@ class TierIntent(StrictModel):
         default=None, description="explicit switch count per plane (spine/core); computed when absent"
     )
     name: str | None = Field(default=None, description="name template, e.g. 'leaf-su{su}-r{rail}'")
+    nos_version: str | None = Field(
+        default=None,
+        description="NOS release the tier runs (e.g. '202411', '5.14', '4.32'): templates pick release-specific "
+                    "syntax from it and deploy refuses a device reporting another release; applies to switches "
+                    "still on the tier's platform")
+
+    @field_validator("nos_version")
+    @classmethod
+    def _safe_version(cls, v: str | None) -> str | None:
+        return v if v is None else TOKEN.check(v)
 
 
 class Tiers(StrictModel):
@@ -240,6 +251,7 @@ class Settings(StrictModel):
     ecn: dict[str, EcnPolicy] | None = Field(default=None, description="per traffic-class name")
     platform: SwitchPlatform | HostPlatform | None = None
     nos_version: str | None = None
+    load_balancing: SwitchLoadBalancing | None = Field(default=None, description="switch hashing/mode for this group")
 
     @field_validator("nos_version")
     @classmethod
@@ -258,7 +270,9 @@ class FabricIntent(StrictModel):
     """The whole RoCEv2 backend fabric, as written in fabric.yaml."""
 
     name: Name
-    planes: Annotated[Literal[1, 2], BeforeValidator(whole_number)] = 1
+    planes: Annotated[Literal[1, 2, 4], BeforeValidator(whole_number)] = Field(
+        default=1, description="parallel fabric planes; every rail position has one NIC port per plane"
+    )
     rail_only: bool = Field(default=False, description="no spine tier: each rail is its own domain")
     node: NodeProfile = Field(default_factory=NodeProfile)
     scalable_units: ScalableUnits
@@ -269,6 +283,7 @@ class FabricIntent(StrictModel):
     mtu: MtuPolicy = Field(default_factory=MtuPolicy)
     cable_lengths: CableLengths = Field(default_factory=CableLengths)
     qos: QosPolicy = Field(default_factory=QosPolicy)
+    load_balancing: LoadBalancingPolicy = Field(default_factory=LoadBalancingPolicy)
     overrides: Overrides = Field(default_factory=Overrides)
     kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
 

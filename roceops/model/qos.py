@@ -150,6 +150,9 @@ class QosPolicy(StrictModel):
     pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog)
     dcqcn: DcqcnPolicy = Field(default_factory=DcqcnPolicy)
     buffers: BufferPolicy = Field(default_factory=BufferPolicy)
+    base_rtt_us: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=10.0, description="fabric round-trip time for the ECN floor (lint ECN007), us"
+    )
     roce_tos: Annotated[int, Field(ge=0, le=255)] | None = Field(
         default=None, description="RDMA-CM ToS; defaults to the lossless class DSCP << 2 | ECT(0)"
     )

@@ -8,13 +8,19 @@ from roceops.hardware.nics import LINK_TYPE_ETH, nic_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
 from roceops.plan.model import DcqcnIntent, FirmwareIntent, HostIntent, NcclIntent, NicIntent, Route
+from roceops.plan.speed_profiles import speed_profile
 from roceops.topology.fabric import Host, Nic
 
 
 def plan_dcqcn(intent: FabricIntent, host: Host) -> DcqcnIntent:
+    """DCQCN parameters: the model's ConnectX defaults, then the NIC speed's profile
+    (roceops.plan.speed_profiles), then whatever the fabric (or an override) sets explicitly."""
     dcqcn = host.settings.dcqcn
     prios = qos_maps.lossless_priorities(intent.qos) if dcqcn.enabled else []
-    return DcqcnIntent(np_enabled=prios, rp_enabled=prios, np=dcqcn.np.model_dump(), rp=dcqcn.rp.model_dump())
+    profile = speed_profile(intent.node.nic_speed)
+    rp = {**dcqcn.rp.model_dump(), **{k: v for k, v in profile.rp.items() if k not in dcqcn.rp.model_fields_set}}
+    np = {**dcqcn.np.model_dump(), **{k: v for k, v in profile.np.items() if k not in dcqcn.np.model_fields_set}}
+    return DcqcnIntent(np_enabled=prios, rp_enabled=prios, np=np, rp=rp)
 
 
 def plan_routes(nic: Nic) -> list[Route]:
@@ -62,10 +68,9 @@ def plan_nic(intent: FabricIntent, host: Host, nic: Nic, policy: dict[str, Any] 
 
 
 def qps_per_connection(intent: FabricIntent) -> int:
-    """QPs per NCCL connection from the fabric's entropy setting (``load_balancing.qps_per_connection``);
-    1, NCCL's default, while the fabric model has no such setting."""
-    value = getattr(getattr(intent, "load_balancing", None), "qps_per_connection", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
+    """QPs per NCCL connection: the fabric's entropy setting ``load_balancing.qps_per_connection`` (default 1,
+    NCCL's own; ``roceops plan entropy`` recommends one)."""
+    return intent.load_balancing.qps_per_connection
 
 
 def plan_nccl(intent: FabricIntent, host: Host) -> NcclIntent:

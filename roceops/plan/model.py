@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roceops.model.load_balancing import HashField, LoadBalancingMode
+
 
 class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -111,6 +113,14 @@ class Bgp(_M):
     networks: list[str] = Field(default_factory=list, description="prefixes originated (loopback, host links)")
 
 
+class LoadBalancingIntent(_M):
+    """ECMP hashing and path selection on one switch; ``None`` fields keep the device default."""
+
+    mode: LoadBalancingMode = "ecmp"
+    hash_fields: list[HashField] | None = None
+    hash_seed: int | None = None
+
+
 class SwitchIntent(_M):
     kind: Literal["switch"] = "switch"
     name: str
@@ -118,11 +128,13 @@ class SwitchIntent(_M):
     role: Literal["leaf", "spine", "core"]
     model: str
     hwsku: str | None = None
+    nos_version: str | None = None
     mgmt_ip: str
     loopback: str
     qos: SwitchQos
     ports: dict[str, SwitchPort]
     bgp: Bgp
+    load_balancing: LoadBalancingIntent = Field(default_factory=LoadBalancingIntent)
 
 
 class DcqcnIntent(_M):

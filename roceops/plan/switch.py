@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from roceops.model.intent import FabricIntent
+from roceops.model.load_balancing import canonical_fields
 from roceops.plan import qos_maps
 from roceops.plan.headroom import compute_headroom, profile_name
 from roceops.plan.model import (
@@ -12,6 +13,7 @@ from roceops.plan.model import (
     BufferProfile,
     EcnProfile,
     Headroom,
+    LoadBalancingIntent,
     PfcWatchdogIntent,
     QueueIntent,
     SwitchIntent,
@@ -19,6 +21,7 @@ from roceops.plan.model import (
     SwitchQos,
 )
 from roceops.topology.fabric import Fabric, Link, Switch
+from roceops.topology.settings import override_chain
 
 
 def plan_queues(intent: FabricIntent, sw: Switch) -> dict[int, QueueIntent]:
@@ -151,10 +154,26 @@ def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort]) -> 
     )
 
 
+def plan_load_balancing(intent: FabricIntent, sw: Switch) -> LoadBalancingIntent:
+    """The fabric's load-balancing settings for this tier, then group and device overrides in order."""
+    lb = intent.load_balancing
+    mode, fields, seed = lb.mode, lb.hash_fields, lb.seed_for(sw.role)
+    for settings in override_chain(intent, sw.name, sw.groups):
+        o = settings.load_balancing
+        if o is not None:
+            mode = o.mode or mode
+            fields = o.hash_fields if o.hash_fields is not None else fields
+            seed = o.hash_seed if o.hash_seed is not None else seed
+    return LoadBalancingIntent(mode=mode, hash_fields=canonical_fields(fields) if fields is not None else None,
+                               hash_seed=seed)
+
+
 def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     intent = fabric.intent
     ports = plan_ports(intent, fabric, sw)
     return SwitchIntent(
-        name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku, mgmt_ip=sw.mgmt_ip,
+        name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
+        nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip,
         loopback=sw.loopback, qos=plan_qos(intent, sw, ports), ports=ports, bgp=plan_bgp(fabric, sw),
+        load_balancing=plan_load_balancing(intent, sw),
     )

@@ -64,6 +64,19 @@ class Change:
         return not self.payload
 
 
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What a switch says it is, read before anything is pushed (``Driver.read_facts``).
+
+    ``hardware`` is the identity the NOS reports and a fabric's ``hwsku`` names: SONiC ``HwSKU``, NVUE
+    ``platform``, EOS ``modelName``. ``ports`` are the front-panel ports the device has (None: not readable).
+    """
+
+    nos_version: str | None
+    hardware: str | None
+    ports: frozenset[str] | None
+
+
 class Driver(Protocol):
     # --- pure ------------------------------------------------------------------------------
     def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
@@ -124,7 +137,7 @@ class PortOper(_M):
 
     ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority, ``ecn_marked``, ``cnp_sent``,
     ``cnp_handled``, ``crc_errors``, ``fec_uncorrected``, ``symbol_errors``, ``carrier_changes``,
-    ``pfcwd_storms``, ``rx_packets``, ``tx_packets``.
+    ``pfcwd_storms``, ``rx_packets``, ``tx_packets``, ``pause_rx``/``pause_tx`` (link-level 802.3x pause).
     """
 
     name: str
@@ -132,6 +145,8 @@ class PortOper(_M):
     speed: int | None = Field(default=None, description="Mb/s")
     mtu: int | None = None
     counters: dict[str, int] = Field(default_factory=dict)
+    unread: dict[str, str] = Field(default_factory=dict,
+                                   description="counter the platform has but could not be read -> why (never 0)")
     rx_power_dbm: list[float] | None = None
 
 

@@ -8,14 +8,14 @@ from collections import defaultdict
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
+from roceops.report import tables
 from roceops.verify.engine import VerifyResult
 
 
-def _short(value: Any, width: int = 48) -> str:
-    text = "-" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _short(value: Any) -> str:
+    """A value as one cell, whole (tables fold long cells; a shortened value could hide what differs)."""
+    return "-" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 def _verdict(result: VerifyResult) -> str:
@@ -35,7 +35,7 @@ def to_json(result: VerifyResult) -> str:
 
 def print_table(console: Console, result: VerifyResult) -> None:
     if result.findings:
-        table = Table("device", "check", "path", "expected", "observed", "detail",
+        table = tables.table("device", "check", "path", "expected", "observed", "detail",
                       title=f"verify routing of {result.fabric}")
         for f in result.findings:
             table.add_row(f.device, f.check, f.path or "-", _short(f.expected), _short(f.observed), f.message)

@@ -140,7 +140,7 @@ def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[st
         name=name, role=role, platform=platform, model=tier.model, hwsku=model.hwsku, plane=plane,
         index=index, radix=model.radix, port_speed=model.port_speed,
         asn=0, loopback=ip(b.loopbacks.take()) + "/32", mgmt_ip=ip(b.mgmt.take()),
-        settings=resolve(intent, chain), **fields,
+        settings=resolve(intent, chain, tier.nos_version if platform == tier.platform else None), **fields,
     )
     b.switches.append(sw)
     return sw

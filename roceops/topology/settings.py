@@ -14,13 +14,14 @@ def override_chain(intent: FabricIntent, name: str, groups: list[str]) -> list[S
     return chain
 
 
-def resolve(intent: FabricIntent, chain: list[Settings]) -> ResolvedSettings:
+def resolve(intent: FabricIntent, chain: list[Settings], nos_version: str | None = None) -> ResolvedSettings:
+    """``nos_version``: the tier's release, the base the overrides in ``chain`` replace."""
     mtu = intent.mtu.switch
     watchdog = intent.qos.pfc_watchdog
     dcqcn = intent.qos.dcqcn
     ecn = {tc.name: tc.ecn for tc in intent.qos.traffic_classes if tc.ecn is not None}
     cable: int | None = None
-    nos: str | None = None
+    nos = nos_version
     for s in chain:
         mtu = s.mtu if s.mtu is not None else mtu
         watchdog = s.pfc_watchdog or watchdog

@@ -76,10 +76,18 @@ def test_an_unknown_option_exits_3(path: tuple[str, ...], cmd: Any) -> None:
     _assert_usage_error([*path, *_required_args(cmd), "--no-such-option"])
 
 
-@pytest.mark.parametrize("path,cmd", COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])
-def test_every_typed_option_refuses_a_bad_value_with_exit_3(path: tuple[str, ...], cmd: Any) -> None:
-    for option, value in _bad_values(cmd):
-        _assert_usage_error([*path, *_required_args(cmd), option, value])
+BAD_VALUES = [([*path, *_required_args(cmd), option, value]) for path, cmd in COMMANDS
+              for option, value in _bad_values(cmd)]
+
+
+def test_the_walk_finds_typed_options() -> None:
+    assert {(args[0], args[-2]) for args in BAD_VALUES} >= {("deploy", "--canary"), ("health", "--window"),
+                                                        ("audit", "--format"), ("lab", "--port")}
+
+
+@pytest.mark.parametrize("args", BAD_VALUES, ids=[" ".join(a) for a in BAD_VALUES])
+def test_every_typed_option_refuses_a_bad_value_with_exit_3(args: list[str]) -> None:
+    _assert_usage_error(args)
 
 
 @pytest.mark.parametrize("args", [

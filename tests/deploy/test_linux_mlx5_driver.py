@@ -170,8 +170,11 @@ def test_nic_reset_after_deploy_shows_exactly_the_lost_settings(lab: LabThread, 
     assert deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-a").status == "changed"
     lab.inject("gpu005", "nic_reset", netdev="eth1")
     paths = drift_paths(connector.connect(), intent)
+    # the reset also returns the 400G speed-profile DCQCN values (roceops.plan.speed_profiles) to driver defaults
     assert paths == sorted(f"nics[eth1].{p}" for p in (
-        "trust", "pfc_priorities", "dcqcn.np_enabled", "dcqcn.rp_enabled", "roce_tos"))
+        "trust", "pfc_priorities", "dcqcn.np_enabled", "dcqcn.rp_enabled", "roce_tos",
+        "dcqcn.np[min_time_between_cnps]", "dcqcn.rp[rpg_min_dec_fac]", "dcqcn.rp[rpg_ai_rate]",
+        "dcqcn.rp[rpg_time_reset]"))
     out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-b")
     assert out.status == "changed" and "eth0" not in out.diff
     assert drift_paths(connector.connect(), intent) == []

@@ -73,13 +73,23 @@ def test_blank_limit_is_an_error_not_everything() -> None:
     ["deploy", "--limit", "!*"],
     ["audit", "--limit", "!*"],
     ["audit", "--limit", ""],
-    ["rollback", "last", "--commit"],  # no deploy in the journal: nothing to restore
 ])
 def test_empty_selection_exits_3_before_any_connection(argv: list[str], in_tmp: Path, no_network) -> None:
     result = CliRunner().invoke(app, [*argv, "-f", str(LAB_MINI)])
     assert result.exit_code == 3, result.output
     assert "no device" in result.output or "no run" in result.output
     assert "0 devices" not in result.output
+    assert no_network == []
+
+
+def test_rollback_of_a_run_that_changed_nothing_is_an_error(in_tmp: Path, no_network) -> None:
+    with open_journal(in_tmp / "journal.sqlite") as j:  # a dry run: its devices were only diffed
+        run = j.start_run("deploy", "lab-mini", "h", {"commit": False}, device_count=1)
+        j.record_device(run, "spine01", "eos", "would_change", backup_format="eos_cli", backup="old\n")
+        j.finish_run(run, "ok", 0)
+    for argv in (["rollback", run, "--commit"], ["rollback", "last"]):
+        result = CliRunner().invoke(app, [*argv, "-f", str(LAB_MINI)])
+        assert result.exit_code == 3 and "nothing to roll back" in result.output, result.output
     assert no_network == []
 
 
@@ -157,6 +167,7 @@ class FakeDriver:
         self.calls: list[str] = []
         self.journal = journal if journal is not None else []
         self.confirm_timeout: int | None = None
+        self.slow_confirm = False
 
     def read_config(self, conn: Any) -> Snapshot:
         self.calls.append("read_config")
@@ -175,6 +186,9 @@ class FakeDriver:
 
     def confirm(self, conn: Any, txn: str) -> None:
         self.calls.append("confirm")
+        if self.slow_confirm:
+            time.sleep(1.2)
+            read_timeout(conn, 60.0)
 
     def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
         self.calls.append("abort")
@@ -227,6 +241,18 @@ def test_deadline_in_a_commit_timer_transaction_leaves_the_revert_to_the_timer()
     assert outcome.status == "timeout" and "commit timer" in (outcome.error or "")
     assert driver.confirm_timeout is not None and driver.confirm_timeout <= 1  # ends by our deadline
     assert "confirm" not in driver.calls and "abort" not in driver.calls
+
+
+def test_deadline_while_confirming_says_the_outcome_is_unknown_and_sends_nothing_more() -> None:
+    clock = DeviceClock(time.monotonic() + 1.0)
+    driver = FakeDriver(commit_timer=True)
+    driver.slow_confirm = True
+    connector = FakeConnector(clock)
+    outcome = DeviceOutcome(device="spine01", platform="eos", backup=Snapshot(format="eos_cli", text="old\n"))
+    run_transaction(driver, connector, outcome, connector.connect(), Change(diff="", payload=["x"]), "t", 300,  # type: ignore[arg-type]
+                    _verify_ok, clock)
+    assert outcome.status == "timeout" and "either confirmed or reverted" in (outcome.error or "")
+    assert driver.calls[-1] == "confirm"
 
 
 def test_deadline_without_a_commit_timer_rolls_back_within_the_grace() -> None:
@@ -285,6 +311,10 @@ def test_a_killed_run_is_interrupted_with_the_devices_it_may_have_changed(tmp_pa
     live = Journal(tmp_path / "j.sqlite")
     running = live.start_run("deploy", "lab-mini", "h", {"commit": False})
     assert live.run(running).state == "running"  # type: ignore[union-attr]
+    live.db.execute("UPDATE runs SET host='another-host', pid=? WHERE id=?", (dead.pid, running))
+    elsewhere = live.run(running)
+    assert elsewhere is not None and not elsewhere.interrupted  # a pid from another host proves nothing here
+    assert elsewhere.state == "unfinished (ran on another-host)"
     live.close()
 
 
@@ -333,3 +363,14 @@ def test_a_play_with_writing_steps_refuses_an_empty_selection(limit: str, in_tmp
     assert result.exit_code == 3, result.output
     assert "no device" in result.output
     assert no_network == [] and not (in_tmp / "build").exists()  # stopped before rendering anything
+
+
+def test_a_run_deadline_that_passed_starts_no_device(in_tmp: Path, no_network) -> None:
+    """`--deadline` takes a duration like health's; once it passed, no device starts (exit 2, nothing contacted)."""
+    result = CliRunner().invoke(app, ["deploy", "-f", str(LAB_MINI), "--limit", "spine01,gpu001", "--commit",
+                                      "--deadline", "1ms", "--format", "json"])
+    assert result.exit_code == 2, result.output
+    devices = json.loads(result.output)["devices"]
+    assert {d["status"] for d in devices} == {"not_started"}
+    assert all("--deadline passed" in d["error"] for d in devices)
+    assert no_network == []

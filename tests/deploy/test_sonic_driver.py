@@ -169,9 +169,9 @@ def test_session_dropped_mid_push_is_rolled_back_on_reconnect(lab: LabThread, co
     conn = connector.connect()
     backup = DRIVER.read_config(conn)
     lines = len(patch_file_text(DRIVER.plan_change(backup, rendered, intent)).splitlines())
-    # answered: read_config, checkpoint, `cat > ... <<EOF`, the patch, EOF, apply-patch, rm -f; the first
-    # verification command then meets a reset connection, with the patch already applied
-    lab.inject("sonic-c", "drop", after=lines + 6)
+    # answered: read_config, show version (facts), checkpoint, `cat > ... <<EOF`, the patch, EOF, apply-patch,
+    # rm -f; the first verification command then meets a reset connection, with the patch already applied
+    lab.inject("sonic-c", "drop", after=lines + 7)
     out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-drop")
     assert out.status == "rolled_back", out.error
     assert out.error is not None and "closed while waiting for `sonic-cfggen -d --print-data`" in out.error

@@ -27,6 +27,10 @@ DRIFTS = [
     ("leaf-su1-r1", "mtu_mismatch", {"port": "Ethernet8", "mtu": 1500}, "ports[Ethernet8].mtu"),
     ("gpu001", "nic_reset", {"port": "eth0"}, "nics[eth0]"),
     ("gpu006", "mtu_mismatch", {"port": "eth1", "mtu": 1500}, "nics[eth1].mtu"),
+    # a switch reporting another release than its fabric's: one facts.mismatch finding
+    ("leaf-su1-r1", "facts", {"version": "202405.1"}, "facts"),
+    ("leaf-su2-r1", "facts", {"version": "5.15.0"}, "facts"),
+    ("spine01", "facts", {"version": "4.26.1F"}, "facts"),
 ]
 
 

@@ -82,7 +82,7 @@ def test_fault_leaves_device_at_backup(fresh_lab, device: str, fault: str, param
         assert report.exit_code == code
     else:  # a device slower than its --timeout: `timeout` within the deadline, never half-configured
         assert outcome.status == "timeout", (outcome.status, outcome.error)
-        assert outcome.seconds < 2.0 + 1.5, outcome.seconds
+        assert outcome.seconds < 2.0 + 2.5, outcome.seconds  # the deadline, plus a margin for a loaded machine
     fresh_lab.thread.clear(device)
     others = {n: o.status for n, o in report.outcomes.items() if n != device}
     assert set(others.values()) == {"changed"}, others

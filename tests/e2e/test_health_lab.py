@@ -92,3 +92,17 @@ def test_host_keys_checked_when_asked(deployed_lab, monkeypatch, tmp_path) -> No
     status = {v.node: v for v in report.verdicts}
     assert status["gpu001"].status == "ok" and status["gpu002"].status == "unknown" and report.exit_code == 2
     assert any("does not match" in r for r in status["gpu002"].reasons), status["gpu002"].reasons
+
+
+def test_older_mlx5_driver_names_still_give_health_its_counters(deployed_lab) -> None:
+    deployed_lab.thread.inject("gpu003", "old_driver")
+    try:
+        quiet = health(deployed_lab)
+        deployed_lab.thread.inject("gpu003", "crc_errors", port="eth0")
+        noisy = health(deployed_lab)
+    finally:
+        deployed_lab.thread.clear(None)
+    assert {v.status for v in quiet.verdicts} == {"ok"}, [(v.node, v.reasons) for v in quiet.verdicts]
+    bad = {v.node: v for v in noisy.verdicts if v.status != "ok"}
+    assert set(bad) == {"gpu003"} and bad["gpu003"].status == "drain"
+    assert any("counters.crc" in r for r in bad["gpu003"].reasons), bad["gpu003"].reasons

@@ -23,7 +23,7 @@ class _Host:
     hostname = "127.0.0.1"
 
     def __init__(self) -> None:
-        self.data: dict[str, Any] = {}
+        self.data: dict[str, Any] = {}  # no "roceops_lab": connect_host's loopback guard does not apply
         self.connection_options = {"netmiko": SimpleNamespace(extras={})}
         self.connections: dict[str, Any] = {}
         self.closed = 0

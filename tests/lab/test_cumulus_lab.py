@@ -293,3 +293,14 @@ def test_the_fast_line_splitter_agrees_with_shlex(line: str) -> None:
             argv.append(tok)
     want.append((sep, argv))
     assert _split_line(line) == [(s, a) for s, a in want if a]
+
+
+def test_a_dwrr_traffic_class_without_a_bandwidth_shows_zero_as_nvue_does() -> None:
+    # NVUE prints DWRR-0% for a TC nobody gave a bandwidth (fixtures/cumulus/nv_show_qos_roce_lossy_multi_tc.txt)
+    from roceops.lab.devices.cumulus.view import build_view
+
+    tree = {("qos", "roce", "enable"): "on",
+            ("qos", "egress-queue-mapping", "default-global", "switch-priority", "1", "traffic-class"): "1"}
+    view = build_view(tree, ["swp1"], {"swp1": "400G"})
+    assert (view.ets_label(1), view.ets_label(0), view.ets_label(6)) == ("DWRR-0%", "DWRR-50%", "strict-priority")
+    assert build_view({}, ["swp1"], {"swp1": "400G"}).ets_label(2) == "DWRR-0%"  # no preset, nothing set

@@ -306,3 +306,26 @@ def test_state_is_small(tmp_path: Path) -> None:
     used = (tracemalloc.get_traced_memory()[0] - before) / len(states)
     tracemalloc.stop()
     assert used < 60_000, f"{used:.0f} bytes per 2-NIC host"
+
+
+@pytest.mark.parametrize("old_driver", [False, True], ids=["newer-driver", "older-driver"])
+def test_both_driver_shapes_give_crc_symbol_and_pause(lab: LabThread, old_driver: bool) -> None:
+    intent = plan(FABRIC, "gpu007")
+    assert isinstance(intent, HostIntent)
+    if old_driver:
+        lab.inject("gpu007", "old_driver")
+    lab.inject("gpu007", "pause_storm", port="eth0")
+    conn = connect(lab, "gpu007")
+    try:
+        raw = str(conn.send_command("ethtool -S eth0", read_timeout=20))
+        first = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent).ports["eth0"]
+        time.sleep(0.2)
+        second = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent).ports["eth0"]
+    finally:
+        lab.clear("gpu007")
+        conn.disconnect()
+    assert ("pause_ctrl_rx" in raw and "_phy" not in raw) if old_driver else ("rx_crc_errors_phy" in raw)
+    assert {"crc_errors", "symbol_errors", "pause_rx", "pause_tx"} <= set(second.counters) and second.unread == {}
+    storm = second.counters["pause_rx"] - first.counters["pause_rx"] if old_driver else \
+        second.counters["pfc_rx_3"] - first.counters["pfc_rx_3"]
+    assert storm > 2000  # the storm shows in either shape

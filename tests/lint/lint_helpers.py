@@ -34,6 +34,8 @@ def base() -> dict[str, Any]:
             ],
             "pfc_watchdog": {"detect_ms": 200, "restore_ms": 400, "poll_ms": 100},
         },
+        # 4 connections per leaf on 4 uplinks (spread ring): 8 QPs keep P(collision) at 0.008 (LB001 quiet)
+        "load_balancing": {"qps_per_connection": 8},
     }
 
 

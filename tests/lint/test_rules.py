@@ -42,7 +42,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("ECN003", [(f"{ROCE}.ecn.max", "10MB")], None, f"{ROCE}.ecn.max"),
     ("ECN004", [(f"{ROCE}.ecn.probability", 0)], None, f"{ROCE}.ecn.probability"),
     ("ECN005", [(f"{ROCE}.ecn", DROP)], None, ROCE),
-    ("ECN006", [(f"{ROCE}.ecn.min", "0.1B")], None, f"{ROCE}.ecn.min"),
+    ("ECN006", [(f"{ROCE}.ecn.min", "0.1B")], {"ECN006", "ECN007"}, f"{ROCE}.ecn.min"),  # 0 B is below the floor
     # PFC watchdog
     ("WD001", [("qos.pfc_watchdog.restore_ms", 100)], None, "qos.pfc_watchdog.restore_ms"),
     ("WD002", [("qos.pfc_watchdog.poll_ms", 300)], None, "qos.pfc_watchdog.poll_ms"),
@@ -57,6 +57,12 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     # PFC-only without a watchdog is the combination of two warnings, hence three ids
     ("DCQ005", [("qos.dcqcn.enabled", False), ("qos.pfc_watchdog.enabled", False)], {"DCQ004", "WD004", "DCQ005"},
      "qos.pfc_watchdog.enabled"),
+    ("DCQ006", [("qos.dcqcn.rp", {"rpg_min_dec_fac": 50})], None, "qos.dcqcn.rp.rpg_min_dec_fac"),
+    # speed-aware ECN: below the 400G x 10 us / 8 / 7 floor (70KB); above the share once headroom is reserved;
+    # a time threshold larger than the whole 64MB buffer (also above the pool and the fair share)
+    ("ECN007", [(f"{ROCE}.ecn.min", "20KB")], None, f"{ROCE}.ecn.min"),
+    ("ECN008", [(f"{ROCE}.ecn.max", "8MB")], None, f"{ROCE}.ecn.max"),
+    ("ECN009", [(f"{ROCE}.ecn.max", "2ms")], {"ECN002", "ECN003", "ECN009"}, f"{ROCE}.ecn.max"),
     # buffers and headroom
     ("BUF001", [("qos.buffers.egress_lossless_pool_bytes", 100 * 1024 * 1024)], None,
      "qos.buffers.egress_lossless_pool_bytes"),
@@ -71,6 +77,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("TOPO006", [("scalable_units.target_count", DROP)], None, "scalable_units"),
     ("TOPO007", [("rail_only", True), ("tiers.core", {"model": "sw8", "platform": "sonic"})], None, "tiers.core"),
     ("NAME001", [("node.netdev", "eth0")], None, "node.netdev"),  # unknown placeholders are refused at load
+    ("TOPO010", [("planes", 2)], None, "planes"),  # the base's ConnectX-7 serves one plane
     # addressing and ASNs
     ("ADDR001", [("addressing.p2p", "10.1.0.0/30")], None, "addressing.p2p"),
     ("ADDR002", [("addressing.management", "10.0.0.0/16")], None, "addressing.management"),
@@ -95,6 +102,12 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("OVR003", [("overrides.devices.gpu01.mtu", 9000)], None, "overrides.devices.gpu01"),
     ("OVR004", [("overrides.groups.leaf.ecn.rocev2", ECN)], None, "overrides.groups.leaf.ecn.rocev2"),
     ("OVR005", [("overrides.groups.leaf.dcqcn.enabled", True)], None, "overrides.groups.leaf.dcqcn"),
+    # load balancing
+    ("LB001", [("load_balancing.qps_per_connection", 1)], None, "load_balancing.qps_per_connection"),
+    ("LB003", [("load_balancing.mode", "adaptive")], None, "load_balancing.mode"),  # SONiC renders no AR
+    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders no hash fields (LB003)
+    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002", "LB003"},
+     "load_balancing.hash_fields"),
 ]
 
 
@@ -142,11 +155,13 @@ def test_watchdog_override_checked_at_its_path() -> None:
 
 
 def test_ecn_time_thresholds_convert_at_port_speed() -> None:
-    # 10us at 400G = 500,000 B > 400KB; 1us = 50,000 B < 400KB: min >= max only after conversion
+    # 10us at 400G = 500,000 B > 400KB; 2us = 100,000 B < 400KB: min >= max only after conversion
+    # (1us = 50,000 B would be below ECN007's 400G floor of 400G x 10us / 8 / 7 = 71,429 B)
     report = run(broken((f"{ROCE}.ecn", {"min": "10us", "max": "400KB"})))
     assert report.ids == {"ECN001"}
     assert "at 400G" in report.findings[0].message
-    assert run(broken((f"{ROCE}.ecn", {"min": "1us", "max": "400KB"}))).findings == []
+    assert run(broken((f"{ROCE}.ecn", {"min": "2us", "max": "400KB"}))).findings == []
+    assert run(broken((f"{ROCE}.ecn", {"min": "1us", "max": "400KB"}))).ids == {"ECN007"}
 
 
 def test_ecn_override_checked_at_its_path() -> None:

@@ -155,7 +155,7 @@ def test_several_problems_sorted_by_line(tmp_path: Path) -> None:
     text = MINI.replace("planes: 1", "planes: 3").replace("dscp: [26]", "dscp: [26, 99]")
     first, second = _errors(tmp_path, text)
     assert (first.path, second.path) == ("planes", "qos.traffic_classes[0].dscp[1]")
-    assert first.message == "must be 1 or 2, got 3"
+    assert first.message == "must be 1, 2 or 4, got 3"
     assert second.line > first.line
 
 

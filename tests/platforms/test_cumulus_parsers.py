@@ -96,6 +96,26 @@ def test_congestion_control_fixture() -> None:
         4: want, 5: want, 7: want}
 
 
+def test_interface_congestion_control_fixture_has_its_own_title_and_units() -> None:
+    # per-interface form: "ECN configuration" and 153.00 KB / 1.43 MB (raised ParseError before)
+    assert p.parse_qos_congestion_control(fixture("nv_show_interface_qos_congestion_control")) == {
+        0: {"ecn": True, "red": False, "min": 153 * 1024, "max": round(1.43 * 1024**2), "probability": 100}}
+
+
+def test_qos_roce_lossy_multi_tc_fixture() -> None:
+    r = p.parse_qos_roce(fixture("nv_show_qos_roce_lossy_multi_tc"))
+    assert (r["enable"], r["mode"], r["trust-mode"]) == ("on", "lossy-multi-tc", "pcp,dscp")
+    assert r["pfc"]["pfc-priority"] == []
+    cc = r["congestion-control"]
+    assert (cc["congestion-mode"], cc["enabled-tc"], cc["probability"]) == ("ECN", [1, 2, 3], 5)
+    assert (cc["min-threshold"], cc["max-threshold"]) == (163 * 1024, 234 * 1024)
+    assert r["dscp_to_sp"][26] == 4 and r["dscp_to_sp"][5] == 3 and r["dscp_to_sp"][48] == 0
+    assert r["pcp_to_sp"] == {i: i for i in range(8)} and r["sp_to_tc"] == {i: i for i in range(8)}
+    assert r["scheduler"][0] == {"mode": "dwrr", "weight": 4} and r["scheduler"][7] == {"mode": "dwrr", "weight": 0}
+    assert [(x["name"], x["size"], x["traffic-class"]) for x in r["pools"]] == [
+        ("lossy-default-ingress", "100%", []), ("lossy-default-egress", "100%", list(range(8)))]
+
+
 def test_egress_queue_mapping_fixture() -> None:
     assert p.parse_qos_egress_queue_mapping(fixture("nv_show_qos_egress_queue_mapping_default_global")) == {
         0: 0, 1: 1, 2: 7, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7}

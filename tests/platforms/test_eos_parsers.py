@@ -63,9 +63,9 @@ def test_interfaces_status_capture_without_flags() -> None:
     rows = p.parse_interfaces_status((FIX / "show_interfaces_status.txt").read_text())
     assert [r["port"] for r in rows] == ["Et3/1/1", "Et3/1/4", "Et3/2/1", "Et3/2/2", "Et3/2/4", "Et3/2/5"]
     assert rows[0] == {"port": "Et3/1/1", "name": "I am a 40G port !! Hi", "status": "connected", "vlan": "trunk",
-                       "duplex": "a-full", "speed": "a-40G", "type": "40GBASE-CR4", "flags": ""}
+                       "duplex": "a-full", "speed": "a-40G", "type": "40GBASE-CR4", "flags": "", "encapsulation": ""}
     assert rows[1] == {"port": "Et3/1/4", "name": "", "status": "inactive", "vlan": "1", "duplex": "unconf",
-                       "speed": "unconf", "type": "40GBASE-CR4", "flags": ""}
+                       "speed": "unconf", "type": "40GBASE-CR4", "flags": "", "encapsulation": ""}
     assert (rows[4]["name"], rows[4]["status"], rows[4]["vlan"]) == ("- DISABLED routed (", "disabled", "routed")
     assert [r["status"] for r in rows] == ["connected", "inactive", "notconnect", "errdisabled", "disabled",
                                            "disabled"]
@@ -75,16 +75,29 @@ def test_interfaces_status_capture_with_flags_and_collapsed_lines() -> None:
     rows = p.parse_interfaces_status((FIX / "show_interfaces_status_flags.txt").read_text())
     assert [r["port"] for r in rows] == ["Et1", "Et2", "Et3", "Ma1", "Et49", "Et52", "Ma1", "Po49"]
     assert rows[0] == {"port": "Et1", "name": "", "status": "notconnect", "vlan": "10", "duplex": "auto",
-                       "speed": "auto", "type": "10GBASE-T", "flags": ""}
+                       "speed": "auto", "type": "10GBASE-T", "flags": "", "encapsulation": ""}
     assert rows[3] == {"port": "Ma1", "name": "", "status": "connected", "vlan": "routed", "duplex": "a-full",
-                       "speed": "a-100M", "type": "10/100/1000", "flags": ""}
+                       "speed": "a-100M", "type": "10/100/1000", "flags": "", "encapsulation": ""}
     # the capture's last four lines have their column padding collapsed to single spaces
     assert rows[4] == {"port": "Et49", "name": "Core: drxx.yul01", "status": "notconnect", "vlan": "in Po49",
-                       "duplex": "full", "speed": "10G", "type": "Not Present", "flags": ""}
+                       "duplex": "full", "speed": "10G", "type": "Not Present", "flags": "", "encapsulation": ""}
     assert (rows[5]["status"], rows[5]["type"]) == ("connected", "10GBASE-SR")
     assert (rows[6]["duplex"], rows[6]["speed"]) == ("a-half", "a-10M")
     assert rows[7] == {"port": "Po49", "name": "Core: dr01-dr02.y", "status": "connected", "vlan": "trunk",
-                       "duplex": "full", "speed": "20G", "type": "N/A", "flags": ""}
+                       "duplex": "full", "speed": "20G", "type": "N/A", "flags": "", "encapsulation": ""}
+
+
+def test_interfaces_status_capture_with_flags_and_encapsulation_columns() -> None:
+    rows = p.parse_interfaces_status((FIX / "show_interfaces_status_encapsulation.txt").read_text())
+    assert [r["port"] for r in rows] == ["Et1", "Et2", "Et3", "Et4", "Et5", "Et6", "Et7", "Ma1"]
+    assert rows[1] == {"port": "Et2", "name": "", "status": "connected", "vlan": "2", "duplex": "full",
+                       "speed": "1G", "type": "EbraTestPhyPort", "flags": "", "encapsulation": ""}
+    assert rows[7] == {"port": "Ma1", "name": "", "status": "disabled", "vlan": "routed", "duplex": "a-full",
+                       "speed": "a-1G", "type": "10/100/1000", "flags": "", "encapsulation": ""}
+    line = "Et9               connected    routed   full   400G   400GBASE-CR8    D     dot1q"
+    header = "Port       Name   Status       Vlan     Duplex Speed  Type            Flags Encapsulation"
+    row = p.parse_interfaces_status(f"{header}\n{line}\n")[0]
+    assert (row["type"], row["flags"], row["encapsulation"]) == ("400GBASE-CR8", "D", "dot1q")
 
 
 def test_interfaces_status_rejects_other_output() -> None:
@@ -179,7 +192,7 @@ def test_json_parsers_on_lab_output() -> None:
     assert pfc["Ethernet1/1"]["rx"] == sum(rx for rx, _ in pfc["Ethernet1/1"]["priorities"].values())
     assert p.parse_pfc_watchdog_json(run(st, p.CMD_PFC_WATCHDOG)) == {"Ethernet1/1": 1}
     intfs = p.parse_interfaces_json(run(st, p.CMD_INTERFACES))
-    assert intfs["Ethernet1/1"]["mtu"] == 9216 and intfs["Ethernet1/1"]["speed"] == 400_000
+    assert intfs["Ethernet1/1"]["mtu"] == 9214 and intfs["Ethernet1/1"]["speed"] == 400_000
     assert intfs["Loopback0"]["mtu"] == 65535
     status = p.parse_interfaces_status_json(run(st, "show interfaces status | json"))
     assert status["Ethernet2/1"]["status"] == "connected" and status["Ethernet2/1"]["speed"] == 400_000
@@ -196,7 +209,7 @@ def test_observed_config_of_a_deployed_switch_has_no_drift() -> None:
     observed = p.observe_config(lab_state().running_text(), want)
     assert compare(DRIVER.expected(want), observed) == []
     assert observed["ports"]["Ethernet1/1"] == {
-        "name": "Ethernet1/1", "mtu": 9216, "admin_up": True, "description": "leaf-su1-r1:Ethernet32",
+        "name": "Ethernet1/1", "mtu": 9214, "admin_up": True, "description": "leaf-su1-r1:Ethernet32",
         "address": "10.1.0.0/31", "pfc_priorities": [3], "pfc_watchdog": True, "speed": 400_000}
     assert observed["qos"]["queues"]["3"] == {"scheduler": "dwrr", "weight": 60,
                                              "ecn": {"min_bytes": 153600, "max_bytes": 1536000, "probability": 100}}
@@ -331,3 +344,15 @@ def test_plan_change_after_drift_and_plan_restore_round_trip() -> None:
     run(st, "configure session r1", *restore.payload, "commit")
     assert st.running_text() == backup.text
     assert DRIVER.plan_restore(backup, backup).empty
+
+
+def test_lab_status_text_in_both_layouts_parses_to_the_same_rows() -> None:
+    st = lab_state()
+    older = p.parse_interfaces_status(run(st, "show interfaces status"))
+    st.apply_fault("status_columns")
+    text = run(st, "show interfaces status")
+    assert text.splitlines()[0].split()[-2:] == ["Flags", "Encapsulation"]
+    newer = p.parse_interfaces_status(text)
+    assert [r["port"] for r in newer] == [r["port"] for r in older] and len(newer) >= len(intent().ports)
+    assert newer == [{**r, "flags": "", "encapsulation": ""} for r in older]
+    assert all(line.endswith(" ") for line in text.splitlines()[1:])  # empty trailing columns padded, as EOS does

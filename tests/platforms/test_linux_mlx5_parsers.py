@@ -133,6 +133,16 @@ def test_ethtool_stats_with_real_header_and_indent() -> None:
         parse_ethtool_stats("NIC statistics:\n     rx_packets: lots\n")
 
 
+def test_ethtool_stats_older_driver_fixture_with_indent() -> None:
+    stats = parse_ethtool_stats(fixture("ethtool_S_mlx5_connectx4_older_driver.txt"))
+    assert len(stats) == 309
+    assert (stats["rx_packets"], stats["tx_packets"], stats["rx_unicast_packets"]) == (5487361, 5116718, 4493131)
+    assert (stats["crc_align_errors"], stats["symbol_err"], stats["pause_ctrl_rx"], stats["pause_ctrl_tx"]) == (
+        0, 0, 0, 0)
+    assert not any(k.endswith("_phy") or k.startswith("rx_prio") for k in stats)
+    assert stats["rx0_packets"] == 393312
+
+
 def test_ethtool_driver_pause_settings() -> None:
     drv = parse_ethtool_driver("driver: mlx5_core\nversion: 24.10-1.1.4\nfirmware-version: 28.42.1000 "
                                "(MT_0000000838)\nexpansion-rom-version: \nbus-info: 0000:3c:00.0\n")

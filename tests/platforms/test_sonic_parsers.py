@@ -332,3 +332,65 @@ def test_operational_from_fixture_outputs() -> None:
     assert oper.lldp["Ethernet0"].device == "spine01" and oper.lldp["Ethernet0"].port == "Ethernet1/1"
     assert oper.bgp["10.0.0.1"].state == "Established" and oper.bgp["10.0.0.33"].state == "Active"
     assert oper.bgp["10.0.0.1"].remote_asn == 65200
+
+
+# --------------------------------------------------------------------------- other releases and multi-ASIC shapes
+
+CAPTURES = REPO / "tests" / "platforms" / "captures"
+
+
+def test_show_pfc_counters_history_in_milliseconds_comes_back_in_microseconds() -> None:
+    # releases that print "... Time MS" (tests/platforms/captures/SOURCES.md); the US parser returned nothing
+    h = P.show_pfc_counters_history((CAPTURES / "sonic_show_pfc_counters_history_ms.txt").read_text())
+    assert sorted(h) == ["Ethernet0", "Ethernet4", "Ethernet8"] and all(len(v) == 8 for v in h.values())
+    assert h["Ethernet0"][0] == {"rx_pause_transitions": 12, "total_rx_pause_time_us": 12_000_000,
+                                 "recent_rx_pause_time_us": 1_200_000,
+                                 "recent_rx_pause_timestamp": "01/10/2008, 21:20:00"}
+    assert h["Ethernet4"][3]["total_rx_pause_time_us"] == 40_003_000
+    assert h["Ethernet8"][7]["recent_rx_pause_time_us"] == 8_007_000
+
+
+def test_show_pfc_asymmetric() -> None:
+    a = P.show_pfc_asymmetric(text("show_pfc_asymmetric.txt"))
+    assert list(a) == [f"Ethernet{4 * i}" for i in range(32)]
+    assert set(a.values()) == {False}
+    assert P.show_pfc_asymmetric("Interface    Asymmetric\n-----------  ------------\nEthernet0    on\n"
+                                 "Ethernet4    N/A\n") == {"Ethernet0": True, "Ethernet4": None}
+
+
+def test_show_pfc_counters_multi_asic_with_backplane_ports() -> None:
+    c = P.show_pfc_counters(text("show_pfc_counters_all_multi_asic.txt"))
+    ports = ["Ethernet0", "Ethernet4", "Ethernet-BP0", "Ethernet-BP4", "Ethernet-BP256", "Ethernet-BP260"]
+    assert list(c["rx"]) == ports and list(c["tx"]) == ports
+    assert c["rx"]["Ethernet-BP0"] == {0: 1600, 1: 601, 2: 602, 3: 603, 4: 604, 5: 605, 6: 606, 7: 607}
+    assert c["tx"]["Ethernet-BP4"][0] == 1810 and c["tx"]["Ethernet0"][7] == 217
+    assert c["rx"]["Ethernet-BP256"][0] == 1900 and c["tx"]["Ethernet-BP260"][3] == 113
+
+
+def test_pfcwd_show_stats_multi_asic_all_queues() -> None:
+    s = P.pfcwd_show_stats(text("pfcwd_show_stats_multi_asic.txt"))
+    assert len(s) == 96 and {port for port, _ in s} == {"Ethernet0", "Ethernet4", "Ethernet-BP0", "Ethernet-BP4",
+                                                        "Ethernet-BP256", "Ethernet-BP260"}
+    assert s[("Ethernet0", 0)] == {"status": None, "storm_detected": 0, "storm_restored": 0, "tx_ok": 5871,
+                                   "tx_drop": 11, "rx_ok": 4740, "rx_drop": 47, "tx_last_ok": 499,
+                                   "tx_last_drop": 2, "rx_last_ok": 7886, "rx_last_drop": 13}
+    assert s[("Ethernet-BP256", 10)]["tx_ok"] == 4559 and s[("Ethernet-BP260", 15)]["rx_last_drop"] == 72
+
+
+def test_counters_printed_as_na_are_unread_never_zero() -> None:
+    header = "  Port {}    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n" \
+             "---------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+    na = "Ethernet0     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A\n"
+    ok = "Ethernet8       1       2       3       4       5       6       7       8\n"
+    pfc = header.format("Rx") + na + ok + "\n" + header.format("Tx") + na + ok
+    stats = ("      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
+             "    RX LAST OK/DROP\n"
+             "-----------  --------  -------------------------  ------------  ------------  -----------------"
+             "  -----------------\n"
+             "Ethernet0:3       N/A                    N/A/N/A       N/A/N/A       N/A/N/A            N/A/N/A"
+             "            N/A/N/A\n")
+    oper = DRIVER.operational({PFC_COUNTERS: pfc, PFCWD_STATS: stats}, leaf())
+    e0, e8 = oper.ports["Ethernet0"], oper.ports["Ethernet8"]
+    assert "pfc_rx_3" not in e0.counters and e0.unread["pfc_rx_3"] == "`show pfc counters` prints N/A"
+    assert "pfcwd_storms" not in e0.counters and e0.unread["pfcwd_storms"] == "`pfcwd show stats` prints N/A"
+    assert e8.counters["pfc_rx_3"] == 4 and e8.counters["pfcwd_storms"] == 0 and e8.unread == {}

@@ -581,12 +581,15 @@ def test_mlxconfig_script_only_when_the_fabric_manages_firmware() -> None:
         in script.splitlines()
 
 
-def test_qps_per_connection_follows_the_fabrics_entropy_setting_when_there_is_one() -> None:
-    from types import SimpleNamespace
+def test_qps_per_connection_follows_the_fabrics_entropy_setting() -> None:
+    from roceops.plan.host import plan_nccl, qps_per_connection
 
-    from roceops.plan.host import qps_per_connection
-
-    intent = FabricIntent.model_validate(example_dict("lab-mini"))
-    assert qps_per_connection(intent) == 1  # no load_balancing model yet: NCCL's default
-    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=4))) == 4  # type: ignore[arg-type]
-    assert qps_per_connection(SimpleNamespace(load_balancing=SimpleNamespace(qps_per_connection=0))) == 1  # type: ignore[arg-type]
+    data = example_dict("lab-mini")
+    assert qps_per_connection(FabricIntent.model_validate(data)) == 8  # lab-mini's load_balancing (issue 19)
+    data["load_balancing"] = {"qps_per_connection": 1}
+    one = FabricIntent.model_validate(data)
+    host = expand(one).hosts[0]
+    nccl = plan_nccl(one, host)
+    assert (nccl.qps_per_connection, nccl.split_data_on_qps) == (1, 0)  # NCCL's defaults
+    del data["load_balancing"]
+    assert qps_per_connection(FabricIntent.model_validate(data)) == 1

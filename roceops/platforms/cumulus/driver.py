@@ -41,7 +41,9 @@ from roceops.plan.model import SwitchIntent
 from roceops.platforms.channel import read_timeout, send_line
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus import parsers_ports as pp
+from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
 from roceops.platforms.cumulus.render import (
+    ECMP_HASH_FIELD,
     is_set_leaf,
     nv_set_commands,
     nv_set_paths,
@@ -52,6 +54,7 @@ from roceops.platforms.driver import (
     BgpSession,
     Change,
     ConfirmNotTaken,
+    DeviceFacts,
     DriverError,
     Intent,
     LldpNeighbor,
@@ -240,7 +243,18 @@ def observe(outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
     links = p.interfaces_json(_out(outputs, "nv show interface -o json"))
     out["ports"] = {name: _observe_port(outputs, cfg, name, links.get(name, {})) for name in intent.ports}
     out["bgp"] = _observe_bgp(cfg, intent)
+    out["load_balancing"] = _observe_load_balancing(cfg)
     return out
+
+
+def _observe_load_balancing(cfg: dict[tuple[str, ...], set[str]]) -> dict[str, Any]:
+    """Mode and ECMP hash fields from the applied config; no ecmp-hash line at all = the switch default (None)."""
+    state = {key: _one(cfg, "system", "forwarding", "ecmp-hash", key) for key in ECMP_HASH_FIELD.values()}
+    fields = None
+    if any(v is not None for v in state.values()):
+        fields = [name for name, key in ECMP_HASH_FIELD.items() if state[key] == "on"]
+    mode = "adaptive" if _one(cfg, "router", "adaptive-routing", "enable") == "on" else "ecmp"
+    return {"mode": mode, "hash_fields": fields}
 
 
 def _observe_qos(outputs: dict[str, str], cfg: dict[tuple[str, ...], set[str]], intent: SwitchIntent) -> dict[str, Any]:
@@ -495,6 +509,18 @@ class CumulusDriver:
         if problem:
             raise DriverError(f"cannot read the configuration: {problem}")
         return Snapshot(format="nvue_commands", text=text)
+
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(outputs[SYSTEM_COMMAND], outputs[INTERFACES_COMMAND])
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
+        """Release and platform from ``nv show system``, swp ports from ``nv show interface`` (JSON both)."""
+        outputs = run_batch(conn, [SYSTEM_COMMAND, INTERFACES_COMMAND])
+        for cmd, out in outputs.items():
+            if problem := _first_error(out):
+                raise DriverError(f"{cmd} failed: {problem}")
+        return parse_facts(outputs[SYSTEM_COMMAND], outputs[INTERFACES_COMMAND])
 
     def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return run_batch(conn, collect_commands(intent, ports))

@@ -298,9 +298,17 @@ def parse_qos_pfc(text: str) -> dict[str, Any]:
     return out
 
 
+_ECN_TITLES = ("ECN Configurations", "ECN configuration")
+
+
 def parse_qos_congestion_control(text: str) -> dict[int, dict[str, Any]]:
-    """``nv show qos congestion-control <profile>`` -> traffic class -> ECN/RED/thresholds."""
-    table = _titled(parse_tables(text), "ECN Configurations", "nv show qos congestion-control")
+    """``nv show qos congestion-control <profile>`` or ``nv show interface <swp> qos congestion-control`` ->
+    traffic class -> ECN/RED/thresholds (bytes). The profile form titles its table ``ECN Configurations`` and
+    prints bytes (``40000 B``); the interface form titles it ``ECN configuration`` and prints ``153.00 KB``
+    (NVUE reference, Show-Commands/QoS.md @ 02191e8)."""
+    tables = parse_tables(text)
+    title = next((t.title for t in tables if t.title in _ECN_TITLES), _ECN_TITLES[0])
+    table = _titled(tables, title, "nv show qos congestion-control")
     return {int(r["traffic-class"]): {"ecn": r["ECN"] == "enable", "red": r["RED"] == "enable",
                                       "min": size_bytes(r["Min Th"]), "max": size_bytes(r["Max Th"]),
                                       "probability": number(r["Probability"])} for r in table.records()}

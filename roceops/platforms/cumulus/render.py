@@ -22,6 +22,11 @@ Naming and mapping decisions (all here, none in the templates):
   ``robustness`` (polling intervals before mitigation): polling-interval = ``poll_ms``,
   robustness = ceil(``detect_ms`` / ``poll_ms``). ``restore_ms`` and ``action`` cannot be expressed.
 * Speeds are ``400G``-style (Mb/s / 1000 + ``G``); descriptions are shell-quoted when needed.
+* Load balancing (NVUE reference, Set-and-Unset-Commands/System-Forwarding and /Adaptive-Routing): when the
+  intent lists hash fields, each of the five ``system forwarding ecmp-hash`` fields of :data:`ECMP_HASH_FIELD`
+  is set ``on`` or ``off`` (others keep the switch default); ``mode: adaptive`` renders the global
+  ``router adaptive-routing enable on`` (the <= 5.14 spelling). Seeds, DLB and QP hashing are refused by lint
+  (roceops.platforms.lb_support), never dropped here.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ from typing import Any
 
 from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
 
+# vendor-neutral hash field -> NVUE `system forwarding ecmp-hash` key (nv show system forwarding lists them)
+ECMP_HASH_FIELD: dict[str, str] = {
+    "src_ip": "source-ip", "dst_ip": "destination-ip", "ip_protocol": "ip-protocol",
+    "l4_src_port": "source-port", "l4_dst_port": "destination-port",
+}
 PROFILE = "default-global"
 LOOPBACK = "lo"
 ROCE_MODE = "lossless"
@@ -109,6 +119,16 @@ def _ecn(qid: int, q: QueueIntent) -> dict[str, Any]:
             "probability": q.ecn.probability}
 
 
+def _load_balancing(device: SwitchIntent) -> dict[str, Any]:
+    lb = device.load_balancing
+    fields = lb.hash_fields
+    return {
+        "ecmp_hash": ([(key, "on" if name in fields else "off") for name, key in ECMP_HASH_FIELD.items()]
+                      if fields is not None else []),
+        "adaptive_routing": lb.mode == "adaptive",
+    }
+
+
 def render_context(device: Any) -> dict[str, Any]:
     """Template variables for one Cumulus switch (see the module docstring for every decision)."""
     if not isinstance(device, SwitchIntent):
@@ -121,6 +141,7 @@ def render_context(device: Any) -> dict[str, Any]:
     bgp = device.bgp
     return {
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "profile": PROFILE,
         "interfaces": [
             {"name": p.name, "description": quote(p.description) if p.description else "",
@@ -129,6 +150,7 @@ def render_context(device: Any) -> dict[str, Any]:
             for p in ports
         ],
         "loopback": {"name": LOOPBACK, "address": device.loopback},
+        "load_balancing": _load_balancing(device),
         "qos": {
             "roce_mode": ROCE_MODE,
             "trust": TRUST[qos.trust],

@@ -19,7 +19,7 @@ class EosHConfigDriver(HConfigDriverAristaEOS):
     @staticmethod
     def _instantiate_rules() -> HConfigDriverRules:
         rules = HConfigDriverAristaEOS._instantiate_rules()
-        intf, txq, bgp = MatchRule(startswith="interface "), MatchRule(startswith="tx-queue "), \
+        intf, txq, bgp = MatchRule(startswith="interface "), MatchRule(startswith=("tx-queue ", "uc-tx-queue ")), \
             MatchRule(startswith="router bgp ")
         top_values = ("service routing protocols model", "spanning-tree mode", "priority-flow-control pause watchdog "
                       "default timeout", "priority-flow-control pause watchdog default recovery-time",

@@ -37,6 +37,7 @@ from roceops.platforms.driver import (
     BgpSession,
     Change,
     ConfirmNotTaken,
+    DeviceFacts,
     DriverError,
     Intent,
     LldpNeighbor,
@@ -46,6 +47,8 @@ from roceops.platforms.driver import (
 )
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import hconfig
+from roceops.platforms.eos.facts import COMMANDS as FACTS_COMMANDS
+from roceops.platforms.eos.facts import parse_facts
 from roceops.platforms.eos.render import LOOPBACK, config_lines
 from roceops.render.engine import RenderedDevice
 
@@ -271,6 +274,19 @@ class EosDriver:
         return Snapshot(format="eos_cli", text=out.strip() + "\n")
 
     batch: ClassVar[int] = 40  # config lines per write: one round trip per batch instead of per line
+
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(*(outputs[cmd] for cmd in FACTS_COMMANDS))
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
+        """Release and model from ``show version``, Ethernet ports from ``show interfaces`` (JSON both)."""
+        self._privileged(conn)
+        outputs = {cmd: self._send(conn, cmd) for cmd in FACTS_COMMANDS}
+        for cmd, out in outputs.items():
+            if err := _first_error(out):
+                raise DriverError(f"{cmd} failed: {err}")
+        return parse_facts(*outputs.values())
 
     def _send_batch(self, conn: Any, lines: list[str]) -> str:
         """Send several lines in one write and read until one prompt per line came back.

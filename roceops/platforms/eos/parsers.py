@@ -33,7 +33,7 @@ from roceops.platforms.eos.config_tree import (
     line_text,
 )
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, address_key, network_key
-from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, kbytes, natural_key
+from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, eos_mtu, kbytes, natural_key
 
 CMD_RUNNING = "show running-config"
 CMD_INTERFACES = "show interfaces | json"
@@ -65,7 +65,7 @@ class ParseError(ValueError):
 # --------------------------------------------------------------------------- running-config -> intent
 
 
-_TX_QUEUE = re.compile(r"tx-queue (\d+)")
+_TX_QUEUE = re.compile(r"(?:uc-)?tx-queue (\d+)")  # uc-tx-queue: the unicast queue on split uc/mc platforms
 _NO_DROP = re.compile(r"priority-flow-control priority (\d) no-drop")
 _NEIGHBOR_AS = re.compile(r"neighbor (\S+) remote-as (\S+)")
 _NEIGHBOR_DESCRIPTION = re.compile(r"neighbor (\S+) description (.+)")
@@ -96,11 +96,12 @@ def _ecn(line: str) -> dict[str, Any] | None:
 
 
 def parse_tx_queues(intf: Line) -> dict[int, dict[str, Any]]:
-    """``tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``), weight, ECN."""
+    """``tx-queue N`` / ``uc-tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``),
+    weight, ECN."""
     out: dict[int, dict[str, Any]] = {}
     for q in line_children(intf):
         text = line_text(q)
-        if not text.startswith("tx-queue ") or not (m := _TX_QUEUE.fullmatch(text)):
+        if not text.startswith(("tx-queue ", "uc-tx-queue ")) or not (m := _TX_QUEUE.fullmatch(text)):
             continue
         scheduler, weight, ecn = _tx_queue(tuple(map(line_text, line_children(q))))
         out[int(m.group(1))] = {"scheduler": scheduler, "weight": weight, "ecn": None if ecn is None else dict(ecn)}
@@ -220,7 +221,7 @@ def _updated(model: _Model, update: dict[str, Any]) -> _Model:
 
 
 def expected_intent(intent: SwitchIntent) -> SwitchIntent:
-    """The intent as EOS represents it: kbytes ECN thresholds, ``alert`` watchdog as ``forward`` (EOS
+    """The intent as EOS represents it: MTU at most 9214, kbytes ECN thresholds, ``alert`` watchdog as ``forward`` (EOS
     ``no-drop``), per-port watchdog only where PFC is on and the watchdog is enabled, networks de-duplicated."""
     qos = intent.qos
     wd = qos.pfc_watchdog
@@ -228,7 +229,8 @@ def expected_intent(intent: SwitchIntent) -> SwitchIntent:
     queues = {qid: _updated(q, {"ecn": None if q.ecn is None else _updated(q.ecn, {
         "min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024})})
         for qid, q in qos.queues.items()}
-    ports = {name: _updated(p, {"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities)})
+    ports = {name: _updated(p, {"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities),
+                                "mtu": eos_mtu(p.mtu)})
              for name, p in intent.ports.items()}
     new_qos = qos.model_copy(update={"queues": queues, "pfc_watchdog": wd.model_copy(update={"action": action})})
     bgp = intent.bgp.model_copy(update={"networks": list(dict.fromkeys(intent.bgp.networks))})
@@ -306,7 +308,7 @@ _STATUS_RE = re.compile(
 
 
 def parse_interfaces_status(text: str) -> list[dict[str, str]]:
-    """``show interfaces status`` rows: port, name, status, vlan, duplex, speed, type, flags.
+    """``show interfaces status`` rows: port, name, status, vlan, duplex, speed, type, flags, encapsulation.
 
     Aligned rows are cut at the header's column positions (names may contain anything); rows whose spacing
     was collapsed (seen in captures) fall back to a pattern anchored on the status word.
@@ -338,14 +340,17 @@ def _status_aligned(ln: str, cols: dict[str, int]) -> dict[str, str] | None:
     tail = tail.lstrip()
     speed, _, media = tail.partition(" ")
     media_col = cols["Type"]
-    flags = ""
+    flags = encapsulation = ""
     if "Flags" in cols and len(ln) > cols["Flags"]:
-        media, flags = ln[media_col:cols["Flags"]].strip(), ln[cols["Flags"]:].strip()
+        # newer EOS adds Flags and then Encapsulation (ntc-templates arista_eos_show_interfaces_status_encap.raw)
+        flags_end = cols.get("Encapsulation", len(ln))
+        media, flags = ln[media_col:cols["Flags"]].strip(), ln[cols["Flags"]:flags_end].strip()
+        encapsulation = ln[flags_end:].strip()
     else:
         media = ln[media_col:].strip() if len(ln) > media_col and ln[media_col - 1] == " " else media.strip()
     return {"port": ln[: cols["Name"]].strip(), "name": ln[cols["Name"]:st].strip(), "status": status,
             "vlan": ln[vl:dup_start].strip(), "duplex": duplex.strip(), "speed": speed.strip(), "type": media,
-            "flags": flags}
+            "flags": flags, "encapsulation": encapsulation}
 
 
 def _status_collapsed(ln: str) -> dict[str, str] | None:
@@ -353,7 +358,7 @@ def _status_collapsed(ln: str) -> dict[str, str] | None:
     if m is None:
         return None
     row = {k: (v or "").strip() for k, v in m.groupdict().items()}
-    row["flags"] = ""
+    row["flags"] = row["encapsulation"] = ""
     return row
 
 

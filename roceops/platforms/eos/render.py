@@ -23,6 +23,14 @@ Every EOS-specific naming or unit decision lives here, not in the templates:
   Timers are rendered as the intent says; EOS reportedly wants polling-interval <= min(timeout,
   recovery-time) / 2 and substitutes its own value otherwise (third-party, unconfirmed) - a policy
   check, not something the renderer should silently change.
+* Queue keyword (:func:`queue_keyword`): ``uc-tx-queue N`` on platforms with separate unicast and multicast
+  egress queues, ``tx-queue N`` elsewhere. AVD models both (eos_cli_config_gen ``ethernet-interface-tx-queues.j2``
+  and ``ethernet-interface-uc-tx-queues.j2`` @ a3def43, same body, only the keyword differs) and leaves the
+  choice to the user; the families here (``UC_TX_QUEUE_MODELS``, by the ``modelName`` a fabric's hwsku holds)
+  follow public RoCE configs for Trident/Tomahawk-class switches; which exact models need it is unconfirmed.
+  No hwsku: ``tx-queue``.
+* MTU: at most ``MAX_MTU`` = 9214, the jumbo MTU public EOS configs and AVD's ``p2p_uplinks_mtu`` default use
+  (EOS's exact maximum per platform is unconfirmed); a fabric's 9216 is rendered 9214 and audited as 9214.
 * Interfaces say ``no shutdown``/``shutdown`` explicitly (as AVD does), so a merge also re-enables ports.
 * BGP ``maximum-paths``: SwitchIntent has no ECMP width; ``MAXIMUM_PATHS`` (64) is used. EOS's
   default is 1, which would silently disable ECMP on a spine.
@@ -39,6 +47,9 @@ from typing import Any
 from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
 
 LOOPBACK = "Loopback0"
+MAX_MTU = 9214
+# EOS modelName prefixes with split unicast/multicast egress queues (uc-tx-queue); see the module docstring
+UC_TX_QUEUE_MODELS = ("DCS-7050CX", "DCS-7050SX", "DCS-7050TX", "DCS-7060", "DCS-7260")
 MAXIMUM_PATHS = 64
 SPEED_KEYWORDS: dict[int, str] = {
     10_000: "10gfull",
@@ -91,6 +102,24 @@ def kbytes(value: int) -> int:
     return max(1, (value + 512) // 1024)
 
 
+def eos_mtu(mtu: int) -> int:
+    """The MTU EOS is given: the intent's, capped at :data:`MAX_MTU`.
+
+    >>> eos_mtu(9216), eos_mtu(9100), eos_mtu(1500)
+    (9214, 9100, 1500)
+    """
+    return min(mtu, MAX_MTU)
+
+
+def queue_keyword(hwsku: str | None) -> str:
+    """``uc-tx-queue`` for a model with split unicast/multicast queues, else ``tx-queue``.
+
+    >>> queue_keyword("DCS-7060DX5-64S"), queue_keyword("DCS-7280CR3-32P4"), queue_keyword(None)
+    ('uc-tx-queue', 'tx-queue', 'tx-queue')
+    """
+    return "uc-tx-queue" if hwsku and hwsku.upper().startswith(UC_TX_QUEUE_MODELS) else "tx-queue"
+
+
 def speed_keyword(mbps: int) -> str:
     try:
         return SPEED_KEYWORDS[mbps]
@@ -133,7 +162,7 @@ def _interface(port: SwitchPort, trust: str, watchdog: bool) -> Interface:
         name=port.name,
         description=port.description,
         shutdown=not port.admin_up,
-        mtu=port.mtu,
+        mtu=eos_mtu(port.mtu),
         speed=speed_keyword(port.speed),
         address=port.address,
         trust=trust,
@@ -169,6 +198,8 @@ def render_context(device: Any) -> dict[str, Any]:
     bgp = device.bgp
     return {
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned)
+        "tx_queue_keyword": queue_keyword(device.hwsku),
         "dscp_maps": dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,

@@ -69,12 +69,38 @@ _BENIGN = ("Rate limit is not supported on your system!",)
 
 
 # operational's ethtool -S counters: (neutral name, ethtool name) of the pause frames per priority, and
-# (neutral name, ethtool names in order of preference) of the others
+# (neutral name, ethtool names in order of preference) of the others. The *_phy names are today's mlx5
+# (Linux Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst); older in-box drivers
+# print crc_align_errors, symbol_err, pause_ctrl_rx/tx and no rx_prio*_pause (isc-projects/ethq
+# tests/mlx5_core @ 6331e03, shared/fixtures/linux_mlx5/ethtool_S_mlx5_connectx4_older_driver.txt).
 _PAUSE_COUNTERS = tuple((f"pfc_{d}_{p}", f"{d}_prio{p}_pause") for p in range(8) for d in ("rx", "tx"))
-_NEUTRAL_COUNTERS = (("crc_errors", ("rx_crc_errors_phy",)), ("pfcwd_storms", ("tx_pause_storm_error_events",)),
-                     ("symbol_errors", ("rx_symbol_err_phy", "rx_pcs_symbol_err_phy")),
+_NEUTRAL_COUNTERS = (("crc_errors", ("rx_crc_errors_phy", "crc_align_errors")),
+                     ("pfcwd_storms", ("tx_pause_storm_error_events",)),
+                     ("symbol_errors", ("rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "symbol_err")),
+                     ("pause_rx", ("rx_pause_ctrl_phy", "pause_ctrl_rx")),
+                     ("pause_tx", ("tx_pause_ctrl_phy", "pause_ctrl_tx")),
                      ("rx_packets", ("rx_packets_phy", "rx_packets")), ("tx_packets", ("tx_packets_phy", "tx_packets")))
+# what health needs of every NIC: missing, each is reported unread (unknown), never left out
+_NEEDED = ("crc_errors", "symbol_errors", "pause_rx", "pause_tx")
 _ETHTOOL_NAMES = (*(stat for _, stat in _PAUSE_COUNTERS), *(n for _, names in _NEUTRAL_COUNTERS for n in names))
+
+
+def _ethtool_counters(text: str | None, netdev: str) -> tuple[dict[str, int], dict[str, str]]:
+    """Neutral counters of one ``ethtool -S`` output, and the needed ones it could not give -> why."""
+    if not text:
+        return {}, dict.fromkeys(_NEEDED, f"`ethtool -S {netdev}` gave no output")
+    try:
+        stats = ethtool_counters(text, _ETHTOOL_NAMES)
+    except ParseError as exc:
+        return {}, dict.fromkeys(_NEEDED, f"`ethtool -S {netdev}`: {exc}")
+    counters = {key: stats[stat] for key, stat in _PAUSE_COUNTERS if stat in stats}
+    for neutral, names in _NEUTRAL_COUNTERS:
+        found = next((stats[n] for n in names if n in stats), None)
+        if found is not None:
+            counters[neutral] = found
+    unread = {n: f"`ethtool -S {netdev}` has none of {', '.join(names)}"
+              for n, names in _NEUTRAL_COUNTERS if n in _NEEDED and n not in counters}
+    return counters, unread
 
 
 def _errors(text: str) -> list[str]:
@@ -259,20 +285,7 @@ class LinuxMlx5Driver:
         for name, nic in sorted(intent.nics.items()):
             link = links.get(name)
             base = f"/sys/class/net/{name}"
-            counters: dict[str, int] = {}
-            stats_text = outputs.get(f"ethtool -S {name}")
-            if stats_text:
-                try:
-                    stats = ethtool_counters(stats_text, _ETHTOOL_NAMES)
-                except ParseError:
-                    stats = {}
-                for key, stat in _PAUSE_COUNTERS:
-                    if stat in stats:
-                        counters[key] = stats[stat]
-                for neutral, names in _NEUTRAL_COUNTERS:
-                    found = next((stats[n] for n in names if n in stats), None)
-                    if found is not None:
-                        counters[neutral] = found
+            counters, unread = _ethtool_counters(outputs.get(f"ethtool -S {name}"), name)
             fec_text = outputs.get(f"ethtool -I --show-fec {name}")
             if fec_text:
                 try:
@@ -294,7 +307,7 @@ class LinuxMlx5Driver:
                 continue
             ports[name] = PortOper(name=name, oper_up=None if not state else state == "up",
                                    speed=int(speed) if speed.isdigit() and int(speed) > 0 else None,
-                                   mtu=link.get("mtu") if link else None, counters=counters)
+                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread)
             drv_text = outputs.get(f"ethtool -i {name}")
             if drv_text:
                 try:

@@ -363,3 +363,4 @@ def parse_cma_roce_tos(text: str) -> int | None:
     """``cma_roce_tos -d <dev> -p 1``: the default ToS, None if it printed no number."""
     value = _last_line(text)
     return int(value) if value.isdigit() else None
+

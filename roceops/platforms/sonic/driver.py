@@ -42,6 +42,7 @@ from roceops.platforms.driver import (
     BgpSession,
     Change,
     ConfirmNotTaken,
+    DeviceFacts,
     DriverError,
     Intent,
     LldpNeighbor,
@@ -51,6 +52,7 @@ from roceops.platforms.driver import (
 )
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.render import buffer_model_of, prefix_key
 from roceops.render.engine import RenderedDevice
@@ -356,28 +358,40 @@ class SonicDriver:
         for name in sw.ports:
             row = status.get(name)
             counters: dict[str, int] = {}
+            unread: dict[str, str] = {}  # a counter the device printed as N/A: unknown, never 0
             for direction in ("rx", "tx"):
                 names = _PFC_NAMES[direction]
                 for prio, value in (pfc[direction].get(name) or {}).items():
-                    if value is not None:
-                        counters[names.get(prio) or f"pfc_{direction}_{prio}"] = value
+                    key = names.get(prio) or f"pfc_{direction}_{prio}"
+                    if value is None:
+                        unread[key] = f"`{PFC_COUNTERS}` prints N/A"
+                    else:
+                        counters[key] = value
             marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)
             if storms is not None:
-                counters["pfcwd_storms"] = sum(v["storm_detected"] or 0 for (port, _), v in storms.items()
-                                               if port == name)
-            for source, field, key in ((errors, "rx_err", "crc_errors"), (fec, "fec_uncorr", "fec_uncorrected"),
-                                       (fec, "fec_symbol_err", "symbol_errors"), (flaps, "flaps", "carrier_changes")):
-                value = (source.get(name) or {}).get(field)
+                detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
+                if None in detected:
+                    unread["pfcwd_storms"] = f"`{PFCWD_STATS}` prints N/A"
+                else:
+                    counters["pfcwd_storms"] = sum(d for d in detected if d is not None)
+            for source, field, key, command in ((errors, "rx_err", "crc_errors", ERROR_COUNTERS),
+                                                (fec, "fec_uncorr", "fec_uncorrected", FEC_COUNTERS),
+                                                (fec, "fec_symbol_err", "symbol_errors", FEC_COUNTERS),
+                                                (flaps, "flaps", "carrier_changes", FLAPS)):
+                entry = source.get(name)
+                value = (entry or {}).get(field)
                 if value is not None:
                     counters[key] = value
-            if row is None and not counters:
+                elif entry is not None:
+                    unread[key] = f"`{command}` prints N/A"
+            if row is None and not counters and not unread:
                 continue
             oper = row["oper"] if row else None
             ports[name] = PortOper(name=name, oper_up=None if oper not in ("up", "down") else oper == "up",
                                    speed=row["speed"] if row else None, mtu=row["mtu"] if row else None,
-                                   counters=counters)
+                                   counters=counters, unread=unread)
         lldp = _optional(outputs, LLDP_TABLE, P.show_lldp_table) or {}
         bgp = _optional(outputs, BGP_SUMMARY, P.show_ip_bgp_summary) or {"neighbors": {}}
         version = _optional(outputs, VERSION, P.show_version) or {}
@@ -394,6 +408,17 @@ class SonicDriver:
         text = _send(conn, PRINT_DATA)
         _load(text, f"`{PRINT_DATA}`")
         return Snapshot(format="config_db_json", text=text)
+
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts:
+        """The facts in ``collect``'s outputs (an audit's)."""
+        return parse_facts(outputs[VERSION], _load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"))
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
+        """Release and HwSKU from ``show version``, ports from ``current`` (the CONFIG_DB just read)."""
+        text = _send(conn, VERSION)
+        if _FAILURE.search(text):
+            raise _failure(VERSION, text)
+        return parse_facts(text, _load(current, f"`{PRINT_DATA}`"))
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)

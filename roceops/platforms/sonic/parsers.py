@@ -37,6 +37,7 @@ __all__ = [
     "show_interfaces_status",
     "show_ip_bgp_summary",
     "show_lldp_table",
+    "show_pfc_asymmetric",
     "show_pfc_counters",
     "show_pfc_counters_history",
     "show_pfc_priority",
@@ -336,6 +337,12 @@ def show_pfc_priority(text: str) -> dict[str, list[int] | None]:
     return out
 
 
+def show_pfc_asymmetric(text: str) -> dict[str, bool | None]:
+    """``show pfc asymmetric`` -> {port: asymmetric PFC on?} (``N/A`` -> None)."""
+    t = _table(text, "Interface", "show pfc asymmetric")
+    return {r["Interface"]: {"on": True, "off": False}.get(r.get("Asymmetric", "")) for r in t.rows}
+
+
 def show_pfc_counters(text: str) -> dict[str, dict[str, dict[int, int | None]]]:
     """``show pfc counters`` -> {"rx": {port: {prio: frames}}, "tx": {...}}."""
     out: dict[str, dict[str, dict[int, int | None]]] = {"rx": {}, "tx": {}}
@@ -353,14 +360,25 @@ def show_pfc_counters(text: str) -> dict[str, dict[str, dict[int, int | None]]]:
     return out
 
 
+def _scaled(value: int | None, factor: int) -> int | None:
+    return None if value is None else value * factor
+
+
 def show_pfc_counters_history(text: str) -> dict[str, dict[int, dict[str, Any]]]:
     """``show pfc counters --history`` -> {port: {prio: {rx_pause_transitions, total_rx_pause_time_us,
-    recent_rx_pause_time_us, recent_rx_pause_timestamp}}} (the table is split by blank lines per port)."""
+    recent_rx_pause_time_us, recent_rx_pause_timestamp}}} (the table is split by blank lines per port).
+
+    Releases print the times in microseconds (``Total RX Pause Time US``) or milliseconds (``... Time MS``,
+    sonic-utilities tests/pfcstat_test.py @ bb00384); both come back in microseconds.
+    """
     out: dict[str, dict[int, dict[str, Any]]] = {}
     first = _table(text, "Port", "show pfc counters --history")
     spans_line = next(line for line in text.splitlines() if _RULE.match(line))
     spans = _spans(spans_line)
     headers = first.headers
+    unit, scale = ("US", 1) if "Total RX Pause Time US" in headers else ("MS", 1000)
+    if f"Total RX Pause Time {unit}" not in headers:
+        raise ParseError("`show pfc counters --history`: no 'Total RX Pause Time US' or '... MS' column")
     for line in text.splitlines():
         if not line.strip() or _RULE.match(line) or line.split()[0] == "Port":
             continue
@@ -368,8 +386,8 @@ def show_pfc_counters_history(text: str) -> dict[str, dict[int, dict[str, Any]]]
         prio = int(r["Priority"].removeprefix("PFC"))
         out.setdefault(r["Port"], {})[prio] = {
             "rx_pause_transitions": counter(r.get("RX Pause Transitions")),
-            "total_rx_pause_time_us": counter(r.get("Total RX Pause Time US")),
-            "recent_rx_pause_time_us": counter(r.get("Recent RX Pause Time US")),
+            "total_rx_pause_time_us": _scaled(counter(r.get(f"Total RX Pause Time {unit}")), scale),
+            "recent_rx_pause_time_us": _scaled(counter(r.get(f"Recent RX Pause Time {unit}")), scale),
             "recent_rx_pause_timestamp": r.get("Recent RX Pause Timestamp"),
         }
     return out
@@ -484,7 +502,8 @@ def pfcwd_show_stats(text: str) -> dict[tuple[str, int], dict[str, Any]]:
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for r in t.rows:
         port, _, queue = r["QUEUE"].rpartition(":")
-        entry: dict[str, Any] = {"status": r.get("STATUS")}
+        status = r.get("STATUS")  # multi-ASIC backplane queues print N/A: not known, never a state
+        entry: dict[str, Any] = {"status": None if status in (None, "", "N/A") else status}
         for col, (ka, kb) in {"STORM DETECTED/RESTORED": ("storm_detected", "storm_restored"),
                               "TX OK/DROP": ("tx_ok", "tx_drop"), "RX OK/DROP": ("rx_ok", "rx_drop"),
                               "TX LAST OK/DROP": ("tx_last_ok", "tx_last_drop"),

@@ -346,15 +346,10 @@ def _bgp_globals(device: SwitchIntent) -> dict[str, Any]:
 
 
 def prefix_key(prefix: str) -> tuple[int, int, int]:
-    """Sort key of an ``address/len`` prefix: (version, address, length), without ``ip_network`` (whose /31
-    objects hold a reference cycle, which the render's GC-off section must not leave behind).
-
-    >>> prefix_key("10.128.0.2/31"), prefix_key("10.0.0.1/32") < prefix_key("10.128.0.0/31")
-    ((4, 176160770, 31), True)
-    """
+    """Sort key of an address/len prefix; no ip_network object (Python 3.11's /31 and /32 ones are self-cycles)."""
     address, _, length = prefix.partition("/")
-    ip = ipaddress.ip_address(address)
-    return ip.version, int(ip), int(length) if length else ip.max_prefixlen
+    addr = ipaddress.ip_address(address)
+    return addr.version, int(addr), int(length or addr.max_prefixlen)
 
 
 def _ip_key(ip: str) -> tuple[int, int]:
@@ -412,6 +407,7 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
     return {
         "section": _section_marker,
         "hostname": device.name,
+        "nos_version": device.nos_version,  # the fabric's release (None: not pinned); deploy checks the device's
         "metadata": _metadata(device, model),
         "ports": _ports(device, ports),
         "loopback": {"name": LOOPBACK, "prefix": device.loopback},

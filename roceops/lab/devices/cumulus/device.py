@@ -19,7 +19,8 @@ Output texts: ``applied [rev_id: N]``, ``saved [rev_id: applied]``, ``Invalid co
 ``  Config invalid at a.b.c: ...`` and the ``nv config revision`` table are NVUE's documented texts;
 ``Error: Invalid Command: set ...`` follows NVIDIA's own NVUE test expectations; the
 ``--confirm-status``/``--confirm-yes``/``--confirm-no`` texts are the lab's (no public capture).
-Faults: see :data:`CumulusState.PERSONALITY_FAULTS` and :mod:`.faults`.
+Faults: see :data:`CumulusState.PERSONALITY_FAULTS` and :mod:`.faults`; ``facts`` (hwsku=, version=) makes
+``nv show system`` report another platform or release (the switch answers the fabric's by default).
 """
 
 from __future__ import annotations
@@ -34,13 +35,22 @@ from roceops.lab.devices.cumulus import show
 from roceops.lab.devices.cumulus.faults import CONFIG_FAULTS, OPER_FAULTS, apply_config_fault
 from roceops.lab.devices.cumulus.nv import run_nv
 from roceops.lab.devices.cumulus.state import USER, CumulusStateCore
-from roceops.lab.personality import CloseSession, DeviceState, LabError, Reply, Session, SessionInfo
+from roceops.lab.personality import (
+    FACTS_FAULT,
+    FACTS_PARAMS,
+    CloseSession,
+    DeviceState,
+    LabError,
+    Reply,
+    Session,
+    SessionInfo,
+)
 
 
 class CumulusState(CumulusStateCore):
     """A Cumulus switch as the lab serves it: the state plus preloading through the shell and faults."""
 
-    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -78,6 +88,8 @@ class CumulusState(CumulusStateCore):
                 raise LabError(str(exc.args[0])) from None
             self.faults.extra[fault] = dict(params)
         else:
+            if fault == FACTS_FAULT and (bad := sorted(set(params) - FACTS_PARAMS)):
+                raise LabError(f"fault '{fault}' takes hwsku, version (got: {', '.join(bad)})")
             super().apply_fault(name, **params)
 
     def clear_faults(self) -> None:

@@ -25,6 +25,7 @@ from roceops.lab.devices.cumulus.schema import (
     resolve,
     yaml_lines,
 )
+from roceops.lab.personality import reported_fact
 
 if TYPE_CHECKING:
     from roceops.lab.devices.cumulus.state import CumulusStateCore
@@ -263,7 +264,9 @@ def _show(state: CumulusStateCore, args: list[str]) -> Result:
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
                            tree=state.applied, view=state.view(), physical=state.physical,
-                           uptime_s=state.clock() - state.started, bgp_vty=state.extra.get("bgp_vty"))
+                           uptime_s=state.clock() - state.started, bgp_vty=state.extra.get("bgp_vty"),
+                           release=reported_fact(state, "version", state.release),
+                           platform=reported_fact(state, "hwsku", state.platform_id))
     text = _show_text(ctx, pos, fmt, opts.get("--view"))
     if text is None:
         return f"Error: {show.MISSING}" if _known_show(pos) else f"Error: Invalid Command: show {' '.join(args)}", 1

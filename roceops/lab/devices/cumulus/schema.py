@@ -124,6 +124,11 @@ KEY_TYPES: dict[str, VType] = {
     "<dscp>": _int(0, 63), "<pcp>": PRIO, "<sp>": PRIO, "<tc>": PRIO,
     "<afi>": _enum("ipv4-unicast", "ipv6-unicast", "l2vpn-evpn"),
     "<nbr>": VType("<neighbor-id> (ip-address | interface-name)", _neighbor),
+    # the ecmp-hash keys `nv show system forwarding` lists (NVUE reference, Show-Commands/System-Forwarding)
+    "<ecmp-field>": _enum("destination-ip", "destination-port", "gtp-teid", "ingress-interface",
+                          "inner-destination-ip", "inner-destination-port", "inner-ip-protocol", "inner-ipv6-label",
+                          "inner-source-ip", "inner-source-port", "ip-protocol", "ipv6-label", "source-ip",
+                          "source-port"),
 }
 
 # --------------------------------------------------------------------------- schema
@@ -146,6 +151,8 @@ IF = "interface <if>"
 QOS_PFC = ("tx", "rx")
 SCHEMA_LEAVES: dict[str, Leaf] = {
     "system hostname": Leaf(HOSTNAME),
+    "system forwarding ecmp-hash <ecmp-field>": Leaf(ON_OFF),
+    "router adaptive-routing enable": Leaf(ON_OFF),
     f"{IF} type": Leaf(_enum("swp", "loopback", "eth", "bond", "svi", "sub", "bridge", "vrf", "tunnel")),
     f"{IF} description": Leaf(TEXT),
     f"{IF} link state": Leaf(_enum("up", "down")),

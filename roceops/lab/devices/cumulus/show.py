@@ -18,11 +18,12 @@ from typing import Any
 
 from roceops.lab import frr_reader
 from roceops.lab.devices.cumulus.schema import Tree
+from roceops.lab.devices.cumulus.state import RELEASE
 from roceops.lab.devices.cumulus.table import Layout, kv_table, sub_table
 from roceops.lab.devices.cumulus.view import PROFILE, View, human_bytes, sub
 from roceops.lab.physical import STORM_RATE, Physical
 
-BUILD = "Cumulus Linux 5.14.0"  # the release of the captures in shared/fixtures/cumulus
+BUILD = f"Cumulus Linux {RELEASE}"
 CNP_SP = 6
 ROCE_SHARE = 0.6  # share of a port's traffic that is RoCE (lossless TC) in the lab's counters
 MISSING = "The requested item does not exist."
@@ -36,6 +37,8 @@ class ShowContext:
     view: View
     physical: Physical
     uptime_s: float
+    release: str = RELEASE  # product-release, e.g. 5.14.0
+    platform: str = "generic"  # what `nv show system` prints as platform
     bgp_vty: str | None = None  # lab up --routing: the switch's real bgpd answers BGP shows
 
 
@@ -571,11 +574,12 @@ def bgp_text(neighbors: dict[str, Any]) -> str:
 
 
 def system_json(ctx: ShowContext) -> str:
-    return dump_json({"hostname": ctx.hostname, "build": BUILD, "product-name": "Cumulus Linux",
-                      "platform": ctx.model, "uptime": int(ctx.uptime_s), "timezone": "Etc/UTC"})
+    return dump_json({"hostname": ctx.hostname, "build": f"Cumulus Linux {ctx.release}",
+                      "product-name": "Cumulus Linux", "product-release": ctx.release, "platform": ctx.platform,
+                      "uptime": int(ctx.uptime_s), "timezone": "Etc/UTC"})
 
 
 def system_text(ctx: ShowContext) -> str:
     applied = ctx.tree.get(("system", "hostname"), "")
-    return "\n".join(kv_table([("hostname", ctx.hostname, applied), ("build", BUILD),
+    return "\n".join(kv_table([("hostname", ctx.hostname, applied), ("build", f"Cumulus Linux {ctx.release}"),
                                 ("uptime", f"{int(ctx.uptime_s)} seconds"), ("timezone", "Etc/UTC")]))

@@ -16,8 +16,10 @@ from typing import Any
 
 from roceops.lab.devices.cumulus.schema import Tree, apply_set, commands_text, parse_commands, resolve
 from roceops.lab.devices.cumulus.view import View, build_view, speed_text
-from roceops.lab.personality import DeviceState
+from roceops.lab.personality import DeviceState, lab_release
 from roceops.lab.physical import Physical
+
+RELEASE = "5.14.0"  # the release of the captures in shared/fixtures/cumulus (a fabric's nos_version replaces it)
 
 USER = "cumulus"
 MAX_REVISIONS = 32  # history kept per device (the applied one and a confirm's fallback always stay)
@@ -63,6 +65,9 @@ class CumulusStateCore(DeviceState):
         self.started = clock()
         self.hostname = str(self.extra.get("hostname", name))
         self.model = str(self.extra.get("model", "generic"))
+        hwsku = self.extra.get("hwsku")
+        self.platform_id = str(hwsku if hwsku and hwsku != "generic" else self.model)  # nv show system platform
+        self.release = lab_release(self.extra.get("nos_version"), RELEASE, ".0")
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
         self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=_natural)]

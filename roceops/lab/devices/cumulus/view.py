@@ -15,7 +15,7 @@ Explicit configuration wins: per entry for maps (one DSCP, one SP, one TC of the
 per *profile* for PFC and congestion control (a configured ``qos pfc default-global`` or
 ``qos congestion-control default-global`` replaces the preset's, so removing its last
 ``switch-priority`` really turns PFC off). Without the preset: trust ``pcp``, DSCP blocks of 8,
-SP -> TC identity, no PFC, no ECN, DWRR 12 % everywhere.
+SP -> TC identity, no PFC, no ECN, DWRR with no bandwidth (0 %) everywhere.
 
 PFC on a port is its bound profile (``interface <swp> qos pfc profile``, default ``default-global``):
 NVUE has no per-port priority list, so the profile's switch priorities apply to every port bound to it.
@@ -34,7 +34,7 @@ PRESET_ECN = (150000, 1500000, 100)
 PRESET_CABLE = 100
 DEFAULT_POLL_MS = 100
 DEFAULT_ROBUSTNESS = 3
-DEFAULT_BW = 12
+DEFAULT_BW = 0  # a DWRR TC without a bandwidth shows DWRR-0% (NVUE docs, fixtures/cumulus/..._lossy_multi_tc.txt TC7)
 TRUST_NAMES = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
 
 
@@ -148,7 +148,8 @@ def build_view(tree: Tree, port_names: Iterable[str], port_speeds: dict[str, str
             explicit.setdefault(int(key[0]), {})[key[1]] = value
     for tc, leaves in explicit.items():
         mode_tc = leaves.get("mode", sched.get(tc, ("dwrr", None))[0])
-        sched[tc] = (mode_tc, None if mode_tc == "strict" else _int(leaves.get("bw-percent")) or DEFAULT_BW)
+        bw = _int(leaves.get("bw-percent"))
+        sched[tc] = (mode_tc, None if mode_tc == "strict" else DEFAULT_BW if bw is None else bw)
     wd = sub(qos, ("qos", "pfc-watchdog"))
     view = View(roce=roce, roce_mode=mode, trust=trust, dscp_to_sp=dscp, pcp_to_sp=pcp, sp_to_tc=sp_to_tc,
                 pfc=pfc, ecn=ecn, sched=sched,

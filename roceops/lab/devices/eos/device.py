@@ -17,7 +17,9 @@ commit timer; ``rollback clean-config`` resets the session to the factory defaul
 Faults (``PERSONALITY_FAULTS``): ``pfc_off`` (port=, priority=), ``ecn_changed`` (min=, max= bytes, port=),
 ``mtu_mismatch`` (port=, mtu=1500) change running-config through this CLI, as an operator would;
 ``reject_config`` makes every configuration command fail with EOS's "Unavailable command" error;
-``link_down``/``link_flap``/``pause_storm``/``crc_errors`` (port=) go to the shared :class:`Physical`.
+``link_down``/``link_flap``/``pause_storm``/``crc_errors`` (port=) go to the shared :class:`Physical`;
+``facts`` (hwsku=, version=) makes ``show version`` report another model or release; ``status_columns`` makes
+``show interfaces status`` print newer EOS's Flags and Encapsulation columns.
 ``clear_faults`` stops rejection and the operational faults; configuration changes stay until re-deployed.
 """
 
@@ -40,6 +42,8 @@ from roceops.lab.devices.eos.tree import (
     walk,
 )
 from roceops.lab.personality import (
+    FACTS_FAULT,
+    FACTS_PARAMS,
     CloseSession,
     DeviceState,
     LabError,
@@ -59,6 +63,7 @@ FAULT_PARAMS: dict[str, frozenset[str]] = {
     "ecn_changed": frozenset({"port", "min", "max"}),
     "mtu_mismatch": frozenset({"port", "mtu"}),
     "reject_config": frozenset(),
+    FACTS_FAULT: FACTS_PARAMS,
     **{f: frozenset({"port"}) for f in OPER_FAULTS},
 }
 
@@ -66,7 +71,7 @@ FAULT_PARAMS: dict[str, frozenset[str]] = {
 class EosState(EosStateCore):
     """An EOS switch as the lab serves it: the state plus preloading through the CLI and faults."""
 
-    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT, "status_columns"}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         preload = (extra or {}).get("preload_files")

@@ -43,6 +43,7 @@ from roceops.lab.devices.eos.tree import (
     running_config_text,
     short_ifname,
 )
+from roceops.lab.personality import reported_fact
 from roceops.util.sorting import natural_key
 
 if TYPE_CHECKING:
@@ -299,11 +300,16 @@ def _speed_text(mbps: int) -> str:
 
 
 def _status_text(st: EosStateCore) -> str:
-    def row(cols: tuple[str, str, str, str, str, str, str]) -> str:
-        port, name, status, vlan, duplex, speed, media = cols
-        return (f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}").rstrip()
+    # newer EOS adds Flags and Encapsulation columns, blank-padded when empty (the status_columns fault;
+    # ntc-templates arista_eos_show_interfaces_status_encap.raw)
+    newer = "status_columns" in st.faults.extra
 
-    out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"))]
+    def row(cols: tuple[str, str, str, str, str, str, str], tail: str = "") -> str:
+        port, name, status, vlan, duplex, speed, media = cols
+        line = f"{port:<10} {name[:22]:<22} {status:<12} {vlan:<11} {duplex:<7}{speed:>6} {media}"
+        return f"{line:<{_STATUS_TYPE_END}}{tail}" if newer else line.rstrip()
+
+    out = [row(("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"), "Flags Encapsulation")]
     for name in _physical_names(st):
         p = _port(st, name, counters=False)
         up = p["status"] == "connected"
@@ -314,8 +320,11 @@ def _status_text(st: EosStateCore) -> str:
         else:
             duplex, speed = "auto", "auto"
         out.append(row((short_ifname(name), p["description"], p["status"], "routed" if p["routed"] else "1", duplex,
-                        speed, _media(p))))
+                        speed, _media(p)), " " * 19))
     return "\n".join(out)
+
+
+_STATUS_TYPE_END = 92  # where the Flags column starts: past the widest Type this lab prints
 
 
 def _status_json(st: EosStateCore) -> dict[str, Any]:
@@ -459,9 +468,10 @@ def _interfaces_text(st: EosStateCore, names: list[str]) -> str:
 
 
 def _version(st: EosStateCore) -> dict[str, Any]:
-    return {"mfgName": "Arista", "modelName": st.model, "hardwareRevision": "11.00",
+    return {"mfgName": "Arista", "modelName": reported_fact(st, "hwsku", st.model), "hardwareRevision": "11.00",
             "serialNumber": f"LAB{zlib.crc32(st.name.encode()) % 10**8:08d}", "systemMacAddress": _mac(st, "system"),
-            "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00", "version": EOS_VERSION,
+            "hwMacAddress": _mac(st, "system"), "configMacAddress": "00:00:00:00:00:00",
+            "version": reported_fact(st, "version", st.release),
             "architecture": "x86_64", "internalVersion": f"{EOS_VERSION}-lab", "internalBuildId": "roceops-lab",
             "imageFormatVersion": "3.0", "imageOptimization": "Strata-4GB", "bootupTimestamp": st.booted,
             "uptime": time.time() - st.booted, "memTotal": 32_588_196, "memFree": 27_019_668, "isIntlVersion": False}

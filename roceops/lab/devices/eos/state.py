@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from roceops.lab.devices.eos.tree import Node, factory_config, hostname_of, running_config_text
-from roceops.lab.personality import DeviceState
+from roceops.lab.devices.eos.tree import EOS_VERSION, Node, factory_config, hostname_of, running_config_text
+from roceops.lab.personality import DeviceState, lab_release
 from roceops.lab.physical import Physical
 from roceops.util.sorting import natural_key
 
@@ -33,7 +33,10 @@ class EosStateCore(DeviceState):
         super().__init__(name, platform, extra)
         self.extra.pop("preload_files", None)  # applied by the device layer; not kept in memory
         ports = [dict(p) for p in self.extra.get("ports") or []]
-        self.model = str(self.extra.get("model") or "DCS-7060DX5-64S")
+        hwsku = self.extra.get("hwsku")
+        # show version modelName: the fabric's hwsku when it names one
+        self.model = str(hwsku if hwsku and hwsku != "generic" else self.extra.get("model") or "DCS-7060DX5-64S")
+        self.release = lab_release(self.extra.get("nos_version"), EOS_VERSION, ".0F")
         self.physical = Physical(name, ports, self.extra.get("lossless") or (3,))
         self.port_names = frozenset(p["name"] for p in ports)
         self.ports_sorted = sorted(self.port_names, key=natural_key)

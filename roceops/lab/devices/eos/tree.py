@@ -181,6 +181,7 @@ GRAMMAR: dict[str, list[Rule]] = {
         _r("priority-flow-control pause watchdog port action", r"drop|no-drop"),
         _r("priority-flow-control pause watchdog port timer", r".+"),
         _r("tx-queue", r"[0-7]", key=2, enter="txq"),
+        _r("uc-tx-queue", r"[0-7]", key=2, enter="txq"),  # unicast queue on split uc/mc platforms
     ],
     "txq": [
         _r("priority", r"strict", stored_negative=True, positive_default=True),
@@ -208,7 +209,7 @@ _BY_WORD: dict[str, dict[str, list[Rule]]] = {
     for mode, rules in GRAMMAR.items()
 }
 
-SECTION_MODES = {"interface": "if", "tx-queue": "txq", "router": "bgp"}
+SECTION_MODES = {"interface": "if", "tx-queue": "txq", "uc-tx-queue": "txq", "router": "bgp"}
 
 
 def section_mode(key: str) -> str:
@@ -418,6 +419,7 @@ _IF_RANKS = (
     ("description", 10), ("shutdown", 20), ("load-interval", 25), ("mtu", 30), ("speed", 40), ("switchport", 50),
     ("vrf", 55), ("ip address", 60), ("qos trust", 70), ("priority-flow-control on", 80),
     ("priority-flow-control priority", 81), ("priority-flow-control pause", 85), ("tx-queue", 100),
+    ("uc-tx-queue", 100),
 )
 _TXQ_RANKS = (("priority", 10), ("bandwidth", 20), ("shape", 25), ("random-detect ecn count", 30),
               ("random-detect", 31))
@@ -488,7 +490,7 @@ def _render_section(node: Node, mode: str, depth: int, out: list[str]) -> None:
         value = children[key]
         if not isinstance(value, Node):
             out.append(pad + value)
-        elif value.children or not key.startswith("tx-queue"):  # a queue with nothing but defaults is not printed
+        elif value.children or not key.startswith(("tx-queue", "uc-tx-queue")):  # a default-only queue: not printed
             out.append(pad + "!")
             out.append(pad + value.text)
             _render_section(value, section_mode(key), depth + 1, out)

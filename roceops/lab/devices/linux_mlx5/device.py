@@ -19,6 +19,8 @@ nic_reset          [netdev] the NIC lost its runtime RoCE settings (reboot / dri
 mtu_mismatch       [port] (default: the first NIC), mtu= (default 1500)
 pfc_off            [port] [priority] PFC removed (default: every NIC, every priority)
 firmware           version= (default 28.39.2048) [port]: NIC firmware differs from the fleet
+old_driver         [port] ``ethtool -S`` prints an older in-box driver's names (crc_align_errors, symbol_err,
+                   pause_ctrl_rx/tx; no header, no *_phy, no rx_prio*_pause)
 reject_config      every write (sysfs, mlnx_qos/dcb sets, ip/ethtool/sysctl changes, rdma_cm, files,
                    mlxconfig set) is refused with the kernel's EPERM/EACCES text and changes nothing
 reject_systemctl   systemd refuses `systemctl enable` ("Failed to enable unit: Access denied")

@@ -128,6 +128,7 @@ class Nic:
         "neighbor",
         "np_en",
         "nvconfig",
+        "old_driver",
         "params",
         "pause_rx",
         "pause_tx",
@@ -152,6 +153,7 @@ class Nic:
         self.firmware: str = str(spec.get("firmware") or DEFAULT_FIRMWARE)
         self.driver: str = str(spec.get("driver") or "mlx5_core")
         self.fw_override: str | None = None
+        self.old_driver = False  # ethtool -S in an older in-box driver's names (the old_driver fault)
         self.ifindex = ifindex
         seed = zlib.crc32(f"{device}:{self.name}".encode())
         self.mac = "b8:ce:f6:{:02x}:{:02x}:{:02x}".format(*(seed.to_bytes(4, "big")[1:]))

@@ -11,8 +11,9 @@ from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Ni
 from roceops.lab.personality import DeviceState, LabError
 from roceops.lab.physical import OPER_FAULTS, Physical
 
+# reboot is carried out by the device layer (it boots through the shell)
 CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "reject_systemctl",
-                           "reboot"})  # reboot is carried out by the device layer (it boots through the shell)
+                           "reboot", "old_driver"})
 
 
 class LinuxMlx5StateCore(DeviceState):
@@ -73,12 +74,16 @@ class LinuxMlx5StateCore(DeviceState):
             version = str(params.get("version", FAULT_FIRMWARE))
             for nic in self._nics(params, fault):
                 nic.fw_override = version
+        elif fault == "old_driver":
+            for nic in self._nics(params, fault):
+                nic.old_driver = True
 
     def clear_faults(self) -> None:
         super().clear_faults()
         self.physical.clear()
         for nic in self.host.nics.values():
             nic.fw_override = None
+            nic.old_driver = False
 
 
 def _int(value: Any, fault: str, key: str) -> int:

@@ -108,6 +108,39 @@ def ethtool_stats(sh: Shell, nic: Nic) -> str:
     return "\n".join(lines)
 
 
+# an older in-box mlx5_core's global counters, in its order (ethq tests/mlx5_core @ 6331e03): no header, no *_phy,
+# no per-priority counters; CRC, symbol and pause are crc_align_errors, symbol_err, pause_ctrl_rx/tx
+_OLD = _words(
+    "rx_packets rx_bytes tx_packets tx_bytes rx_error_packets rx_error_bytes tx_error_packets tx_error_bytes "
+    "rx_unicast_packets rx_unicast_bytes tx_unicast_packets tx_unicast_bytes rx_multicast_packets "
+    "rx_multicast_bytes tx_multicast_packets tx_multicast_bytes rx_broadcast_packets rx_broadcast_bytes "
+    "tx_broadcast_packets tx_broadcast_bytes tso_packets tso_bytes lro_packets lro_bytes rx_csum_good rx_csum_none "
+    "rx_csum_sw tx_csum_offload tx_queue_stopped tx_queue_wake tx_queue_dropped rx_wqe_err frames_tx frames_rx "
+    "check_seq_err alignment_err octets_tx octets_received multicast_xmitted broadcast_xmitted multicast_rx "
+    "broadcast_rx in_range_len_errors out_of_range_len too_long_errors symbol_err mac_control_tx mac_control_rx "
+    "unsupported_op_rx pause_ctrl_rx pause_ctrl_tx in_octets in_ucast_pkts in_discards in_errors "
+    "in_unknown_protos out_octets out_ucast_pkts out_discards out_errors in_multicast_pkts in_broadcast_pkts "
+    "out_multicast_pkts out_broadcast_pkts drop_events octets pkts broadcast_pkts multicast_pkts crc_align_errors "
+    "undersize_pkts oversize_pkts fragments jabbers collisions")
+_OLD_RXQ = _words("packets csum_none csum_sw lro_packets lro_bytes wqe_err")
+
+
+def older_driver_stats(sh: Shell, nic: Nic) -> str:
+    """``ethtool -S`` as an older in-box driver prints it; the lab counts every PFC frame as a pause frame."""
+    c = sh.state.physical.snapshot(nic.name)
+    rx, tx = c["rx_packets"], c["tx_packets"]
+    values = {"rx_packets": rx, "tx_packets": tx, "rx_bytes": rx * _BYTES_PER_PACKET,
+              "tx_bytes": tx * _BYTES_PER_PACKET, "rx_unicast_packets": rx, "tx_unicast_packets": tx,
+              "frames_rx": rx, "frames_tx": tx, "symbol_err": c["symbol_errors"],
+              "crc_align_errors": c["crc_errors"], "check_seq_err": c["crc_errors"],
+              "pause_ctrl_rx": sum(c[f"pfc_rx_{p}"] for p in PRIOS),
+              "pause_ctrl_tx": sum(c[f"pfc_tx_{p}"] for p in PRIOS)}
+    lines = [f"     {n}: {values.get(n, 0)}" for n in _OLD]
+    for q in range(CHANNELS):
+        lines += [f"     rx{q}_{n}: {rx // CHANNELS if n == 'packets' else 0}" for n in _OLD_RXQ]
+    return "\n".join(lines)
+
+
 def _settings(sh: Shell, nic: Nic) -> str:
     up = sh.state.nic_up(nic)
     speed = f"{nic.speed}Mb/s" if up else "Unknown!"
@@ -165,7 +198,7 @@ def ethtool(sh: Shell, argv: list[str], stdin: str) -> Result:
             "supports-statistics: yes", "supports-test: yes", "supports-eeprom-access: no",
             "supports-register-dump: no", "supports-priv-flags: yes"]))
     if opt in ("-S", "--statistics"):
-        return ok(ethtool_stats(sh, nic))
+        return ok(older_driver_stats(sh, nic) if nic.old_driver else ethtool_stats(sh, nic))
     if opt in ("--show-fec", "-I --show-fec"):
         c = sh.state.physical.snapshot(nic.name)
         text = f"FEC parameters for {dev}:\nSupported/Configured FEC encodings: Auto\nActive FEC encoding: RS"

@@ -13,7 +13,8 @@ Faults (see :class:`~roceops.lab.devices.sonic.state.SonicState`): ``pfc_off``, 
 ``mtu_mismatch`` edit CONFIG_DB as the matching CLI would; ``reject_config`` makes sudo refuse every
 ``config``/``ecnconfig`` write (as a restricted sudoers rule does); ``confirm_lost`` makes ``config save``
 report success without writing the file; ``link_down``/``link_flap``/``pause_storm``/``crc_errors`` are
-:class:`~roceops.lab.physical.Physical`'s.
+:class:`~roceops.lab.physical.Physical`'s; ``facts`` (hwsku=, version=) makes ``show version`` report another
+HwSKU or release (the switch answers the fabric's by default).
 """
 
 from __future__ import annotations

@@ -23,13 +23,13 @@ from roceops.lab import frr_reader
 from roceops.lab.devices.sonic.format import comma, frr_uptime, natsorted, speed_text, tabulate
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.devices.sonic.state import Db, SonicState
+from roceops.lab.personality import reported_fact
 from roceops.lab.physical import STORM_RATE
 
 UNICAST_QUEUES = 8
 MULTICAST_QUEUES = 8
 CNP_QUEUE = 6
 PACKET_BYTES = {"lossless": 4160, 0: 512, CNP_QUEUE: 64}
-SOFTWARE_VERSION = "SONiC.202411.1-roceops-lab"
 _TRANSCEIVERS = {800_000: "OSFP 8X Pluggable Transceiver", 400_000: "QSFP-DD Double Density 8X Pluggable Transceiver",
                  200_000: "QSFP56 or later", 100_000: "QSFP28 or later", 40_000: "QSFP+ or later",
                  25_000: "SFP28 or later", 10_000: "SFP/SFP+/SFP28"}
@@ -427,14 +427,16 @@ def _bgp_summary_text(router_id: str, asn: object, rows: list[list[str]]) -> str
 
 def version(st: SonicState, db: Db, args: list[str]) -> str:
     meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    software = f"SONiC.{reported_fact(st, 'version', st.release)}-roceops-lab"
+    hwsku = reported_fact(st, "hwsku", meta.get("hwsku", "generic"))
     up = int(time.time() - st.started)
     now = datetime.now(UTC)
     serial = f"MT{zlib.crc32(st.name.encode()) % 10**10:010d}"
     return "\n".join([
-        f"SONiC Software Version: {SOFTWARE_VERSION}", "SONiC OS Version: 12", "Distribution: Debian 12.8",
+        f"SONiC Software Version: {software}", "SONiC OS Version: 12", "Distribution: Debian 12.8",
         "Kernel: 6.1.0-22-2-amd64", "Build commit: 5c1f3e2", "Build date: Tue Feb 11 03:14:07 UTC 2025",
         "Built by: sonicbld@sonic-lab", "",
-        f"Platform: {meta.get('platform', st.platform_name)}", f"HwSKU: {meta.get('hwsku', 'generic')}",
+        f"Platform: {meta.get('platform', st.platform_name)}", f"HwSKU: {hwsku}",
         f"ASIC: {st.asic}", "ASIC Count: 1", f"Serial Number: {serial}", "Model Number: N/A",
         "Hardware Revision: N/A",
         f"Uptime: {now:%H:%M:%S} up {up // 86400} days, {up % 86400 // 3600:2d}:{up % 3600 // 60:02d},  1 user,  "

@@ -26,7 +26,14 @@ import jsonpatch
 
 from roceops.lab.devices.sonic.format import natsorted
 from roceops.lab.devices.sonic.keys import LANES_BY_SPEED, port_id_keyed, port_keyed, priorities, unref
-from roceops.lab.personality import DeviceState, LabError, canonical_fault_name
+from roceops.lab.personality import (
+    FACTS_FAULT,
+    FACTS_PARAMS,
+    DeviceState,
+    LabError,
+    canonical_fault_name,
+    lab_release,
+)
 from roceops.lab.physical import OPER_FAULTS, Physical
 
 Db = dict[str, dict[str, dict[str, str]]]
@@ -37,9 +44,11 @@ FLAG_FAULTS = frozenset({"reject_config", "confirm_lost"})
 FAULT_PARAMS: dict[str, frozenset[str]] = {
     "pfc_off": frozenset({"port", "priority"}), "ecn_changed": frozenset({"min", "max"}),
     "mtu_mismatch": frozenset({"port", "mtu"}), "reject_config": frozenset(), "confirm_lost": frozenset(),
+    FACTS_FAULT: FACTS_PARAMS,
     **{f: frozenset({"port"}) for f in OPER_FAULTS},
 }
 DEFAULT_MTU = "9100"
+LAB_RELEASE = "202411.1"  # SONiC branch and build the lab runs when the fabric pins none
 PARSED_CACHE = 32  # parsed running CONFIG_DBs kept for the most recently read devices (~320 kB each)
 _parsed: OrderedDict[int, tuple[str, Db]] = OrderedDict()  # device serial -> (running text, its parse)
 _parsed_lock = threading.Lock()
@@ -117,6 +126,7 @@ class SonicState(DeviceState):
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)))
         hwsku = str(self.extra.get("hwsku") or "generic")
         self.platform_name, self.asic = _platform_of(hwsku)
+        self.release = lab_release(self.extra.get("nos_version"), LAB_RELEASE, "")  # without "SONiC."
         seed = zlib.crc32(name.encode())
         mac = "0c:42:a1:" + ":".join(f"{(seed >> s) & 0xFF:02x}" for s in (16, 8, 0))
         db: Db = {

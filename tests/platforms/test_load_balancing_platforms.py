@@ -1,0 +1,102 @@
+"""Load balancing per platform: Cumulus renders ECMP hash fields and adaptive routing, the lab accepts them,
+the driver reads them back and audit finds a changed hash field; SONiC and EOS refuse what they cannot render."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from labtools import free_endpoint_base, lab_mini, netmiko_connect
+
+from roceops.audit.compare import compare
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.runtime import LabThread
+from roceops.lint import lint
+from roceops.model.intent import FabricIntent
+from roceops.plan import plan
+from roceops.plan.model import LoadBalancingIntent, SwitchIntent
+from roceops.platforms.cumulus import DRIVER
+from roceops.render.engine import render_device
+
+LEAF = "leaf-su2-r1"  # a Cumulus leaf of lab-mini (overrides.groups.cumulus sets the 5-tuple)
+
+
+def _cumulus_leaf() -> SwitchIntent:
+    i = plan(lab_mini(), LEAF)
+    assert isinstance(i, SwitchIntent)
+    return i
+
+
+def test_cumulus_renders_hash_fields_and_adaptive_routing() -> None:
+    leaf = _cumulus_leaf()
+    assert leaf.load_balancing.hash_fields == ["src_ip", "dst_ip", "ip_protocol", "l4_src_port", "l4_dst_port"]
+    adaptive = leaf.model_copy(update={"load_balancing": LoadBalancingIntent(
+        mode="adaptive", hash_fields=["src_ip", "dst_ip", "l4_src_port"])})
+    lines = render_device(adaptive).files["nvue.commands"].splitlines()
+    hashing = [line for line in lines if "ecmp-hash" in line or "adaptive-routing" in line]
+    assert hashing == [
+        "nv set system forwarding ecmp-hash source-ip on",
+        "nv set system forwarding ecmp-hash destination-ip on",
+        "nv set system forwarding ecmp-hash ip-protocol off",
+        "nv set system forwarding ecmp-hash source-port on",
+        "nv set system forwarding ecmp-hash destination-port off",
+        "nv set router adaptive-routing enable on",
+    ]
+    default = leaf.model_copy(update={"load_balancing": LoadBalancingIntent()})
+    text = render_device(default).files["nvue.commands"]
+    assert "ecmp-hash" not in text and "adaptive-routing" not in text  # device defaults untouched
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
+    spec = lab_specs(lab_mini(), [LEAF], configured=True)[0]
+    base, port = free_endpoint_base()
+    thread = LabThread([spec], tmp_path_factory.mktemp("lb-lab") / "state", port=port, base_address=base)
+    thread.start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+@pytest.mark.lab
+def test_cumulus_lab_reads_back_hashing_and_audit_finds_a_changed_field(lab: LabThread) -> None:
+    leaf = _cumulus_leaf()
+    conn: Any = netmiko_connect(lab, LEAF, "cumulus")
+    try:
+        observed = DRIVER.observe(DRIVER.collect(conn, leaf), leaf)
+        assert observed["load_balancing"] == {"mode": "ecmp", "hash_fields": leaf.load_balancing.hash_fields}
+        assert compare(DRIVER.expected(leaf), observed) == []
+        # an operator turns the source port out of the hash: RoCE loses its per-QP entropy
+        for command in ("nv set system forwarding ecmp-hash source-port off", "nv config apply -y"):
+            conn.send_command(command)
+        drift = compare(DRIVER.expected(leaf), DRIVER.observe(DRIVER.collect(conn, leaf), leaf))
+        assert [(d.path, d.observed) for d in drift] == [
+            ("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol", "l4_dst_port"])]
+        for command in ("nv set router adaptive-routing enable on", "nv config apply -y"):
+            conn.send_command(command)
+        observed = DRIVER.observe(DRIVER.collect(conn, leaf), leaf)
+        assert observed["load_balancing"]["mode"] == "adaptive"
+    finally:
+        conn.disconnect()
+
+
+def _lab_mini_with(**lb: Any) -> FabricIntent:
+    data = lab_mini().intent.model_dump(mode="json", exclude_unset=True)
+    data["load_balancing"] = {**data.get("load_balancing", {}), **lb}
+    return FabricIntent.model_validate(data)
+
+
+def test_sonic_and_eos_refuse_what_they_cannot_render() -> None:
+    report = lint(_lab_mini_with(hash_fields=["src_ip", "dst_ip", "l4_src_port"], hash_seed={"spine": 7}))
+    lb003 = {(f.path, m.group(1)) for f in report.findings if f.id == "LB003"
+             and (m := re.search(r"\((sonic|eos|cumulus)\): ", f.message))}
+    assert lb003 == {("load_balancing.hash_fields", "sonic"), ("load_balancing.hash_fields", "eos"),
+                     ("load_balancing.hash_seed.spine", "eos")}
+    # the Cumulus group renders the same fields: no finding names it
+    assert not any("cumulus" in f.message for f in report.findings if f.id == "LB003")
+    dynamic = lint(_lab_mini_with(mode="dynamic"))
+    assert {f.path for f in dynamic.findings if f.id == "LB003"} == {"load_balancing.mode"}
+    assert not dynamic.ok
