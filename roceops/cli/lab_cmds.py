@@ -46,7 +46,8 @@ def up(
 
     With --routing, the fabric's routing plane runs first (network namespaces, one FRR per switch, as
     `roceops verify routing` builds it) and SONiC `show ip bgp summary` / NVUE `nv show vrf ... router bgp
-    neighbor` answer from each switch's real bgpd; `lab down` removes it.
+    neighbor` answer from each switch's real bgpd; `lab down` removes it. The plane runs the configs
+    rendered from the fabric at `lab up`; a change later deployed to the lab does not reach it.
     Example: sudo roceops lab up -f inventory/lab-mini.yaml --configured --routing
     """
     fabric_path = fabric or shipped_fabric_or_exit()

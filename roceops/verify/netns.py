@@ -59,6 +59,7 @@ class RunState:
     run_id: str
     pid: int
     run_dir: str
+    pid_start: str = ""  # the owner's start time (/proc/<pid>/stat field 22): tells a reused pid apart
     namespaces: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
 
@@ -230,7 +231,7 @@ def cleanup_leftovers(state_dir: Path) -> list[str]:
     removed: list[str] = []
     live: set[str] = set()
     for st in leftover_states(state_dir):
-        if st.pid != os.getpid() and _exists(st.pid) and "roceops" in _cmdline(st.pid):
+        if st.pid != os.getpid() and owner_alive(st.pid, st.pid_start):
             live.add(st.run_id)
             continue
         teardown(st, state_dir)
@@ -246,22 +247,35 @@ def cleanup_leftovers(state_dir: Path) -> list[str]:
 OWNER_FILE = "owner.pid"
 
 
+def start_time(pid: int) -> str:
+    """Field 22 of /proc/<pid>/stat (clock ticks since boot), "" if unreadable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": field 3 onwards
+    return fields[19] if len(fields) > 19 else ""
+
+
+def owner_alive(pid: int, started: str) -> bool:
+    """The run's owner still runs: same pid, same start time (not a reused pid)."""
+    return _exists(pid) and bool(started) and start_time(pid) == started
+
+
+def owner_line(pid: int) -> str:
+    return f"{pid} {start_time(pid)}\n"
+
+
 def _owned_elsewhere() -> set[str]:
-    """Run ids whose run directory names a live roceops process (a run started from another directory,
-    whose state file we cannot see)."""
+    """Run ids whose run directory names a live owner (a run started from another directory, whose state
+    file we cannot see)."""
     out = set()
     for owner in Path("/tmp").glob(f"roceops-{RUN_PREFIX}*/{OWNER_FILE}"):
         try:
-            pid = int(owner.read_text().strip())
+            pid_text, _, started = owner.read_text().strip().partition(" ")
+            pid = int(pid_text)
         except (OSError, ValueError):
             continue
-        if pid != os.getpid() and _exists(pid) and "roceops" in _cmdline(pid):
+        if pid != os.getpid() and owner_alive(pid, started):
             out.add(owner.parent.name.removeprefix("roceops-"))
     return out
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
