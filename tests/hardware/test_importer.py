@@ -25,7 +25,9 @@ from roceops.hardware.importer import import_sku
 from roceops.hardware.sku_files import SkuFileError, read_port_config
 
 SKUS_REL = Path("../shared/reference/hardware/sonic/skus")
-SKUS = sorted(p.name for p in (SHARED / "reference/hardware/sonic/skus").iterdir() if p.is_dir())
+SKUS = sorted(p.name for p in (SHARED / "reference/hardware/sonic/skus").glob("*/") if p.is_dir())
+pytestmark = pytest.mark.skipif(not (SHARED / "reference/hardware/sonic/skus").is_dir(),
+                                reason="../shared/reference/hardware/sonic/skus is not beside this checkout")
 runner = CliRunner()
 
 
