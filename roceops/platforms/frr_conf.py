@@ -8,6 +8,7 @@ only lays the result out in FRR's own syntax (FRR 8.x ``show running-config`` or
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -73,3 +74,39 @@ def bgpd_conf(hostname: str, bgp: FrrBgp) -> str:
         lines.append(f"  maximum-paths {bgp.maximum_paths}")
     lines += [" exit-address-family", "exit", "!"]
     return "\n".join(lines) + "\n"
+
+
+_NEIGHBOR = re.compile(r"neighbor (\S+) (remote-as|description) (.+)")
+
+
+@dataclass
+class BgpReader:
+    """What a room's translation collects while it reads its rendered config: the neighbour lines have the same
+    ``neighbor X remote-as N`` / ``neighbor X description D`` shape on NVUE and EOS; the rest is the room's."""
+
+    maximum_paths: int | None
+    asn: int | None = None
+    router_id: str = ""
+    multipath_relax: bool = False
+    remote: dict[str, int] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict)
+    networks: list[str] = field(default_factory=list)
+
+    def neighbor(self, text: str) -> bool:
+        """Take ``text`` if it is a neighbour's remote-as or description line."""
+        m = _NEIGHBOR.fullmatch(text)
+        if m is None:
+            return False
+        if m.group(2) == "remote-as":
+            self.remote[m.group(1)] = int(m.group(3))
+        else:
+            self.descriptions[m.group(1)] = m.group(3)
+        return True
+
+    def bgp(self, asn: int, comment: str) -> FrrBgp:
+        """The collected settings as FRR runs them on a NOS without RFC 8212's default deny."""
+        neighbors = tuple(FrrNeighbor(ip=ip, remote_as=a, description=self.descriptions.get(ip, ""))
+                          for ip, a in self.remote.items())
+        return FrrBgp(asn=asn, router_id=self.router_id, neighbors=neighbors,
+                      networks=tuple(dict.fromkeys(self.networks)), maximum_paths=self.maximum_paths,
+                      multipath_relax=self.multipath_relax, ebgp_requires_policy=False, comments=(comment,))
