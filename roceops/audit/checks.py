@@ -17,6 +17,7 @@ from roceops.audit.findings import Finding, Severity
 from roceops.deploy.facts import mismatches
 from roceops.hints import command
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.plan.observed import Observed, ObservedHost, ObservedSwitch
 from roceops.platforms.driver import DeviceFacts, OperState
 from roceops.topology.fabric import Fabric
 
@@ -28,8 +29,8 @@ class Observation:
     device: str
     platform: str
     intent: Intent
-    expected: Intent  # the intent as the platform can represent it
-    observed: dict[str, Any] | None = None
+    expected: Observed  # the intent as the platform shows it (the driver's ``expected``)
+    observed: Observed | None = None
     oper: OperState | None = None
     error: Finding | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
@@ -106,19 +107,20 @@ def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     if observed is None:
         return {}
     if isinstance(obs.intent, HostIntent):
-        nics = observed.get("nics") or {}
+        if not isinstance(observed, ObservedHost):
+            return {}
         out: dict[str, EndFacts] = {}
-        for netdev, value in nics.items():
+        for netdev, nic in (observed.nics or {}).items():
             want = obs.intent.nics.get(netdev)
-            if isinstance(value, dict) and want is not None:
-                out[netdev] = EndFacts(value.get("pfc_priorities"), value.get("mtu"),
-                                       tuple(want.pfc_priorities), want.mtu)
+            if want is not None:
+                out[netdev] = EndFacts(nic.pfc_priorities, nic.mtu, tuple(want.pfc_priorities), want.mtu)
         return out
-    ports = observed.get("ports") or {}
+    if not isinstance(observed, ObservedSwitch):
+        return {}
     host_ports = {link.b.port if link.b.device == obs.device else link.a.port
                   for link in fabric.links_of(obs.device) if link.tier == "host-leaf"}
-    return {name: EndFacts(value.get("pfc_priorities"), value.get("mtu"))
-            for name, value in ports.items() if name in host_ports and isinstance(value, dict)}
+    return {name: EndFacts(port.pfc_priorities, port.mtu)
+            for name, port in (observed.ports or {}).items() if name in host_ports}
 
 
 def _blame(host_ok: bool, host: tuple[str, str], leaf: tuple[str, str]) -> list[tuple[str, str]]:

@@ -1,27 +1,33 @@
-"""compare(expected, observed): structural diff of a DeviceIntent against observed state.
+"""compare(expected, observed): structural diff of two Observed models (roceops.plan.observed).
 
-``expected`` is the planned DeviceIntent (a pydantic model); ``observed`` is the
-partial dict a platform parser produced in the same JSON shape. Only what the
-parser could see is compared: an object field missing from ``observed`` means
-"not observable on this platform", while an entry missing from a *map* of
-entities (ports, NICs, queues, map entries) is real drift.
+``expected`` is the platform driver's ``expected(intent)``: the intent as that platform shows it, every field
+set. ``observed`` is what the platform's parsers read from the device. Only what the parser could see is
+compared: a field left unset in ``observed`` means "not observable on this platform", while an entry missing
+from a *map* of entities (ports, NICs, queues, map entries) is real drift. A per-port copy of a device-wide
+setting (``ports[Ethernet0].queues``) is compared port by port, so every departing port is its own drift.
+An *open* map (:func:`roceops.plan.observed.open_map`: the device's ports, NICs, sysctls, ...) holds more on
+the device than roceops manages: its extra entries are not drift.
 
 Most values compared are equal scalars (the 64 entries of a DSCP map, a port's MTU) or lists of them:
-those are settled by one ``==`` where both sides are plain ``int``/``str``/``float``/``bool``/``None`` (which
-:func:`_norm` leaves as they are), or lists of them; everything else goes through the general path.
+those are settled by one ``==``; everything else goes through the general path.
 
->>> from roceops.plan.model import QueueIntent
->>> [d.path for d in compare(QueueIntent(scheduler="dwrr", weight=50), {"scheduler": "strict"})]
+>>> from roceops.plan.observed import ObservedQueue
+>>> want = ObservedQueue(scheduler="dwrr", weight=50, lossless=True)
+>>> [d.path for d in compare(want, ObservedQueue(scheduler="strict"))]
 ['scheduler']
+>>> compare(want, ObservedQueue())  # nothing observable: nothing to report
+[]
 """
 
 from __future__ import annotations
 
-import types
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from roceops.plan.observed import open_fields
 
 DriftKind = Literal["mismatch", "missing", "unexpected"]
 
@@ -36,49 +42,10 @@ class Drift:
     kind: DriftKind
 
 
-def _is_map(annotation: Any) -> bool:
-    if get_origin(annotation) is dict:
-        return True
-    if get_origin(annotation) in (Union, types.UnionType):
-        return any(_is_map(a) for a in get_args(annotation))
-    return False
-
-
-def _map_value_type(annotation: Any) -> Any:
-    if get_origin(annotation) in (Union, types.UnionType):
-        for a in get_args(annotation):
-            if _is_map(a):
-                return _map_value_type(a)
-    args = get_args(annotation)
-    return args[1] if len(args) == 2 else Any
-
-
-_MAP_INFO: dict[Any, tuple[bool, Any]] = {}
-_FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
-
-
-def _map_info(annotation: Any) -> tuple[bool, Any]:
-    """(:func:`_is_map`, :func:`_map_value_type`) of an annotation, worked out once per annotation."""
-    try:
-        return _MAP_INFO[annotation]
-    except KeyError:
-        info = _MAP_INFO[annotation] = (_is_map(annotation), _map_value_type(annotation))
-        return info
-    except TypeError:  # an unhashable annotation: not remembered
-        return _is_map(annotation), _map_value_type(annotation)
-
-
-def _fields(cls: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
-    """(name, annotation) of a model class's fields, in order."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple((name, field.annotation) for name, field in cls.model_fields.items())
-    return fields
-
-
 def _norm(value: Any) -> Any:
+    """A value as a report shows it: models as JSON (only the fields that were set), maps with string keys."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+        return value.model_dump(mode="json", exclude_unset=True)
     if isinstance(value, list):
         return [_norm(v) for v in value]
     if isinstance(value, dict):
@@ -98,57 +65,60 @@ def _plain_equal(exp_val: Any, obs_val: Any) -> bool:
     return False
 
 
-def compare(expected: BaseModel, observed: dict[str, Any], path: str = "") -> list[Drift]:
+def compare(expected: BaseModel, observed: BaseModel, path: str = "",
+            skip: Collection[str] = ()) -> list[Drift]:
+    """Every departure of ``observed`` from ``expected`` (two models of one Observed class), in field order.
+
+    ``skip`` names top-level fields to leave out (what a deploy did not set).
+    """
     out: list[Drift] = []
-    for name, annotation in _fields(type(expected)):
-        if name not in observed:
+    seen = observed.model_fields_set
+    wanted = expected.model_fields_set
+    cls = type(expected)
+    open_names = open_fields(cls)
+    for name in cls.model_fields:
+        if name not in seen or name not in wanted or name in skip:
             continue
         exp_val = getattr(expected, name)
-        obs_val = observed[name]
+        obs_val = getattr(observed, name)
         if _plain_equal(exp_val, obs_val):
             continue
-        out.extend(_compare_value(annotation, exp_val, obs_val, f"{path}.{name}" if path else name))
+        out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, name in open_names))
     return out
 
 
-def _compare_value(annotation: Any, exp_val: Any, obs_val: Any, path: str) -> list[Drift]:
-    if isinstance(exp_val, BaseModel) and isinstance(obs_val, dict):
+def _compare_value(exp_val: Any, obs_val: Any, path: str, is_open: bool = False) -> list[Drift]:
+    if isinstance(exp_val, BaseModel) and isinstance(obs_val, BaseModel):
         return compare(exp_val, obs_val, path)
     if isinstance(exp_val, dict) and isinstance(obs_val, dict):
-        is_map, value_type = _map_info(annotation)
-        if is_map:
-            return _compare_map(value_type, exp_val, obs_val, path)
+        return _compare_map(exp_val, obs_val, path, is_open)
     if _norm(exp_val) != _norm(obs_val):
         return [Drift(path, _norm(exp_val), _norm(obs_val), "mismatch")]
     return []
 
 
 def _plain_map_equal(exp: dict[Any, Any], obs: dict[Any, Any]) -> bool:
-    """True when :func:`_compare_map` would find no drift, known without its per-key walk: equal maps whose keys
-    are all ``int`` or all ``str`` (``str(key)`` then keeps them apart) and whose values are plain scalars."""
+    """True when :func:`_compare_map` would find no drift, known without its per-key walk: equal maps whose
+    values are plain scalars."""
     if len(exp) != len(obs) or exp != obs:
-        return False
-    key_types = set(map(type, exp)) | set(map(type, obs))
-    if not (key_types <= {int} or key_types <= {str}):
         return False
     return set(map(type, exp.values())) | set(map(type, obs.values())) <= _SCALARS
 
 
-def _compare_map(value_type: Any, exp: dict[Any, Any], obs: dict[Any, Any], path: str) -> list[Drift]:
+def _compare_map(exp: dict[Any, Any], obs: dict[Any, Any], path: str, is_open: bool = False) -> list[Drift]:
+    """Entry by entry; an open map's extra entries are the device's own (and so are those of plain maps in it)."""
     if _plain_map_equal(exp, obs):
         return []
     out: list[Drift] = []
-    exp_s = {str(k): v for k, v in exp.items()}
-    obs_s = {str(k): v for k, v in obs.items()}
-    for key, exp_val in exp_s.items():
-        if key not in obs_s:
+    for key, exp_val in exp.items():
+        if key not in obs:
             out.append(Drift(f"{path}[{key}]", _norm(exp_val), None, "missing"))
             continue
-        obs_val = obs_s[key]
+        obs_val = obs[key]
         if _plain_equal(exp_val, obs_val):
             continue
-        out.extend(_compare_value(value_type, exp_val, obs_val, f"{path}[{key}]"))
-    for key in obs_s:
-        if key not in exp_s:
-            out.append(Drift(f"{path}[{key}]", None, _norm(obs_s[key]), "unexpected"))
+        out.extend(_compare_value(exp_val, obs_val, f"{path}[{key}]", is_open))
+    if not is_open:
+        out.extend(Drift(f"{path}[{key}]", None, _norm(obs_val), "unexpected")
+                   for key, obs_val in obs.items() if key not in exp)
     return out

@@ -89,7 +89,7 @@ def parse_observation(obs: Observation) -> None:
         return
     driver = get_driver(obs.platform)
     try:
-        obs.observed = driver.observe(obs.outputs, obs.intent)
+        obs.observed = driver.observe(obs.outputs)
         obs.oper = driver.operational(obs.outputs, obs.intent)
         read_facts = getattr(driver, "facts", None)  # switches only: hosts report no NOS facts
         obs.facts = read_facts(obs.outputs) if read_facts is not None else None
@@ -102,8 +102,7 @@ def parse_observation(obs: Observation) -> None:
 def plan_observation(fabric: Fabric, name: str) -> Observation:
     intent = plan(fabric, name)
     driver = get_driver(intent.platform)
-    expected = getattr(driver, "expected", lambda i: i)(intent)
-    return Observation(device=name, platform=intent.platform, intent=intent, expected=expected)
+    return Observation(device=name, platform=intent.platform, intent=intent, expected=driver.expected(intent))
 
 
 def audit_device(task: Task, fabric: Fabric, hint_context: tuple[str, ...] = ()) -> DeviceAudit:

@@ -67,10 +67,8 @@ def verify_intent(driver: Driver, intent: Intent, rendered: RenderedDevice | Non
     skip = set(unverified(rendered)) if unverified is not None and rendered is not None else set()
 
     def check(conn: Any) -> None:
-        observed = driver.observe(driver.collect(conn, intent), intent)
-        observed = {k: v for k, v in observed.items() if k not in skip}
-        expected = getattr(driver, "expected", lambda i: i)(intent)
-        drift = compare(expected, observed)
+        observed = driver.observe(driver.collect(conn, intent))
+        drift = compare(driver.expected(intent), observed, skip=skip)
         if drift:
             raise VerifyFailed(drift)
     return check

@@ -10,14 +10,23 @@ from typing import Any, ClassVar
 
 from roceops.health.model import CheckResult, ResultStatus, Thresholds
 from roceops.plan.model import NicIntent, SwitchIntent, SwitchPort
+from roceops.plan.observed import (
+    Observed,
+    ObservedHost,
+    ObservedNic,
+    ObservedQueue,
+    ObservedSwitch,
+    ObservedSwitchPort,
+)
 from roceops.platforms.driver import OperState, PortOper
 
 
 @dataclass
 class Sample:
-    """What one device showed: config (DeviceIntent-shaped) and two operational samples over the window."""
+    """What one device showed: its configuration (the room's Observed model) and two operational samples over
+    the window."""
 
-    observed: dict[str, Any] | None = None
+    observed: Observed | None = None
     first: OperState | None = None
     second: OperState | None = None
     window_s: float = 0.0
@@ -90,12 +99,22 @@ class NicLink(Check):
                             "NIC link down or at the wrong speed" if not ok else "")]
 
 
+def observed_nic(sample: Sample, netdev: str) -> ObservedNic | None:
+    observed = sample.observed
+    return (observed.nics or {}).get(netdev) if isinstance(observed, ObservedHost) else None
+
+
+def observed_port(sample: Sample, port: str) -> ObservedSwitchPort | None:
+    observed = sample.observed
+    return (observed.ports or {}).get(port) if isinstance(observed, ObservedSwitch) else None
+
+
 class NicMtu(Check):
     name, description = "nic.mtu", "NIC MTU as planned"
 
     def test(self, ctx: LinkContext) -> list[CheckResult]:
-        nic = ((ctx.host.observed or {}).get("nics") or {}).get(ctx.nic.netdev) or {}
-        mtu = nic.get("mtu")
+        nic = observed_nic(ctx.host, ctx.nic.netdev)
+        mtu = nic.mtu if nic is not None else None
         if mtu is None:
             return [self.result(ctx, self.nic_item(ctx), None, ctx.nic.mtu, None, ctx.host.error or "MTU not seen")]
         ok = int(mtu) == ctx.nic.mtu
@@ -107,17 +126,18 @@ class NicRoce(Check):
     FIELDS: ClassVar[tuple[str, ...]] = ("trust", "pfc_priorities", "dscp_to_priority", "cnp_dscp", "cnp_priority")
 
     def test(self, ctx: LinkContext) -> list[CheckResult]:
-        nic = ((ctx.host.observed or {}).get("nics") or {}).get(ctx.nic.netdev)
+        nic = observed_nic(ctx.host, ctx.nic.netdev)
         item = self.nic_item(ctx)
-        if not nic:
+        if not nic or not nic.model_fields_set:
             return [self.result(ctx, item, None, "intent", None, ctx.host.error or "NIC settings not seen")]
-        want = ctx.nic.model_dump(mode="json")
-        bad = [f for f in self.FIELDS if f in nic and _norm(nic[f]) != _norm(want[f])]
-        dcqcn = nic.get("dcqcn") or {}
-        lossless = ctx.nic.pfc_priorities
-        if ctx.nic.dcqcn.rp_enabled and "rp_enabled" in dcqcn and not set(lossless) <= set(dcqcn["rp_enabled"]):
+        bad = [f for f in self.FIELDS
+               if f in nic.model_fields_set and _norm(getattr(nic, f)) != _norm(getattr(ctx.nic, f))]
+        dcqcn = nic.dcqcn
+        seen = dcqcn.model_fields_set if dcqcn is not None else set()
+        lossless = set(ctx.nic.pfc_priorities)
+        if ctx.nic.dcqcn.rp_enabled and "rp_enabled" in seen and not lossless <= set(dcqcn.rp_enabled or ()):  # type: ignore[union-attr]
             bad.append("dcqcn.rp_enabled")
-        if ctx.nic.dcqcn.np_enabled and "np_enabled" in dcqcn and not set(lossless) <= set(dcqcn["np_enabled"]):
+        if ctx.nic.dcqcn.np_enabled and "np_enabled" in seen and not lossless <= set(dcqcn.np_enabled or ()):  # type: ignore[union-attr]
             bad.append("dcqcn.np_enabled")
         if not bad:
             return [self.result(ctx, item, True, "intent", "intent", "")]
@@ -140,7 +160,7 @@ class LeafPort(Check):
     def test(self, ctx: LinkContext) -> list[CheckResult]:
         item = self.port_item(ctx)
         p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
-        cfg = ((ctx.switch.observed or {}).get("ports") or {}).get(ctx.leaf_port.name)
+        cfg = observed_port(ctx.switch, ctx.leaf_port.name)
         if p is None and cfg is None:
             return [self.result(ctx, item, None, "healthy port", None, ctx.switch.error or "leaf not read")]
         problems = []
@@ -148,20 +168,31 @@ class LeafPort(Check):
             problems.append("down")
         if p is not None and p.speed not in (None, ctx.leaf_port.speed):
             problems.append(f"speed {(p.speed or 0) // 1000}G")
-        mtu = (cfg or {}).get("mtu", p.mtu if p else None)
+        mtu = cfg.mtu if cfg is not None and "mtu" in cfg.model_fields_set else (p.mtu if p else None)
         if mtu is not None and int(mtu) != ctx.leaf_port.mtu:
             problems.append(f"mtu {mtu}")
-        if cfg is not None and "pfc_priorities" in cfg and not set(ctx.leaf_port.pfc_priorities) <= set(
-                cfg["pfc_priorities"]):
-            missing = sorted(set(ctx.leaf_port.pfc_priorities) - set(cfg["pfc_priorities"]))
+        if cfg is not None and "pfc_priorities" in cfg.model_fields_set and not set(
+                ctx.leaf_port.pfc_priorities) <= set(cfg.pfc_priorities or ()):
+            missing = sorted(set(ctx.leaf_port.pfc_priorities) - set(cfg.pfc_priorities or ()))
             problems.append(f"PFC off on priority {missing}")
-        queues = ((ctx.switch.observed or {}).get("qos") or {}).get("queues") or {}
+        queues = _queues_of(ctx.switch, cfg)
         for qid, q in ctx.leaf.qos.queues.items():
-            seen = queues.get(str(qid)) or queues.get(qid)
-            if q.lossless and q.ecn is not None and isinstance(seen, dict) and "ecn" in seen and not seen["ecn"]:
+            seen = queues.get(qid)
+            if q.lossless and q.ecn is not None and seen is not None and "ecn" in seen.model_fields_set \
+                    and not seen.ecn:
                 problems.append(f"ECN off on queue {qid}")
         ok = not problems
         return [self.result(ctx, item, ok, "up, PFC+ECN on lossless", problems or "ok", ", ".join(problems))]
+
+
+def _queues_of(switch: Sample, port: ObservedSwitchPort | None) -> dict[int, ObservedQueue]:
+    """The queues a port uses: its own where the device keeps queues per port, else the device-wide ones."""
+    if port is not None and port.queues is not None:
+        return port.queues
+    observed = switch.observed
+    if isinstance(observed, ObservedSwitch) and observed.qos is not None:
+        return observed.qos.queues or {}
+    return {}
 
 
 class _RateCheck(Check):

@@ -70,7 +70,7 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     driver = get_driver(intent.platform)
     try:
         if first:
-            sample.observed = driver.observe(outputs, intent)
+            sample.observed = driver.observe(outputs)
             sample.first = driver.operational(outputs, intent)
         else:
             sample.second = driver.operational(outputs, intent)

@@ -14,6 +14,7 @@ from typing import Any
 from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.plan.observed import ObservedHost
 from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",
@@ -28,8 +29,9 @@ class NodeContext:
     leaves: dict[str, SwitchIntent]
 
     @property
-    def observed(self) -> dict[str, Any]:
-        return self.sample.observed or {}
+    def observed(self) -> ObservedHost:
+        observed = self.sample.observed
+        return observed if isinstance(observed, ObservedHost) else ObservedHost()
 
 
 def _result(ctx: NodeContext, check: str, item: str, ok: bool | None, expected: Any, observed: Any,
@@ -64,12 +66,12 @@ def tc_problems(ib_tc: int | None, host: HostIntent, leaves: dict[str, SwitchInt
 
 
 def nccl_check(ctx: NodeContext) -> list[CheckResult]:
-    seen = ctx.observed.get("nccl")
-    if not seen:
+    seen = ctx.observed.nccl
+    if seen is None:
         return [_result(ctx, "nccl.config", ctx.node, None, "intent", None, ctx.sample.error or "nccl.conf not read")]
     want = ctx.intent.nccl.model_dump()
-    bad = {f: seen.get(f) for f in NCCL_FIELDS if seen.get(f) != want[f]}
-    problems = tc_problems(seen.get("ib_tc"), ctx.intent, ctx.leaves)
+    bad = {f: getattr(seen, f) for f in NCCL_FIELDS if getattr(seen, f) != want[f]}
+    problems = tc_problems(seen.ib_tc, ctx.intent, ctx.leaves)
     if not bad and not problems:
         return [_result(ctx, "nccl.config", ctx.node, True, "intent", "intent", "")]
     detail = [f"{f}={v!r} (want {want[f]!r})" for f, v in bad.items()] + problems
@@ -78,7 +80,7 @@ def nccl_check(ctx: NodeContext) -> list[CheckResult]:
 
 
 def gid_check(ctx: NodeContext) -> list[CheckResult]:
-    rows = ctx.observed.get("gids")
+    rows = ctx.observed.gids
     out = []
     for nic in sorted(ctx.intent.nics.values(), key=lambda n: n.rail):
         item = f"{ctx.node}:{nic.rdma_dev}"
@@ -88,20 +90,20 @@ def gid_check(ctx: NodeContext) -> list[CheckResult]:
                                ctx.sample.error or "GID table not read (show_gids missing?)"))
             continue
         gid = ipv4_gid(ip)
-        found = [r for r in rows if r["dev"] == nic.rdma_dev and r["gid"] == gid and r["version"] == "v2"]
+        found = [r for r in rows if r.dev == nic.rdma_dev and r.gid == gid and r.version == "v2"]
         out.append(_result(ctx, "nic.gid", item, bool(found), f"RoCE v2 GID for {ip}",
-                           f"index {found[0]['index']}" if found else "none",
+                           f"index {found[0].index}" if found else "none",
                            "" if found else f"{nic.rdma_dev} has no RoCE v2 GID for its rail address {ip}: "
                                             "NCCL cannot pick the rail GID"))
     return out
 
 
 def unit_check(ctx: NodeContext) -> list[CheckResult]:
-    boot = ctx.observed.get("boot")
+    boot = ctx.observed.boot
     unit = ctx.intent.boot.unit
-    if not boot:
+    if boot is None:
         return [_result(ctx, "boot.unit", unit, None, "enabled, last run ok", None, ctx.sample.error or "not read")]
-    enabled, result = boot.get("unit_enabled"), boot.get("unit_result")
+    enabled, result = boot.unit_enabled, boot.unit_result
     ok = enabled == "enabled" and result == "success"
     return [_result(ctx, "boot.unit", unit, ok, "enabled, last run ok", f"{enabled or 'not installed'}, {result}",
                     "" if ok else f"{unit} is {enabled or 'not installed'} (last run: {result}): the NIC settings "

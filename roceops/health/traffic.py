@@ -20,6 +20,7 @@ from typing import Any
 from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus, Thresholds
 from roceops.plan.model import HostIntent, NicIntent
+from roceops.plan.observed import ObservedHost
 from roceops.platforms.base import get_driver
 from roceops.platforms.driver import RdmaBandwidth, RdmaEnd, TrafficDriver
 from roceops.redact import reason, redact
@@ -83,17 +84,16 @@ def pair_rails(names: list[str], intents: Mapping[str, HostIntent]) -> tuple[lis
 def rail_end(nic: NicIntent, intent: HostIntent, sample: Sample) -> RdmaEnd | tuple[ResultStatus, str]:
     """The NIC's perftest options (GID index of its rail address's RoCEv2 GID, NCCL's ToS), or (status, why)."""
     observed = sample.observed
-    if observed is None:
+    if not isinstance(observed, ObservedHost):
         return "unknown", sample.error or "the host was not read"
-    if not (observed.get("tools") or {}).get(TOOL):
+    if not (observed.tools or {}).get(TOOL):
         return "skipped", f"{TOOL} not installed (perftest)"
     ip = nic.address.split("/")[0]
     gid = ipv4_gid(ip)
-    rows = [r for r in observed.get("gids") or [] if r["dev"] == nic.rdma_dev and r["gid"] == gid
-            and r["version"] == "v2"]
-    if not rows:
+    rows = [r for r in observed.gids or [] if r.dev == nic.rdma_dev and r.gid == gid and r.version == "v2"]
+    if not rows or rows[0].index is None:
         return "unknown", f"{nic.rdma_dev} has no RoCE v2 GID for {ip}"
-    return RdmaEnd(nic.rdma_dev, int(rows[0]["index"]), BASE_PORT + nic.rail, intent.nccl.ib_tc)
+    return RdmaEnd(nic.rdma_dev, rows[0].index, BASE_PORT + nic.rail, intent.nccl.ib_tc)
 
 
 def judge(run: RailRun, report: RdmaBandwidth, thresholds: Thresholds) -> CheckResult:

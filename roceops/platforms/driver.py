@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.plan.observed import Observed
 from roceops.render.engine import RenderedDevice
 
 Intent = SwitchIntent | HostIntent
@@ -87,8 +88,12 @@ class Driver(Protocol):
         """The change that brings a device from ``current`` back to ``backup`` (journal rollback)."""
         ...
 
-    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
-        """Parse read-only command outputs into the DeviceIntent JSON shape (partial: only what is visible)."""
+    def observe(self, outputs: dict[str, str]) -> Observed:
+        """Parse ``collect``'s outputs, and nothing else, into the room's Observed model (only what is visible)."""
+        ...
+
+    def expected(self, intent: Intent) -> Observed:
+        """The intent as this platform shows it, in the Observed model ``observe`` returns (every field set)."""
         ...
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:

@@ -1,4 +1,4 @@
-"""TinyNOS device I/O: one read-only command, its JSON answer observed in the DeviceIntent shape."""
+"""TinyNOS device I/O: one read-only command, its JSON answer as an ObservedSwitch."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch, as_observed
 from roceops.platforms.driver import OperState, PortOper
 
 SHOW_CONFIG = "show-config"
@@ -18,9 +20,13 @@ class TinyDriver:
     def collect_counters(self, conn: Any, intent: Any, ports: Collection[str] | None = None) -> dict[str, str]:
         return self.collect(conn, intent, ports)
 
-    def observe(self, outputs: dict[str, str], intent: Any) -> dict[str, Any]:
+    def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         config = json.loads(outputs[SHOW_CONFIG])
-        return {"ports": {name: {"mtu": p["mtu"], "pfc_priorities": p["pfc"]} for name, p in config["ports"].items()}}
+        return ObservedSwitch.model_validate({"ports": {name: {"mtu": p["mtu"], "pfc_priorities": p["pfc"]}
+                                                        for name, p in config["ports"].items()}})
+
+    def expected(self, intent: SwitchIntent) -> ObservedSwitch:
+        return as_observed(intent, ObservedSwitch)
 
     def operational(self, outputs: dict[str, str], intent: Any) -> OperState:
         config = json.loads(outputs[SHOW_CONFIG])
