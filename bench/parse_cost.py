@@ -82,7 +82,7 @@ def main() -> None:
         t0 = time.process_time()
         outputs = driver.collect(conn, intent)
         t1 = time.process_time()
-        driver.observe(outputs, intent)
+        driver.observe(outputs)
         driver.operational(outputs, intent)
         t2 = time.process_time()
         row = totals[spec.platform]
