@@ -11,6 +11,7 @@ from labtools import lab_mini
 
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedEcn
 from roceops.platforms.base import get_platform
 from roceops.platforms.eos import parsers as eos_parsers
 from roceops.platforms.eos.render import MAX_MTU, render_context
@@ -71,8 +72,9 @@ def test_eos_queue_keyword_follows_the_hardware() -> None:
     split = intent(EOS).model_copy(update={"hwsku": "DCS-7060DX5-64S"})
     text = render_device(split).files["config.eos"]
     assert "\n   uc-tx-queue 3\n" in text and "\n   tx-queue" not in text
-    observed = eos_parsers.observe_config(text, split)  # the audit reads the uc-tx-queue sections back
-    assert observed["qos"]["queues"]["3"]["ecn"] == {"min_bytes": 153600, "max_bytes": 1536000, "probability": 100}
+    observed = eos_parsers.observe_config(text)  # the audit reads the uc-tx-queue sections back
+    assert {(p.queues or {})[3].ecn for p in (observed.ports or {}).values()} == {
+        ObservedEcn(min_bytes=153600, max_bytes=1536000, probability=100)}
     jericho = intent(EOS).model_copy(update={"hwsku": "DCS-7280CR3-32P4"})
     assert "uc-tx-queue" not in render_device(jericho).files["config.eos"]
 
@@ -81,5 +83,5 @@ def test_eos_mtu_is_capped_at_9214_and_audited_as_rendered() -> None:
     assert {p.mtu for p in intent(EOS).ports.values()} == {9216}  # the fabric's switch MTU
     text = render_device(intent(EOS)).files["config.eos"]
     assert set(re.findall(r"\n   mtu (\d+)\n", text)) == {str(MAX_MTU)}
-    expected = eos_parsers.expected_intent(intent(EOS))
-    assert {p.mtu for p in expected.ports.values()} == {MAX_MTU}
+    expected = get_platform("eos").driver.expected(intent(EOS))
+    assert {p.mtu for p in (expected.ports or {}).values()} == {MAX_MTU}

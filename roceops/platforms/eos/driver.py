@@ -5,7 +5,9 @@ Pure side (no I/O): :meth:`EosDriver.plan_change` diffs the device's running-con
 model``, ``ip routing``, ``qos map ...``, global ``priority-flow-control ...`` lines, the intent's interfaces
 and Loopback0, ``router bgp``); management, users and every other section are never touched. The intended
 config is first put in the form EOS displays (:func:`display_form`: defaults EOS hides are dropped), so an
-applied config diffs to nothing. :meth:`plan_restore` diffs the whole config (it is a restore).
+applied config diffs to nothing. :meth:`plan_restore` diffs the whole config (it is a restore). Audit compares
+:meth:`observe` (the running-config as an ObservedSwitch, :func:`roceops.platforms.eos.parsers.observe_config`)
+with :meth:`expected` (the intent as EOS shows it, :mod:`roceops.platforms.eos.expected`).
 
 Device side, commands sent (all from privileged exec, ``enable`` first when the login lands at ``>``):
 
@@ -32,6 +34,7 @@ from typing import Any, ClassVar
 from hier_config import HConfig, WorkflowRemediation
 
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import (
     BgpSession,
@@ -47,6 +50,7 @@ from roceops.platforms.driver import (
 )
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import hconfig
+from roceops.platforms.eos.expected import expected as eos_expected
 from roceops.platforms.eos.facts import COMMANDS as FACTS_COMMANDS
 from roceops.platforms.eos.facts import parse_facts
 from roceops.platforms.eos.render import LOOPBACK, config_lines
@@ -167,13 +171,13 @@ class EosDriver:
     def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
         return _change(hconfig(current.text), hconfig(backup.text))
 
-    def expected(self, intent: Intent) -> Intent:
-        return p.expected_intent(intent) if isinstance(intent, SwitchIntent) else intent
-
-    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
+    def expected(self, intent: Intent) -> ObservedSwitch:
         if not isinstance(intent, SwitchIntent):
             raise TypeError("the EOS driver manages switches only")
-        return p.observe_config(outputs[p.CMD_RUNNING], intent)
+        return eos_expected(intent)
+
+    def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
+        return p.observe_config(outputs[p.CMD_RUNNING])
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
         intfs = p.parse_interfaces_json(outputs[p.CMD_INTERFACES]) if p.CMD_INTERFACES in outputs else {}

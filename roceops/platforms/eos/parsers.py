@@ -1,7 +1,22 @@
-"""Arista EOS parsers (pure: text in, data out).
+"""Arista EOS parsers (pure: device output in, data out; they never see the intent).
 
-* ``show running-config`` -> the observed SwitchIntent dict (:func:`observe_config`), read as the tree
-  hier_config would build (:func:`config_tree`: a light reader, hier_config itself for unusual text).
+* ``show running-config`` -> :class:`roceops.plan.observed.ObservedSwitch` (:func:`observe_config`), read as the
+  tree hier_config would build (:func:`config_tree`: a light reader, hier_config itself for unusual text):
+
+  ==========================  ===================================================================================
+  ObservedSwitch              from
+  ==========================  ===================================================================================
+  ``name``, ``loopback``      ``hostname``; ``interface Loopback0`` ``ip address`` (unset when it has none)
+  ``ports[<Ethernet...>]``    every front-panel interface: speed, MTU, shutdown, description, ``ip address``,
+                              PFC no-drop priorities, per-port watchdog, and per port ``trust`` (``qos trust``)
+                              and ``queues`` (its ``[uc-]tx-queue`` sections)
+  ``qos``                     ``qos map dscp ... to traffic-class``, ``qos map traffic-class ... to tx-queue``,
+                              ``priority-flow-control pause watchdog ...`` (``trust``/``queues``/
+                              ``lossless_priorities`` unset: EOS holds them per port)
+  ``bgp``                     ``router bgp``: neighbours by address (port: the interface whose subnet holds
+                              them), networks by prefix
+  ==========================  ===================================================================================
+
 * Text tables: ``show interfaces status`` (both layouts: without and with the Flags column, including lines
   whose whitespace was collapsed) and ``show interfaces counters queue detail`` (egress part).
 * ``| json`` outputs in the shapes ANTA's tests use (platforms.md section 3.6): ``show interfaces``,
@@ -11,21 +26,28 @@
 
 Units: ECN thresholds ``kbytes`` x 1024 (also ``bytes``/``mbytes``); watchdog timers are seconds -> ms;
 ``speed`` keywords -> Mb/s through :data:`roceops.platforms.eos.render.SPEED_KEYWORDS`. Defaults EOS does not
-print are filled in: MTU 1500, admin up, strict-priority queues, the DSCP->TC table DSCP/8 (unconfirmed; the
-rendered config sets all 64 DSCPs explicitly, so it never matters for roceops-managed switches).
+print are filled in: MTU 1500, admin up, ``qos trust`` ``none``, strict-priority queues without ECN (every queue
+of the TC->queue map that an interface does not configure), the TC->queue identity, the DSCP->TC table DSCP/8
+(unconfirmed; the rendered config sets all 64 DSCPs explicitly, so it never matters for roceops-managed switches).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
-
-from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import (
+    ObservedBgp,
+    ObservedBgpNeighbor,
+    ObservedEcn,
+    ObservedPfcWatchdog,
+    ObservedQos,
+    ObservedQueue,
+    ObservedSwitch,
+    ObservedSwitchPort,
+)
 from roceops.platforms.eos.config_tree import (
     Line,
     config_tree,
@@ -33,8 +55,8 @@ from roceops.platforms.eos.config_tree import (
     line_text,
 )
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
-from roceops.platforms.eos.render import SPEED_KEYWORDS, WATCHDOG_ACTIONS, eos_mtu, kbytes
-from roceops.util.sorting import ip_key, port_key
+from roceops.platforms.eos.render import SPEED_KEYWORDS
+from roceops.util.sorting import INVALID_IP_VERSION, ip_key, ip_sort_key, port_key, prefix_key
 
 CMD_RUNNING = "show running-config"
 CMD_INTERFACES = "show interfaces | json"
@@ -54,9 +76,9 @@ ACTION_OF_WATCHDOG = {"drop": "drop", "no-drop": "forward"}
 UNIT_BYTES = {"bytes": 1, "kbytes": 1024, "mbytes": 1024 * 1024}
 DEFAULT_MTU = 1500
 DEFAULT_MARK_PROBABILITY = 100
-
-
-_Model = TypeVar("_Model", bound=BaseModel)
+DEFAULT_TC_TO_QUEUE = {tc: tc for tc in range(8)}  # EOS's 8 traffic classes, each to its own tx-queue
+DEFAULT_QUEUE = ObservedQueue(scheduler="strict", weight=None, ecn=None)  # a tx-queue the config says nothing of
+FRONT_PANEL = re.compile(r"Ethernet\d+(?:/\d+)*")  # the interfaces reported as ports (not Management, Loopback...)
 
 
 class ParseError(ValueError):
@@ -86,32 +108,31 @@ def default_dscp_to_tc() -> dict[int, int]:
     return {d: d >> 3 for d in range(64)}
 
 
-def _ecn(line: str) -> dict[str, Any] | None:
+def _ecn(line: str) -> ObservedEcn | None:
     m = _ECN.match(line)
     if m is None:
         return None
     lo, lo_unit, hi, hi_unit, prob = m.groups()
-    return {"min_bytes": int(lo) * UNIT_BYTES[lo_unit] if lo_unit in UNIT_BYTES else None,
-            "max_bytes": int(hi) * UNIT_BYTES[hi_unit] if hi_unit in UNIT_BYTES else None,
-            "probability": int(prob) if prob else DEFAULT_MARK_PROBABILITY}
+    return ObservedEcn(min_bytes=int(lo) * UNIT_BYTES[lo_unit] if lo_unit in UNIT_BYTES else None,
+                       max_bytes=int(hi) * UNIT_BYTES[hi_unit] if hi_unit in UNIT_BYTES else None,
+                       probability=int(prob) if prob else DEFAULT_MARK_PROBABILITY)
 
 
-def parse_tx_queues(intf: Line) -> dict[int, dict[str, Any]]:
+def parse_tx_queues(intf: Line) -> dict[int, ObservedQueue]:
     """``tx-queue N`` / ``uc-tx-queue N`` sections of one interface: scheduler (strict unless ``no priority``),
     weight, ECN."""
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, ObservedQueue] = {}
     for q in line_children(intf):
         text = line_text(q)
         if not text.startswith(("tx-queue ", "uc-tx-queue ")) or not (m := _TX_QUEUE.fullmatch(text)):
             continue
-        scheduler, weight, ecn = _tx_queue(tuple(map(line_text, line_children(q))))
-        out[int(m.group(1))] = {"scheduler": scheduler, "weight": weight, "ecn": None if ecn is None else dict(ecn)}
+        out[int(m.group(1))] = _tx_queue(tuple(map(line_text, line_children(q))))
     return out
 
 
-@lru_cache(maxsize=256)  # every interface has the same few tx-queue sections
-def _tx_queue(lines: tuple[str, ...]) -> tuple[str, int | None, tuple[tuple[str, Any], ...] | None]:
-    """(scheduler, weight, ECN items) of a ``tx-queue`` section's lines."""
+@lru_cache(maxsize=256)  # every interface has the same few tx-queue sections; the models are frozen, so shared
+def _tx_queue(lines: tuple[str, ...]) -> ObservedQueue:
+    """Scheduler, weight and ECN of a ``tx-queue`` section's lines."""
     dwrr = False
     weight_line = ecn_line = None  # the first line of each kind
     for t in lines:
@@ -121,13 +142,15 @@ def _tx_queue(lines: tuple[str, ...]) -> tuple[str, int | None, tuple[tuple[str,
             weight_line = t
         elif ecn_line is None and t.startswith("random-detect ecn minimum-threshold"):
             ecn_line = t
-    weight = int(weight_line.split()[-1]) if weight_line is not None else None
+    weight = int(weight_line.split()[-1]) if weight_line is not None and dwrr else None
     ecn = _ecn(ecn_line) if ecn_line is not None else None
-    return "dwrr" if dwrr else "strict", weight if dwrr else None, None if ecn is None else tuple(ecn.items())
+    return ObservedQueue(scheduler="dwrr" if dwrr else "strict", weight=weight, ecn=ecn)
 
 
 def parse_interface(intf: Line) -> dict[str, Any]:
-    """One ``interface`` section -> SwitchPort-shaped dict (+ ``trust`` and ``queues`` for the QoS view)."""
+    """One ``interface`` section -> ObservedSwitchPort fields: name, speed (Mb/s, None for a keyword not in
+    :data:`SPEED_OF_KEYWORD`), MTU, admin state, description, address, PFC, watchdog, ``trust`` (``none``
+    when not configured) and the ``queues`` it configures."""
     values: dict[str, str] = {}  # the first line with each _INTF_VALUE prefix: the rest of it, stripped
     leaves = [c for c in line_children(intf) if isinstance(c, str)]  # the lines without lines under them
     no_drop: list[int] = []
@@ -151,18 +174,18 @@ def parse_interface(intf: Line) -> dict[str, Any]:
         "queues": parse_tx_queues(intf),
     }
     if speed is not None:
-        out["speed"] = SPEED_OF_KEYWORD.get(speed, speed)
+        out["speed"] = SPEED_OF_KEYWORD.get(speed.removeprefix("forced "))
     return out
 
 
 def parse_running_config(text: str) -> dict[str, Any]:
-    """Everything roceops reads from an EOS running-config, platform-neutral but not yet intent-shaped."""
+    """Everything roceops reads from an EOS running-config, as plain data (:func:`observe_config` shapes it)."""
     hc = config_tree(text)
     top = [c for c in hc.children if isinstance(c, str)]
     interfaces = {line_text(c).split(" ", 1)[1]: parse_interface(c) for c in hc.children
                   if line_text(c).startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
-    tc_to_queue = {tc: tc for tc in range(8)}
+    tc_to_queue = dict(DEFAULT_TC_TO_QUEUE)
     watchdog: dict[str, Any] = {}
     for t in top:
         if m := _QOS_MAP_DSCP.fullmatch(t):
@@ -185,15 +208,25 @@ def parse_running_config(text: str) -> dict[str, Any]:
             "pfc_watchdog": watchdog, "bgp": bgp, "loopback": loopback}
 
 
+def asn_value(text: str) -> int | None:
+    """An AS number as EOS prints it, plain (``4200100000``) or asdot (``64088.28832``); None if neither.
+
+    >>> asn_value("4200100000"), asn_value("64088.28832"), asn_value("PEERS")
+    (4200100000, 4200100000, None)
+    """
+    high, dot, low = text.partition(".")
+    if dot and high.isdigit() and low.isdigit():
+        return (int(high) << 16) + int(low)
+    return int(text) if text.isdigit() else None
+
+
 def _parse_bgp(sec: Line) -> dict[str, Any]:
-    asn = line_text(sec).split()[-1]
-    out: dict[str, Any] = {"asn": int(asn) if asn.isdigit() else asn, "neighbors": {}, "networks": []}
+    out: dict[str, Any] = {"asn": asn_value(line_text(sec).split()[-1]), "neighbors": {}, "networks": []}
     for t in map(line_text, line_children(sec)):
         if t.startswith("router-id "):
             out["router_id"] = t.split()[1]
         elif m := _NEIGHBOR_AS.fullmatch(t):
-            out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = int(m.group(2)) if m.group(2).isdigit() \
-                else m.group(2)
+            out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = asn_value(m.group(2))
         elif m := _NEIGHBOR_DESCRIPTION.fullmatch(t):
             out["neighbors"].setdefault(m.group(1), {})["description"] = m.group(2)
         elif m := _NETWORK.fullmatch(t):
@@ -201,101 +234,72 @@ def _parse_bgp(sec: Line) -> dict[str, Any]:
     return out
 
 
-def expected_queue(q: Any) -> dict[str, Any]:
-    """A QueueIntent as EOS can hold it (ECN thresholds in whole kbytes)."""
-    ecn = None
-    if q.ecn is not None:
-        ecn = {"min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024,
-               "probability": q.ecn.probability}
-    return {"scheduler": q.scheduler, "weight": q.weight if q.scheduler == "dwrr" else None, "ecn": ecn}
+def observe_config(text: str) -> ObservedSwitch:
+    """``show running-config`` -> :class:`ObservedSwitch` (only what an EOS config shows).
 
-
-def _updated(model: _Model, update: dict[str, Any]) -> _Model:
-    """``model.model_copy(update=update)``, or ``model`` itself where that copy would equal it in every field
-    and in ``model_fields_set`` (most ports and queues are already as EOS holds them)."""
-    fields = model.model_fields_set
-    for key, value in update.items():
-        old = getattr(model, key)
-        if key not in fields or type(old) is not type(value) or old != value:
-            return model.model_copy(update=update)
-    return model
-
-
-def expected_intent(intent: SwitchIntent) -> SwitchIntent:
-    """The intent as EOS represents it: MTU at most 9214, kbytes ECN thresholds, ``alert`` watchdog as ``forward`` (EOS
-    ``no-drop``), per-port watchdog only where PFC is on and the watchdog is enabled, networks de-duplicated."""
-    qos = intent.qos
-    wd = qos.pfc_watchdog
-    action = ACTION_OF_WATCHDOG[WATCHDOG_ACTIONS[wd.action]]
-    queues = {qid: _updated(q, {"ecn": None if q.ecn is None else _updated(q.ecn, {
-        "min_bytes": kbytes(q.ecn.min_bytes) * 1024, "max_bytes": kbytes(q.ecn.max_bytes) * 1024})})
-        for qid, q in qos.queues.items()}
-    ports = {name: _updated(p, {"pfc_watchdog": p.pfc_watchdog and wd.enabled and bool(p.pfc_priorities),
-                                "mtu": eos_mtu(p.mtu)})
-             for name, p in intent.ports.items()}
-    new_qos = qos.model_copy(update={"queues": queues, "pfc_watchdog": wd.model_copy(update={"action": action})})
-    bgp = intent.bgp.model_copy(update={"networks": list(dict.fromkeys(intent.bgp.networks))})
-    return intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
-
-
-
-
-def observe_config(text: str, intent: SwitchIntent) -> dict[str, Any]:
-    """``show running-config`` -> the DeviceIntent-shaped observed dict (only what EOS config shows).
-
-    Ports: every intent port the config has. Queues are per interface on EOS but device-wide in the intent:
-    the first intent port whose queues differ from the expected ones is reported (so drift on any port shows),
-    else the first port's.
+    Ports: every front-panel (``Ethernet...``) interface of the config, each with its own ``trust`` and
+    ``queues`` (EOS configures both per interface). Device-wide in ``qos``: the DSCP->TC and TC->queue maps
+    and the watchdog timers/action. ``qos.trust``, ``qos.queues`` and ``qos.lossless_priorities`` are left unset:
+    EOS holds them per port only (``ports[..].trust``, ``.queues``, ``.pfc_priorities``). BGP neighbours are
+    sorted by address and networks by prefix (:func:`bgp_order`), whatever order the config lists them in.
     """
     cfg = parse_running_config(text)
-    ports_cfg = {n: cfg["interfaces"][n] for n in sorted(intent.ports, key=port_key) if n in cfg["interfaces"]}
-    want_queues = {str(qid): expected_queue(q) for qid, q in intent.qos.queues.items()}
-    queues: dict[str, Any] = {}
-    last: dict[int, Any] | None = None  # the queues of the last port looked at, which are as expected
-    for p in ports_cfg.values():
-        if p["queues"] == last:
-            continue  # the same queues as a port already found as expected
-        seen = {str(qid): p["queues"].get(qid, {"scheduler": "strict", "weight": None, "ecn": None})
-                for qid in intent.qos.queues}
-        seen.update({str(qid): v for qid, v in p["queues"].items() if qid not in intent.qos.queues})
-        if not queues or seen != want_queues:
-            queues = seen
-        if seen != want_queues:
-            break
-        last = p["queues"]
-    trusts = [p["trust"] for p in ports_cfg.values()]
-    lossless = sorted({prio for p in ports_cfg.values() for prio in p["pfc_priorities"]})
-    qos: dict[str, Any] = {"dscp_to_tc": cfg["dscp_to_tc"], "tc_to_queue": cfg["tc_to_queue"],
-                           "pfc_watchdog": cfg["pfc_watchdog"]}
-    if ports_cfg:
-        qos.update({"trust": next((t for t in trusts if t != "dscp"), "dscp"), "queues": queues,
-                    "lossless_priorities": lossless})
-    ports = {n: {k: v for k, v in p.items() if k not in ("trust", "queues")} for n, p in ports_cfg.items()}
-    out: dict[str, Any] = {"name": cfg["hostname"], "qos": qos, "ports": ports}
+    device_queues = frozenset(cfg["tc_to_queue"].values())
+    ports = {name: _observed_port(intf, device_queues)
+             for name, intf in sorted(cfg["interfaces"].items(), key=lambda kv: port_key(kv[0]))
+             if FRONT_PANEL.fullmatch(name)}
+    qos = ObservedQos(dscp_to_tc=cfg["dscp_to_tc"], tc_to_queue=cfg["tc_to_queue"],
+                      pfc_watchdog=ObservedPfcWatchdog.model_validate(cfg["pfc_watchdog"]))
+    out: dict[str, Any] = {"name": cfg["hostname"], "qos": qos, "ports": ports, "bgp": _observed_bgp(cfg)}
     if cfg["loopback"]:
         out["loopback"] = cfg["loopback"]
-    out["bgp"] = _observed_bgp(cfg, intent)
-    return out
+    return ObservedSwitch.model_validate(out)
 
 
-def _observed_bgp(cfg: dict[str, Any], intent: SwitchIntent) -> dict[str, Any]:
+def _observed_port(intf: dict[str, Any], device_queues: frozenset[int]) -> ObservedSwitchPort:
+    """One interface's dict (:func:`parse_interface`) as an ObservedSwitchPort; its queues are those the
+    interface configures plus, as EOS's default (strict, no weight, no ECN), every other queue of the device's
+    TC->queue map."""
+    queues: dict[int, ObservedQueue] = intf["queues"]
+    if not device_queues <= queues.keys():
+        queues = {qid: queues.get(qid, DEFAULT_QUEUE) for qid in sorted(device_queues | queues.keys())}
+    return ObservedSwitchPort.model_validate({**intf, "queues": queues})
+
+
+def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tuple[list[ObservedBgpNeighbor], list[str]]:
+    """BGP neighbours sorted by address, networks de-duplicated and sorted by prefix: the one order both
+    :func:`observe_config` and the driver's ``expected`` use (lists are compared as a whole)."""
+    return (sorted(neighbors, key=lambda n: ip_sort_key(n.ip or "")),
+            sorted(dict.fromkeys(networks), key=_prefix_sort_key))
+
+
+def _prefix_sort_key(prefix: str) -> tuple[int, int, int, str]:
+    """:func:`roceops.util.sorting.prefix_key`, with what is not a prefix after every prefix, by its text."""
+    try:
+        return (*prefix_key(prefix), prefix)
+    except ValueError:
+        return INVALID_IP_VERSION, 0, 0, prefix
+
+
+def _observed_bgp(cfg: dict[str, Any]) -> ObservedBgp:
     bgp = cfg["bgp"]
     if not bgp:
-        return {"asn": None, "router_id": None, "neighbors": [], "networks": []}
+        return ObservedBgp(asn=None, router_id=None, neighbors=[], networks=[])
     port_of = SubnetIndex((network_key(p["address"]), n) for n, p in cfg["interfaces"].items() if p.get("address"))
-    order = {nb.ip: i for i, nb in enumerate(intent.bgp.neighbors)}
-    keys = {ip: ip_key(ip) for ip in bgp["neighbors"]}
-    if all(version == 4 for version, _ in keys.values()):  # ipaddress objects of one version order by integer
-        rank: dict[str, Any] = {ip: number for ip, (_, number) in keys.items()}
-    else:  # as ipaddress orders them (mixed versions do not compare)
-        rank = {ip: ipaddress.ip_address(ip) for ip in bgp["neighbors"]}
-    neighbors = []
-    for ip, attrs in sorted(bgp["neighbors"].items(), key=lambda kv: (order.get(kv[0], len(order)), rank[kv[0]])):
-        neighbors.append({"ip": ip, "remote_asn": attrs.get("remote_asn"), "port": port_of.find(keys[ip]) or "",
-                          "description": attrs.get("description", "")})
-    net_order = {n: i for i, n in enumerate(intent.bgp.networks)}
-    networks = sorted(dict.fromkeys(bgp["networks"]), key=lambda n: (net_order.get(n, len(net_order)), n))
-    return {"asn": bgp["asn"], "router_id": bgp.get("router_id"), "neighbors": neighbors, "networks": networks}
+    neighbors = [ObservedBgpNeighbor(ip=ip, remote_asn=attrs.get("remote_asn"), port=_port_of(port_of, ip),
+                                     description=attrs.get("description", ""))
+                 for ip, attrs in bgp["neighbors"].items()]
+    neighbors, networks = bgp_order(neighbors, bgp["networks"])
+    return ObservedBgp(asn=bgp["asn"], router_id=bgp.get("router_id"), neighbors=neighbors, networks=networks)
+
+
+def _port_of(index: SubnetIndex, ip: str) -> str:
+    """The interface whose network holds ``ip`` ("" when none does, or ``ip`` is a peer-group name)."""
+    try:
+        key = ip_key(ip)
+    except ValueError:
+        return ""
+    return index.find(key) or ""
 
 
 # --------------------------------------------------------------------------- text tables

@@ -120,7 +120,7 @@ def test_deploy_fresh_spine_audits_clean_and_redeploy_is_unchanged(connector: An
     assert first.summary["add"] > 100 and "router bgp 4200100000" in first.diff
     conn = connector("spine01").connect()
     outputs = DRIVER.collect(conn, intent("spine01"))
-    assert compare(DRIVER.expected(intent("spine01")), DRIVER.observe(outputs, intent("spine01"))) == []
+    assert compare(DRIVER.expected(intent("spine01")), DRIVER.observe(outputs)) == []
     oper = DRIVER.operational(outputs, intent("spine01"))
     assert set(oper.ports) == set(intent("spine01").ports) and all(p.oper_up for p in oper.ports.values())
     counters = DRIVER.operational(DRIVER.collect_counters(conn, intent("spine01")), intent("spine01"))
@@ -153,13 +153,15 @@ def test_audit_finds_injected_drift_and_redeploy_fixes_it(lab: LabThread, connec
     lab.inject("spine02", "ecn_changed", min=51200, max=512000)
     lab.inject("spine02", "mtu_mismatch", port="Ethernet2/1")
     want = intent("spine02")
-    observed = DRIVER.observe(DRIVER.collect(connector("spine02").connect(), want), want)
+    observed = DRIVER.observe(DRIVER.collect(connector("spine02").connect(), want))
     drift = {d.path: d.observed for d in compare(DRIVER.expected(want), observed)}
-    assert drift == {"ports[Ethernet1/1].pfc_priorities": [], "ports[Ethernet2/1].mtu": 1500,
-                     "qos.queues[3].ecn.min_bytes": 51200, "qos.queues[3].ecn.max_bytes": 512000}
+    ecn = {f"ports[{name}].queues[3].ecn.{field}": value for name in want.ports  # every port's own queues
+           for field, value in (("min_bytes", 51200), ("max_bytes", 512000))}
+    assert drift == {"ports[Ethernet1/1].pfc_priorities": [], "ports[Ethernet2/1].mtu": 1500, **ecn}
+    assert len(ecn) == 16
     fixed = deploy(connector, "spine02", txn="roceops-fix")
     assert fixed.status == "changed" and fixed.summary["add"] < 40
-    observed = DRIVER.observe(DRIVER.collect(connector("spine02").connect(), want), want)
+    observed = DRIVER.observe(DRIVER.collect(connector("spine02").connect(), want))
     assert compare(DRIVER.expected(want), observed) == []
 
 

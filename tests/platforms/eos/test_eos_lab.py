@@ -15,10 +15,14 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
+from roceops.audit.compare import compare
 from roceops.lab.devices.eos.device import REJECT_ERROR
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.platforms.eos import PLATFORM
+from roceops.plan import plan
+from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch
+from roceops.platforms.eos import DRIVER, PLATFORM
 from roceops.platforms.eos import parsers as p
 
 pytestmark = pytest.mark.lab
@@ -230,6 +234,22 @@ def test_config_faults_change_running_config(lab: LabThread, connect: Callable[[
     assert js(conn, "show interfaces Ethernet2/1")["interfaces"]["Ethernet2/1"]["mtu"] == 1500
     lab.clear("spine02")  # clearing faults does not undo configuration changes; a re-deploy does
     assert "   mtu 1500" in cli(conn, "show running-config interfaces Ethernet2/1")
+
+
+def test_preloaded_spine_reads_back_as_its_intent_and_a_port_fault_names_its_port(
+        lab: LabThread, connect: Callable[[str], Any]) -> None:
+    """lab device -> collect -> observe -> compare(expected): empty for the rendered config, one drift per port."""
+    want = plan(lab_mini(), "spine02")
+    assert isinstance(want, SwitchIntent)
+    conn = connect("spine02")
+    observed = DRIVER.observe(DRIVER.collect(conn, want))
+    assert isinstance(observed, ObservedSwitch) and observed.ports is not None
+    assert compare(DRIVER.expected(want), observed) == []
+    assert set(observed.ports) == set(want.ports) and "Management1" not in observed.ports
+    lab.inject("spine02", "ecn_changed", port="Ethernet4/1", min=51200, max=512000)
+    drift = compare(DRIVER.expected(want), DRIVER.observe(DRIVER.collect(conn, want)))
+    assert [(d.path, d.observed) for d in drift] == [("ports[Ethernet4/1].queues[3].ecn.min_bytes", 51200),
+                                                     ("ports[Ethernet4/1].queues[3].ecn.max_bytes", 512000)]
 
 
 def test_reject_config(lab: LabThread, connect: Callable[[str], Any]) -> None:

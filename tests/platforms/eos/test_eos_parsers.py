@@ -1,5 +1,6 @@
 """Arista EOS parsers: real captures (shared/fixtures/eos), hand-written samples in ANTA's JSON shapes, and the
-lab personality's own output; running-config -> intent, display form and hier_config planning (no SSH here)."""
+lab personality's own output; running-config -> ObservedSwitch against the driver's expected(intent), display form
+and hier_config planning (no SSH here)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from roceops.lab.personality import SessionInfo
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import (
+    ObservedBgp,
+    ObservedBgpNeighbor,
+    ObservedEcn,
+    ObservedPfcWatchdog,
+    ObservedQueue,
+    ObservedSwitch,
+)
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.eos import DRIVER
 from roceops.platforms.eos import parsers as p
@@ -25,6 +34,7 @@ from roceops.platforms.eos.driver import display_form, hms
 from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
+from roceops.util.sorting import ip_key
 
 REPO = Path(__file__).resolve().parents[3]
 FIX = REPO.parent / "shared" / "fixtures" / "eos"
@@ -206,22 +216,36 @@ def test_json_parsers_on_lab_output() -> None:
 
 def test_observed_config_of_a_deployed_switch_has_no_drift() -> None:
     want = intent()
-    observed = p.observe_config(lab_state().running_text(), want)
+    observed = DRIVER.observe({p.CMD_RUNNING: lab_state().running_text()})
+    assert isinstance(observed, ObservedSwitch)
     assert compare(DRIVER.expected(want), observed) == []
-    assert observed["ports"]["Ethernet1/1"] == {
+    assert observed.ports is not None and list(observed.ports) == [f"Ethernet{n}/1" for n in range(1, 9)]
+    e1 = observed.ports["Ethernet1/1"]
+    assert e1.model_dump(exclude={"queues"}, exclude_unset=True) == {
         "name": "Ethernet1/1", "mtu": 9214, "admin_up": True, "description": "leaf-su1-r1:Ethernet16",
-        "address": "10.1.0.0/31", "pfc_priorities": [3], "pfc_watchdog": True, "speed": 400_000}
-    assert observed["qos"]["queues"]["3"] == {"scheduler": "dwrr", "weight": 60,
-                                             "ecn": {"min_bytes": 153600, "max_bytes": 1536000, "probability": 100}}
-    assert observed["qos"]["queues"]["6"] == {"scheduler": "strict", "weight": None, "ecn": None}
-    assert observed["qos"]["pfc_watchdog"] == {"detect_ms": 200, "restore_ms": 400, "poll_ms": 100,
-                                               "action": "drop", "enabled": True}
-    assert [n["port"] for n in observed["bgp"]["neighbors"]] == [n.port for n in want.bgp.neighbors]
+        "address": "10.1.0.0/31", "pfc_priorities": [3], "pfc_watchdog": True, "speed": 400_000, "trust": "dscp"}
+    assert e1.queues is not None and sorted(e1.queues) == list(range(8))  # every queue of the TC->queue map
+    assert e1.queues[3] == ObservedQueue(scheduler="dwrr", weight=60,
+                                         ecn=ObservedEcn(min_bytes=153600, max_bytes=1536000, probability=100))
+    assert e1.queues[0] == ObservedQueue(scheduler="dwrr", weight=40, ecn=None)
+    assert e1.queues[6] == ObservedQueue(scheduler="strict", weight=None, ecn=None)  # EOS hides an all-default queue
+    assert observed.qos is not None
+    assert observed.qos.model_fields_set == {"dscp_to_tc", "tc_to_queue", "pfc_watchdog"}  # the rest is per port
+    assert observed.qos.pfc_watchdog == ObservedPfcWatchdog(detect_ms=200, restore_ms=400, poll_ms=100,
+                                                            action="drop", enabled=True)
+    assert observed.qos.dscp_to_tc is not None and (observed.qos.dscp_to_tc[26], observed.qos.dscp_to_tc[48]) == (3, 6)
+    assert (observed.name, observed.loopback) == ("spine01", "10.0.0.5/32")
+    assert observed.bgp is not None and observed.bgp.neighbors is not None
+    assert (observed.bgp.asn, observed.bgp.router_id, observed.bgp.networks) == (4200100000, "10.0.0.5",
+                                                                                 ["10.0.0.5/32"])
+    assert [(n.ip, n.port) for n in observed.bgp.neighbors] == sorted(
+        ((n.ip, n.port) for n in want.bgp.neighbors), key=lambda n: ip_key(n[0]))
 
 
-def test_observed_config_fills_eos_defaults() -> None:
-    text = """hostname sw1
+SAMPLE = """! Command: show running-config
+hostname sw1
 qos map dscp 26 to traffic-class 3
+qos map traffic-class 7 to tx-queue 6
 interface Ethernet1/1
    shutdown
    priority-flow-control priority 3 no-drop
@@ -229,22 +253,93 @@ interface Ethernet1/1
       random-detect ecn minimum-threshold 2 mbytes maximum-threshold 3000000 bytes
 interface Ethernet2/1
    mtu 9214
+   speed forced 100gfull
+   qos trust cos
    priority-flow-control on
    priority-flow-control priority 3 no-drop
    priority-flow-control priority 4 drop
+   uc-tx-queue 3
+      no priority
+      bandwidth percent 50
+interface Ethernet3/1
+   speed auto
+interface Loopback0
+   ip address 10.0.0.9/32
+interface Management1
+   ip address 192.168.0.9/24
 priority-flow-control pause watchdog default timeout 0.05
 priority-flow-control pause watchdog action no-drop
+router bgp 64088.28832
+   neighbor 10.1.0.9 remote-as 65001
+   neighbor 10.1.0.10 remote-as 65002
+   neighbor 10.1.0.10 description b
+   neighbor SPINES remote-as 65003
+   network 10.0.1.0/24
+   network 10.0.0.9/32
+end
 """
-    cfg = p.parse_running_config(text)
-    e1, e2 = cfg["interfaces"]["Ethernet1/1"], cfg["interfaces"]["Ethernet2/1"]
-    assert (e1["mtu"], e1["admin_up"], e1["pfc_priorities"], e1["description"], "speed" in e1) == (
-        1500, False, [], "", False)
-    assert e1["queues"][3] == {"scheduler": "strict", "weight": None,
-                               "ecn": {"min_bytes": 2 * 1024 * 1024, "max_bytes": 3_000_000, "probability": 100}}
-    assert (e2["mtu"], e2["pfc_priorities"], e2["trust"]) == (9214, [3], "none")
-    assert cfg["dscp_to_tc"][26] == 3 and cfg["dscp_to_tc"][48] == 6  # 48 from the DSCP/8 default
-    assert cfg["pfc_watchdog"] == {"detect_ms": 50, "action": "forward", "enabled": True}
-    assert cfg["bgp"] == {} and cfg["hostname"] == "sw1" and cfg["loopback"] is None
+
+
+def test_observed_config_fills_eos_defaults() -> None:
+    observed = p.observe_config(SAMPLE)
+    assert observed.ports is not None and list(observed.ports) == ["Ethernet1/1", "Ethernet2/1", "Ethernet3/1"]
+    e1, e2, e3 = observed.ports.values()
+    assert (e1.mtu, e1.admin_up, e1.pfc_priorities, e1.description, e1.trust) == (1500, False, [], "", "none")
+    assert "speed" not in e1.model_fields_set and e3.speed is None and e2.speed == 100_000
+    assert (e2.mtu, e2.pfc_priorities, e2.trust) == (9214, [3], "cos")
+    assert e1.queues is not None and e2.queues is not None and e3.queues is not None
+    assert e1.queues[3] == ObservedQueue(scheduler="strict", weight=None, ecn=ObservedEcn(
+        min_bytes=2 * 1024 * 1024, max_bytes=3_000_000, probability=100))
+    assert e2.queues[3] == ObservedQueue(scheduler="dwrr", weight=50, ecn=None)  # uc-tx-queue read as tx-queue
+    # TC 7 goes to queue 6: queue 7 is in no map and configured nowhere, so no port shows it
+    assert sorted(e3.queues) == list(range(7)) and set(e3.queues.values()) == {p.DEFAULT_QUEUE}
+    assert observed.qos is not None and observed.qos.dscp_to_tc is not None
+    assert observed.qos.dscp_to_tc[26] == 3 and observed.qos.dscp_to_tc[48] == 6  # 48 from the DSCP/8 default
+    assert observed.qos.tc_to_queue == {**{tc: tc for tc in range(7)}, 7: 6}
+    assert observed.qos.pfc_watchdog == ObservedPfcWatchdog(detect_ms=50, action="forward", enabled=True)
+    assert observed.qos.pfc_watchdog.model_fields_set == {"detect_ms", "action", "enabled"}
+    assert (observed.name, observed.loopback) == ("sw1", "10.0.0.9/32")
+    assert observed.bgp == ObservedBgp(asn=4200100000, router_id=None, neighbors=[
+        ObservedBgpNeighbor(ip="10.1.0.9", remote_asn=65001, port="", description=""),
+        ObservedBgpNeighbor(ip="10.1.0.10", remote_asn=65002, port="", description="b"),
+        ObservedBgpNeighbor(ip="SPINES", remote_asn=65003, port="", description="")],
+        networks=["10.0.0.9/32", "10.0.1.0/24"])
+
+
+def test_observed_config_of_a_switch_without_roceops_config() -> None:
+    observed = p.observe_config(lab_state(configured=False).running_text())
+    assert observed.ports is not None and list(observed.ports) == [f"Ethernet{n}/1" for n in range(1, 9)]
+    assert "loopback" not in observed.model_fields_set  # no Loopback0 address: not compared (as before)
+    assert observed.bgp == ObservedBgp(asn=None, router_id=None, neighbors=[], networks=[])
+    drift = compare(DRIVER.expected(intent()), observed)
+    paths = {d.path for d in drift}
+    assert "ports[Ethernet1/1].queues[3].scheduler" in paths and "ports[Ethernet8/1].trust" in paths
+    assert "qos.pfc_watchdog.enabled" in paths and "bgp.neighbors" in paths
+
+
+def test_observe_does_not_depend_on_the_order_the_config_lists_neighbours_and_networks() -> None:
+    text = lab_state().running_text()
+    lines = text.splitlines()
+    bgp_at = lines.index("router bgp 4200100000")
+    end = lines.index("!", bgp_at)
+    body = lines[bgp_at + 1:end]
+    shuffled = [*lines[:bgp_at + 1], *reversed(body), *lines[end:]]
+    assert p.observe_config("\n".join(shuffled) + "\n") == p.observe_config(text)
+
+
+def test_per_port_drift_on_two_ports_is_two_findings_each_naming_its_port() -> None:
+    st = lab_state()
+    st.apply_fault("ecn_changed", port="Ethernet2/1", min=51200, max=512000)
+    st.apply_fault("ecn_changed", port="Ethernet7/1", min=51200, max=512000)
+    run(st, "configure", "interface Ethernet7/1", "qos trust cos", "end")
+    drift = compare(DRIVER.expected(intent()), DRIVER.observe({p.CMD_RUNNING: st.running_text()}))
+    assert [(d.path, d.expected, d.observed) for d in drift] == [
+        ("ports[Ethernet2/1].queues[3].ecn.min_bytes", 153600, 51200),
+        ("ports[Ethernet2/1].queues[3].ecn.max_bytes", 1536000, 512000),
+        ("ports[Ethernet7/1].trust", "dscp", "cos"),
+        ("ports[Ethernet7/1].queues[3].ecn.min_bytes", 153600, 51200),
+        ("ports[Ethernet7/1].queues[3].ecn.max_bytes", 1536000, 512000),
+    ]
 
 
 def _tree(node: object) -> list[tuple[str, list]]:
@@ -285,13 +380,33 @@ def test_expected_rounds_to_what_eos_holds() -> None:
     q3 = base.qos.queues[3]
     assert q3.ecn is not None
     odd = q3.model_copy(update={"ecn": q3.ecn.model_copy(update={"min_bytes": 150_000, "max_bytes": 1_000_001})})
+    strict = base.qos.queues[6].model_copy(update={"weight": 10})  # a weight EOS cannot show on a strict queue
     wd = base.qos.pfc_watchdog.model_copy(update={"action": "alert"})
-    changed = base.model_copy(update={"qos": base.qos.model_copy(update={"queues": {**base.qos.queues, 3: odd},
-                                                                         "pfc_watchdog": wd})})
-    exp = p.expected_intent(changed)
-    assert exp.qos.queues[3].ecn is not None
-    assert (exp.qos.queues[3].ecn.min_bytes, exp.qos.queues[3].ecn.max_bytes) == (146 * 1024, 977 * 1024)
-    assert exp.qos.pfc_watchdog.action == "forward"
+    changed = base.model_copy(update={"qos": base.qos.model_copy(update={
+        "queues": {**base.qos.queues, 3: odd, 6: strict}, "pfc_watchdog": wd})})
+    exp = DRIVER.expected(changed)
+    assert isinstance(exp, ObservedSwitch) and exp.qos is not None and exp.ports is not None
+    assert exp.qos.pfc_watchdog is not None and exp.qos.pfc_watchdog.action == "forward"
+    for port in exp.ports.values():
+        assert port.queues is not None and sorted(port.queues) == list(range(8)) and port.trust == "dscp"
+        assert port.queues[3].ecn == ObservedEcn(min_bytes=146 * 1024, max_bytes=977 * 1024, probability=100)
+        assert (port.queues[6].scheduler, port.queues[6].weight) == ("strict", None)
+        assert port.queues[5] == p.DEFAULT_QUEUE  # no intent queue: EOS's default
+        assert port.mtu == 9214 and port.pfc_watchdog is True
+    assert exp.bgp is not None and exp.bgp.neighbors is not None
+    assert [n.ip for n in exp.bgp.neighbors] == sorted((n.ip for n in base.bgp.neighbors), key=ip_key)
+    quiet = base.model_copy(update={"qos": base.qos.model_copy(update={
+        "pfc_watchdog": base.qos.pfc_watchdog.model_copy(update={"enabled": False})})})
+    assert {port.pfc_watchdog for port in (DRIVER.expected(quiet).ports or {}).values()} == {False}
+
+
+def test_expected_and_observed_of_a_rendered_config_agree_on_a_uc_tx_queue_model() -> None:
+    split = intent().model_copy(update={"hwsku": "DCS-7060DX5-64S"})
+    text = render_device(split).files["config.eos"]
+    assert "uc-tx-queue 3" in text
+    running = display_form(hconfig(text))
+    observed = p.observe_config("".join(f"{'   ' * (c.depth() - 1)}{c.text}\n" for c in running.all_children_sorted()))
+    assert compare(DRIVER.expected(split), observed) == []
 
 
 # --------------------------------------------------------------------------- planning
