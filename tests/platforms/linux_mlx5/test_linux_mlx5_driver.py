@@ -91,8 +91,8 @@ def host(name: str) -> tuple[HostIntent, Any]:
 
 
 def drift_paths(conn: Any, intent: HostIntent) -> list[str]:
-    observed = DRIVER.observe(DRIVER.collect(conn, intent), intent)
-    assert set(observed["nics"]) == set(intent.nics)
+    observed = DRIVER.observe(DRIVER.collect(conn, intent))
+    assert set(observed.nics or {}) == set(intent.nics)
     return sorted(d.path for d in compare(DRIVER.expected(intent), observed))
 
 
