@@ -21,7 +21,6 @@ from roceops.plan import plan
 from roceops.plan.model import HostIntent
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.linux_mlx5 import DRIVER, driver_model, driver_plan, parsers
-from roceops.platforms.linux_mlx5.observe import shown_sysctls
 from roceops.platforms.linux_mlx5.driver_plan import (
     apply_command,
     diff_table,
@@ -29,6 +28,7 @@ from roceops.platforms.linux_mlx5.driver_plan import (
     restore_commands,
     simulate,
 )
+from roceops.platforms.linux_mlx5.observe import shown_sysctls
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     parse_cma_roce_mode,
