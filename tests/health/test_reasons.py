@@ -13,6 +13,7 @@ from roceops.health.engine import evaluate, verdicts
 from roceops.health.model import Thresholds
 from roceops.model.loader import load_intent
 from roceops.plan import plan
+from roceops.plan.observed import ObservedHost, ObservedNic
 from roceops.platforms.driver import OperState, PortOper
 from roceops.topology.expand import expand
 
@@ -39,7 +40,7 @@ def _samples(fabric: Any, pause_tx: int = 0, leaf_answers: bool = True) -> tuple
     zero = {f"pfc_{d}_{p}": 0 for p in range(8) for d in ("rx", "tx")}
     nic_ports = {n.netdev: (n.speed, hi.nics[n.netdev].mtu) for n in host.nics}
     after = dict(zero, pfc_tx_3=pause_tx)
-    samples[NODE] = Sample(observed={"nics": {n: {"mtu": mtu} for n, (_, mtu) in nic_ports.items()}},
+    samples[NODE] = Sample(observed=ObservedHost(nics={n: ObservedNic(mtu=mtu) for n, (_, mtu) in nic_ports.items()}),
                            first=_healthy(NODE, nic_ports, zero), second=_healthy(NODE, nic_ports, after),
                            window_s=2.0)
     for nic in host.nics:

@@ -13,6 +13,7 @@ import roceops.health.engine as engine
 from roceops.health.catalog import Sample
 from roceops.model.loader import load_intent
 from roceops.plan import plan
+from roceops.plan.observed import ObservedHost
 from roceops.topology.expand import expand
 
 
@@ -50,10 +51,10 @@ class _Driver:
         self.calls.append("counters")
         return self.second
 
-    def observe(self, outputs: dict[str, str], intent: Any) -> dict[str, Any]:
+    def observe(self, outputs: dict[str, str]) -> ObservedHost:
         if self.parse_fails:
             raise ValueError("table 'x' has no header")
-        return {"seen": sorted(outputs)}
+        return ObservedHost(tools=dict.fromkeys(sorted(outputs), True))  # which outputs it was given
 
     def operational(self, outputs: dict[str, str], intent: Any) -> str:
         return f"oper of {sorted(outputs)}"
@@ -77,7 +78,8 @@ def test_both_samples_parsed_with_the_window_between(monkeypatch: pytest.MonkeyP
     driver = _Driver({"full": "x", "more": "y"}, {"counters": "z"})
     sample, host = _sample(monkeypatch, intent, driver)
     assert driver.calls == ["collect", "counters"]
-    assert sample.observed == {"seen": ["full", "more"]} and sample.first == "oper of ['full', 'more']"
+    assert sample.observed == ObservedHost(tools={"full": True, "more": True})
+    assert sample.first == "oper of ['full', 'more']"
     assert sample.second == "oper of ['counters']" and sample.window_s >= 0.05 and sample.error is None
     assert host.closed == 1 and not host.connections
 

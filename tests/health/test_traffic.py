@@ -13,6 +13,7 @@ from roceops.health.traffic import judge, pair_rails, rail_end, run_traffic
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import HostIntent
+from roceops.plan.observed import ObservedGid, ObservedHost
 from roceops.platforms.driver import RdmaBandwidth, RdmaEnd
 from roceops.topology.expand import expand
 from roceops.util.rdma import ipv4_gid
@@ -31,9 +32,9 @@ def intents(names: list[str]) -> dict[str, HostIntent]:
 
 
 def sample(intent: HostIntent, perftest: bool = True) -> Sample:
-    rows = [{"dev": n.rdma_dev, "gid": ipv4_gid(n.address.split("/")[0]), "version": "v2", "index": 3}
+    rows = [ObservedGid(dev=n.rdma_dev, gid=ipv4_gid(n.address.split("/")[0]), version="v2", index=3)
             for n in intent.nics.values()]
-    return Sample(observed={"tools": {"ib_write_bw": perftest}, "gids": rows})
+    return Sample(observed=ObservedHost(tools={"ib_write_bw": perftest}, gids=rows))
 
 
 def test_ring_pairs_each_node_with_the_next_on_the_same_rail() -> None:
@@ -58,7 +59,7 @@ def test_rail_end_uses_the_rail_gid_and_nccl_tc() -> None:
     end = rail_end(nic, host, sample(host))
     assert end == RdmaEnd(nic.rdma_dev, 3, 18515 + nic.rail, host.nccl.ib_tc)
     assert rail_end(nic, host, sample(host, perftest=False)) == ("skipped", "ib_write_bw not installed (perftest)")
-    no_gid = Sample(observed={"tools": {"ib_write_bw": True}, "gids": []})
+    no_gid = Sample(observed=ObservedHost(tools={"ib_write_bw": True}, gids=[]))
     assert rail_end(nic, host, no_gid)[0] == "unknown"
     assert rail_end(nic, host, Sample(error="gpu001 connect failed: refused")) == (
         "unknown", "gpu001 connect failed: refused")

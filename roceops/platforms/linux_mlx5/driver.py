@@ -36,6 +36,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from roceops.plan.model import HostIntent, NicIntent
+from roceops.plan.observed import ObservedHost
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import (
     Change,
@@ -49,20 +50,16 @@ from roceops.platforms.driver import (
 )
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
+from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
-    parse_cma_roce_mode,
-    parse_cma_roce_tos,
     parse_ethtool_driver,
     parse_ethtool_fec,
     parse_ip_json,
-    parse_mlnx_qos,
     parse_rdma_links,
-    parse_sysctl,
-    sysfs_values,
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
@@ -133,16 +130,9 @@ class LinuxMlx5Driver:
 
     # ==================================================================================== pure
 
-    def expected(self, intent: Intent) -> HostIntent:
-        """The intent as the host shows it: sysctl values read back with single blanks between fields, and the
-        sha256 of every persistence file as rendered from this intent (what ``deploy --commit`` installs)."""
-        from roceops.render.engine import render_device  # the render engine reaches this room through the registry
-
-        intent = _host(intent)
-        sysctls = shown_sysctls(intent.sysctls)
-        hashes = render_device(intent, only=PERSISTED).hashes()
-        files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
-        return intent.model_copy(update={"sysctls": sysctls, "boot": intent.boot.model_copy(update={"files": files})})
+    def expected(self, intent: Intent) -> ObservedHost:
+        """The intent as the host shows it (:func:`observe.expected`)."""
+        return observed.expected(_host(intent))
 
     def unverified(self, rendered: RenderedDevice) -> tuple[str, ...]:
         """Parts of the observed state a deploy of ``rendered`` does not set, so its verify step leaves them out:
@@ -220,7 +210,7 @@ class LinuxMlx5Driver:
         sysfs = []
         for n in nics:
             sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
-        cmds = [dm.CMD_ADDR, dm.CMD_ROUTES, dm.CMD_UNAME]
+        cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME]  # rdma: which netdev is which RDMA device
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
@@ -240,55 +230,14 @@ class LinuxMlx5Driver:
             cmds += [f"ethtool -S {n.netdev}", f"ethtool -I --show-fec {n.netdev}"]
         return cmds
 
-    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
-        """HostIntent-shaped facts: per NIC link, address, routes, QoS, DCQCN, CNP, RDMA-CM; sysctls."""
-        intent = _host(intent)
-        links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
-        routes = parse_ip_json(outputs.get(dm.CMD_ROUTES, "[]"))
-        sysfs = self._sysfs(outputs, intent)
-        ecn_files = dm.ecn_entries(sysfs)
-        nics: dict[str, Any] = {}
-        for name, want in intent.nics.items():
-            link = links.get(name)
-            if link is None:
-                continue
-            o: dict[str, Any] = {"mtu": link.get("mtu")}
-            addrs = [f"{a['local']}/{a['prefixlen']}" for a in link.get("addr_info", []) if a.get("family") == "inet"]
-            o["address"] = want.address if want.address in addrs else (addrs[0] if addrs else None)
-            o["routes"] = _observed_routes(routes, name, [r.model_dump() for r in want.routes])
-            qos_text = outputs.get(dm.cmd_mlnx_qos(name))
-            if qos_text is not None:
-                o.update(_qos_observed(parse_mlnx_qos(qos_text)))
-            ecn = dm.ecn_values(ecn_files.get(name, []))
-            np_, rp = ecn["roce_np"], ecn["roce_rp"]
-            if None not in np_["enable"] + rp["enable"]:
-                o["dcqcn"] = {
-                    "np_enabled": [p for p, v in enumerate(np_["enable"]) if v],
-                    "rp_enabled": [p for p, v in enumerate(rp["enable"]) if v],
-                    "np": {k: np_[k] for k in want.dcqcn.np if k in np_},
-                    "rp": {k: rp[k] for k in want.dcqcn.rp if k in rp},
-                }
-            if "cnp_dscp" in np_:
-                o["cnp_dscp"] = np_["cnp_dscp"]
-            if "cnp_802p_prio" in np_:
-                o["cnp_priority"] = np_["cnp_802p_prio"]
-            mode = parse_cma_roce_mode(outputs.get(dm.cmd_roce_mode(want.rdma_dev), ""))
-            tos = parse_cma_roce_tos(outputs.get(dm.cmd_roce_tos(want.rdma_dev), ""))
-            if mode is not None:
-                o["roce_mode"] = mode
-            if tos is not None:
-                o["roce_tos"] = tos
-            nics[name] = o
-        observed: dict[str, Any] = {"nics": nics, **boot.observe(outputs, intent)}
-        if intent.sysctls:
-            values = parse_sysctl(outputs.get(dm.cmd_sysctl(intent.sysctls), ""))
-            observed["sysctls"] = {k: v for k, v in values.items() if k in intent.sysctls}
-        return observed
+    def observe(self, outputs: dict[str, str]) -> ObservedHost:
+        """The host's configuration as ``collect``'s outputs show it (:func:`observe.observe`)."""
+        return observed.observe(outputs)
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
         intent = _host(intent)
         links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
-        sysfs = self._sysfs(outputs, intent)
+        sysfs = observed.sysfs_dump(outputs)
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
@@ -330,14 +279,6 @@ class LinuxMlx5Driver:
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
         return OperState(device=intent.name, ports=ports, firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
-
-    @staticmethod
-    def _sysfs(outputs: dict[str, str], intent: Intent) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for cmd, text in outputs.items():
-            if cmd.startswith("grep -r -H -s . "):
-                out.update(sysfs_values(text))
-        return out
 
     # ==================================================================================== device I/O
 
@@ -509,13 +450,6 @@ _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
 
 
-
-
-def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
-    """Sysctl values as ``sysctl`` prints them back: fields separated by single blanks."""
-    return {k: " ".join(str(v).split()) for k, v in sysctls.items()}
-
-
 def _host(intent: Intent) -> HostIntent:
     if not isinstance(intent, HostIntent):
         raise DriverError(f"linux_mlx5 drives hosts; {intent.name} is a {intent.kind}")
@@ -549,33 +483,6 @@ def _after_begin(raw: str, token: str) -> str:
 
 def _short(cmd: str, limit: int = 100) -> str:
     return cmd if len(cmd) <= limit else cmd[:limit - 3] + "..."
-
-
-def _qos_observed(qos: dict[str, Any]) -> dict[str, Any]:
-    tcs = qos["tcs"]
-    out: dict[str, Any] = {
-        "trust": qos["trust"], "pfc_priorities": qos["pfc"], "prio_tc": dict(sorted(qos["prio_tc"].items())),
-        "tc_bandwidth": {tc: (t["bw"] or 0) if t["tsa"] == "ets" else 0 for tc, t in sorted(tcs.items())},
-        "strict_tcs": sorted(tc for tc, t in tcs.items() if t["tsa"] == "strict"),
-    }
-    if qos["trust"] == "dscp" and qos["dscp2prio"] is not None:
-        out["dscp_to_priority"] = dict(sorted(qos["dscp2prio"].items()))
-    return out
-
-
-def _observed_routes(routes: list[dict[str, Any]], dev: str, intent_routes: list[dict[str, Any]]
-                     ) -> list[dict[str, Any]]:
-    """Gateway routes through ``dev`` as Route dicts, intent's order first, then any extra ones."""
-    seen = []
-    for e in routes:
-        if e.get("dev") != dev or "gateway" not in e or "type" in e or e.get("table") == "local":
-            continue
-        table = e.get("table", "main")
-        seen.append({"to": "0.0.0.0/0" if e["dst"] == "default" else e["dst"], "via": e["gateway"],
-                     "table": None if table == "main" else int(table) if str(table).isdigit() else table})
-    ordered = [r for r in intent_routes if r in seen]
-    extra = sorted((r for r in seen if r not in intent_routes), key=lambda r: (str(r["table"]), r["to"]))
-    return ordered + extra
 
 
 DRIVER = LinuxMlx5Driver()

@@ -1,7 +1,7 @@
 """Pure side of what a host keeps across a reboot: the installed persistence files, the systemd unit's state
 and the NIC firmware (mlxconfig next-boot) values. Which commands read them, how they sit in the backup
-document, the commands that install the rendered files (atomically) or put the backup back, and the
-observed (HostIntent-shaped) ``boot``/``nccl``/``firmware`` facts.
+document, the commands that install the rendered files (atomically) or put the backup back, and the reads
+``collect`` adds for them (:mod:`observe` parses those into the ObservedHost's ``boot``/``nccl``/``firmware``).
 
 Install, per file: the text goes base64-encoded into ``<path>.roceops-new.b64`` (``echo`` lines of simple
 commands, so the line-by-line runner can send them), is decoded to ``<path>.roceops-new``, gets its mode, and
@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import difflib
 import posixpath
+from collections.abc import Collection
 from typing import Any
 
 from roceops.hardware.nics import ROCE_FIRMWARE_KEYS
@@ -25,9 +26,6 @@ from roceops.platforms.linux_mlx5.parsers import ParseError
 from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_base64_file,
     parse_mlxconfig_query,
-    parse_nccl_conf,
-    parse_sha256sum,
-    parse_show_gids,
     parse_systemctl_show,
 )
 from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED, UNIT
@@ -66,15 +64,17 @@ def capture_commands(rdma_devs: list[str]) -> list[str]:
     return [*cmds, CMD_UNIT, *(cmd_mlxconfig(dev) for dev in rdma_devs)]
 
 
-def firmware_values(text: str | None, params: tuple[str, ...] | list[str]) -> dict[str, int] | None:
-    """Next-boot values of ``params`` from an ``mlxconfig -e query``; None if the tool did not answer."""
+def firmware_values(text: str | None, params: Collection[str] | None = None) -> dict[str, int] | None:
+    """Next-boot values of ``params`` (None: every parameter the table shows with a numeric value) from an
+    ``mlxconfig -e query``; None if the tool did not answer."""
     if not text:
         return None
     try:
         table = parse_mlxconfig_query(text)["params"]
     except ParseError:
         return None
-    return {p: v for p in params if (v := (table.get(p) or {}).get("next")) is not None}
+    names = table if params is None else params
+    return {p: v for p in names if (v := (table.get(p) or {}).get("next")) is not None}
 
 
 def capture(outputs: dict[str, str], rdma_devs: list[str]) -> dict[str, Any]:
@@ -171,56 +171,13 @@ def firmware_commands(current: dict[str, dict[str, int] | None], wanted: dict[st
     return cmds, "".join(f"{line}\n" for line in diff)
 
 
-# ------------------------------------------------------------------------------------ observed
+# ------------------------------------------------------------------------------------ collect
 
 
 def observe_commands(host: HostIntent) -> list[str]:
+    """The boot, NCCL, GID and tool reads, and the firmware values the intent sets (the devices and
+    parameters it names: ``collect`` decides what to read)."""
     cmds = [CMD_SHA, CMD_UNIT, CMD_NCCL, CMD_GIDS, CMD_TOOLS]
     if host.firmware is not None:
         cmds += [cmd_mlxconfig(dev, tuple(sorted(params))) for dev, params in sorted(host.firmware.devices.items())]
     return cmds
-
-
-def _int(text: str | None) -> int | None:
-    return int(text) if text is not None and text.strip().lstrip("-").isdigit() else None
-
-
-def nccl_observed(variables: dict[str, str]) -> dict[str, Any]:
-    """NCCL config variables in the NcclIntent shape (None: the variable is not set, NCCL's default applies)."""
-    hca = variables.get("NCCL_IB_HCA")
-    ifname = variables.get("NCCL_SOCKET_IFNAME")
-    return {
-        "ib_hca": [d.split(":")[0] for d in hca.lstrip("=").split(",") if d] if hca is not None else None,
-        "ib_hca_exact": hca.startswith("=") if hca is not None else None,
-        "ib_tc": _int(variables.get("NCCL_IB_TC")), "roce_version": _int(variables.get("NCCL_IB_ROCE_VERSION_NUM")),
-        "addr_family": variables.get("NCCL_IB_ADDR_FAMILY"), "addr_range": variables.get("NCCL_IB_ADDR_RANGE"),
-        "gid_index": _int(variables.get("NCCL_IB_GID_INDEX")),
-        "qps_per_connection": _int(variables.get("NCCL_IB_QPS_PER_CONNECTION")),
-        "split_data_on_qps": _int(variables.get("NCCL_IB_SPLIT_DATA_ON_QPS")),
-        "socket_ifname": ifname.lstrip("=") if ifname is not None else None,
-    }
-
-
-def observe(outputs: dict[str, str], host: HostIntent) -> dict[str, Any]:
-    """``boot``, ``nccl``, ``firmware`` (HostIntent-shaped) and ``gids`` (for health: rows of show_gids)."""
-    out: dict[str, Any] = {}
-    if CMD_SHA in outputs:
-        sums = parse_sha256sum(outputs[CMD_SHA])
-        unit = parse_systemctl_show(outputs.get(CMD_UNIT, ""))
-        result = "failed" if unit.get("ActiveState") == "failed" else unit.get("Result", "")
-        out["boot"] = {"files": {p: sums.get(p) for p in PATHS}, "unit_enabled": unit.get("UnitFileState", ""),
-                       "unit_result": result}
-    if CMD_NCCL in outputs:
-        text = outputs[CMD_NCCL]
-        out["nccl"] = nccl_observed({} if "No such file" in text else parse_nccl_conf(text))
-    if host.firmware is not None:
-        out["firmware"] = {"devices": {
-            dev: firmware_values(outputs.get(cmd_mlxconfig(dev, tuple(sorted(params)))), sorted(params)) or {}
-            for dev, params in host.firmware.devices.items()}}
-    if CMD_TOOLS in outputs:
-        out["tools"] = {"ib_write_bw": "/ib_write_bw" in outputs[CMD_TOOLS]}
-    try:
-        out["gids"] = parse_show_gids(outputs[CMD_GIDS]) if CMD_GIDS in outputs else None
-    except ParseError:
-        out["gids"] = None  # show_gids missing (no MLNX_OFED): the GID check says unknown
-    return out

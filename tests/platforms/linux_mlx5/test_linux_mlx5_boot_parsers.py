@@ -8,7 +8,7 @@ import base64
 import pytest
 from conftest import FIXTURES
 
-from roceops.platforms.linux_mlx5.driver_boot import nccl_observed
+from roceops.platforms.linux_mlx5.observe import nccl_observed
 from roceops.platforms.linux_mlx5.parsers import ParseError
 from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_base64_file,
@@ -82,5 +82,5 @@ def test_systemctl_sha256sum_base64_nccl() -> None:
     conf = parse_nccl_conf("# NCCL_IB_TC=1 is a comment\nNCCL_IB_HCA==mlx5_0:1,mlx5_1\nNCCL_IB_TC=106\nNCCL_IB_TC=0\n")
     assert conf == {"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1", "NCCL_IB_TC": "106"}  # the first one wins, as in NCCL
     seen = nccl_observed(conf)
-    assert seen["ib_hca"] == ["mlx5_0", "mlx5_1"] and seen["ib_hca_exact"] is True and seen["ib_tc"] == 106
-    assert seen["gid_index"] is None and seen["socket_ifname"] is None
+    assert seen.ib_hca == ["mlx5_0", "mlx5_1"] and seen.ib_hca_exact is True and seen.ib_tc == 106
+    assert seen.gid_index is None and seen.socket_ifname is None

@@ -91,8 +91,8 @@ def host(name: str) -> tuple[HostIntent, Any]:
 
 
 def drift_paths(conn: Any, intent: HostIntent) -> list[str]:
-    observed = DRIVER.observe(DRIVER.collect(conn, intent), intent)
-    assert set(observed["nics"]) == set(intent.nics)
+    observed = DRIVER.observe(DRIVER.collect(conn, intent))
+    assert set(observed.nics or {}) == set(intent.nics)
     return sorted(d.path for d in compare(DRIVER.expected(intent), observed))
 
 
@@ -165,18 +165,23 @@ def test_session_dropped_mid_push_is_rolled_back_on_reconnect(lab: LabThread, co
 
 
 @pytest.mark.parametrize("connector", ["gpu005"], indirect=True)
-def test_nic_reset_after_deploy_shows_exactly_the_lost_settings(lab: LabThread, connector: LabConnector) -> None:
+def test_drift_after_deploy_is_named_per_nic_and_redeploy_clears_it(lab: LabThread, connector: LabConnector) -> None:
     intent, rendered = host("gpu005")
     assert deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-a").status == "changed"
+    lab.inject("gpu005", "pfc_off")  # every NIC: one drift per NIC, each naming its NIC
+    assert drift_paths(connector.connect(), intent) == ["nics[eth0].pfc_priorities", "nics[eth1].pfc_priorities"]
+    assert deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-pfc").status == "changed"
     lab.inject("gpu005", "nic_reset", netdev="eth1")
+    connector.connect().send_command("sudo -n ip addr add 10.200.0.9/24 dev eth1")  # beside the rail address
     paths = drift_paths(connector.connect(), intent)
     # the reset also returns the 400G speed-profile DCQCN values (roceops.plan.speed_profiles) to driver defaults
     assert paths == sorted(f"nics[eth1].{p}" for p in (
-        "trust", "pfc_priorities", "dcqcn.np_enabled", "dcqcn.rp_enabled", "roce_tos",
+        "trust", "pfc_priorities", "dcqcn.np_enabled", "dcqcn.rp_enabled", "roce_tos", "addresses",
         "dcqcn.np[min_time_between_cnps]", "dcqcn.rp[rpg_min_dec_fac]", "dcqcn.rp[rpg_ai_rate]",
         "dcqcn.rp[rpg_time_reset]"))
     out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-b")
     assert out.status == "changed" and "eth0" not in out.diff
+    assert "10.200.0.9/24" in out.diff  # removed by netplan's clean-up: audit and deploy agree
     assert drift_paths(connector.connect(), intent) == []
 
 

@@ -21,7 +21,6 @@ from roceops.plan import plan
 from roceops.plan.model import HostIntent
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.linux_mlx5 import DRIVER, driver_model, driver_plan, parsers
-from roceops.platforms.linux_mlx5.driver import shown_sysctls
 from roceops.platforms.linux_mlx5.driver_plan import (
     apply_command,
     diff_table,
@@ -29,6 +28,7 @@ from roceops.platforms.linux_mlx5.driver_plan import (
     restore_commands,
     simulate,
 )
+from roceops.platforms.linux_mlx5.observe import shown_sysctls
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     parse_cma_roce_mode,
@@ -347,7 +347,7 @@ def test_expected_normalises_sysctl_blanks() -> None:
     intent = lab_host().model_copy(update={"sysctls": {"net.ipv4.tcp_rmem": "4096  87380  6291456"}})
     expected = DRIVER.expected(intent)  # renders: the boot files' hashes come with it
     assert expected.sysctls == {"net.ipv4.tcp_rmem": "4096 87380 6291456"}
-    assert set(expected.boot.files) == {INSTALL_TARGETS[n].path for n in PERSISTED}
+    assert expected.boot is not None and set(expected.boot.files or {}) == {INSTALL_TARGETS[n].path for n in PERSISTED}
 
 
 def test_host_state_is_deterministic_json() -> None:

@@ -104,8 +104,9 @@ def test_dry_run_shows_a_unified_diff_per_file_and_firmware_waits_for_the_flag(l
     assert "mlxconfig" not in dry.diff and "firmware." not in dry.diff
     out = deploy_device(DRIVER, c, rendered, intent, commit=True, txn="t-nofw")
     assert out.status == "changed" and not out.reboot_required and out.summary["files"] == 6
-    observed = DRIVER.observe(DRIVER.collect(c.connect(), intent), intent)
-    assert observed["firmware"]["devices"]["mlx5_0"]["ROCE_CC_PRIO_MASK_P1"] == 255  # untouched: factory value
+    observed = DRIVER.observe(DRIVER.collect(c.connect(), intent))
+    assert observed.firmware is not None and observed.firmware.devices is not None
+    assert observed.firmware.devices["mlx5_0"]["ROCE_CC_PRIO_MASK_P1"] == 255  # untouched: factory value
     _, with_fw = host("gpu008", firmware=True)
     fw = deploy_device(DRIVER, c, with_fw, intent, commit=True, txn="t-fw")
     assert fw.status == "changed" and fw.reboot_required and fw.summary["reboot_required"] == 1
