@@ -87,7 +87,7 @@ def front_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int) -> li
 
 
 _MODE_PREFIX = re.compile(r"^(\d+)x(\d+)G")
-_SONIC_PORT = re.compile(r"^Ethernet(\d+)$")
+_SKU_PORT_NAME = re.compile(r"^Ethernet(\d+)$")
 
 
 def mode_prefix(mode: str) -> str:
@@ -115,7 +115,7 @@ def breakout_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int, mo
         if speed not in p.speeds or cage is None or breakouts[cage.name] != 1:
             continue
         m = next((m for m in cage.breakout_modes if mode_prefix(m.name) == mode), None)
-        base = _SONIC_PORT.match(cage.name)
+        base = _SKU_PORT_NAME.match(cage.name)
         if m is None or (naming.sku_names and base is None):
             break
         for k in range(m.ports):
