@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 GOLDEN = REPO / "tests" / "golden"
-EXAMPLES = {"fabric": REPO / "inventory" / "fabric.yaml", "lab-mini": REPO / "inventory" / "lab-mini.yaml"}
+EXAMPLES = {"fabric": REPO / "inventory" / "fabric.yaml", "lab-mini": REPO / "inventory" / "lab-mini.yaml",
+            "fabric-800g": REPO / "inventory" / "fabric-800g.yaml"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -12,10 +12,17 @@ speed, in ``port_config.ini`` order (the first ``radix`` of them). Names:
 
 Each room says which it is on its ``PLATFORM.sku_port_naming`` (:class:`SkuPortNaming`); other
 platforms keep their port naming (no profile names them).
+
+A leaf model with ``host_breakout`` (e.g. ``2x400G`` on an 800G SKU) breaks cages out in one of their
+``platform.json`` modes (:func:`breakout_panel`). The child ports are the ones SONiC's dynamic port
+breakout creates (sonic-net/sonic-buildimage src/sonic-config-engine/portconfig.py, ``BreakoutCfg.get_config``
+@ 0ef27378ecbb10a0630d3b72eae00987b38e5ff9): the k-th child of cage ``Ethernet<b>`` is ``Ethernet<b + o>``
+with the cage's lanes ``[o, o + lanes_per_port)``, o = k x lanes_per_port, and the mode's k-th alias.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,6 +53,7 @@ class FrontPanelPort:
     index: int
     cage: str
     breakout: int
+    mode: str | None = None  # the platform.json breakout mode a host_breakout puts the cage in
 
 
 def _cage_breakouts(profile: SwitchProfile) -> dict[str, int]:
@@ -78,9 +86,55 @@ def front_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int) -> li
     return out
 
 
+_MODE_PREFIX = re.compile(r"^(\d+)x(\d+)G")
+_SKU_PORT_NAME = re.compile(r"^Ethernet(\d+)$")
+
+
+def mode_prefix(mode: str) -> str:
+    """``2x400G(8)`` -> ``2x400G``: a platform.json mode without its lane count or alternative speeds."""
+    m = _MODE_PREFIX.match(mode)
+    return f"{m.group(1)}x{m.group(2)}G" if m else mode
+
+
+def breakout_speed(mode: str) -> int:
+    """The speed of each child port of a breakout mode, Mb/s: ``2x400G`` -> 400000."""
+    m = _MODE_PREFIX.match(mode)
+    if m is None:
+        raise ValueError(f"breakout mode {mode!r} is not like 2x400G")
+    return int(m.group(2)) * 1000
+
+
+def breakout_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int, mode: str) -> list[FrontPanelPort]:
+    """The child ports of the SKU's unsplit ``speed`` cages broken out in ``mode`` (``2x400G``), cage by cage in
+    :func:`front_panel` order; the list stops at the first cage without that mode, so child ``j`` sits in
+    front-panel cage ``j // ports``."""
+    breakouts = _cage_breakouts(profile)
+    out: list[FrontPanelPort] = []
+    for p in profile.ports:
+        cage = profile.cage(p.cage) if p.cage else None
+        if speed not in p.speeds or cage is None or breakouts[cage.name] != 1:
+            continue
+        m = next((m for m in cage.breakout_modes if mode_prefix(m.name) == mode), None)
+        base = _SKU_PORT_NAME.match(cage.name)
+        if m is None or (naming.sku_names and base is None):
+            break
+        for k in range(m.ports):
+            offset = k * m.lanes_per_port
+            name = (f"Ethernet{int(base.group(1)) + offset}" if naming.sku_names and base is not None
+                    else naming.split_port.format(cage=cage.index, k=k))
+            out.append(FrontPanelPort(
+                name=name, sku_port=p.name, lanes=cage.lanes[offset:offset + m.lanes_per_port],
+                alias=m.aliases[k], index=cage.index,  # platform.json's per-lane index; the catalogue keeps the cage's
+                cage=naming.cage.format(cage=cage.index) if naming.cage else cage.name, breakout=m.ports,
+                mode=m.name))
+    return out
+
+
 @lru_cache(maxsize=64)
-def front_panel_of(hwsku: str | None, platform: str, speed: int) -> tuple[FrontPanelPort, ...] | None:
-    """:func:`front_panel` of a catalogue hwsku; None without one (custom model, or a name lint reports)."""
+def front_panel_of(hwsku: str | None, platform: str, speed: int,
+                   host_breakout: str | None = None) -> tuple[FrontPanelPort, ...] | None:
+    """:func:`front_panel` of a catalogue hwsku (:func:`breakout_panel` with ``host_breakout``); None without
+    one (custom model, or a name lint reports)."""
     naming: SkuPortNaming | None = registry.get(platform).sku_port_naming
     if hwsku is None or naming is None:
         return None
@@ -88,4 +142,6 @@ def front_panel_of(hwsku: str | None, platform: str, speed: int) -> tuple[FrontP
         profile = switch_profile(hwsku)
     except UnknownSwitchProfile:
         return None
+    if host_breakout is not None:
+        return tuple(breakout_panel(profile, naming, speed, host_breakout))
     return tuple(front_panel(profile, naming, speed))

@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
+from roceops.hardware.front_panel import breakout_speed
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps, some
 from roceops.lint.model import Hit, LintContext, rule
@@ -73,14 +74,17 @@ def oversubscription(ctx: LintContext) -> Iterator[Hit]:
                       f"{gbps(up[worst.name])} up ({ratio:.2f}:1), above the declared {declared:g}:1")
 
 
-@rule("TOPO004", "error", "leaf port speed differs from the NIC speed (breakouts are not modelled yet)",
-      "use a leaf model whose port_speed equals node.nic_speed")
+@rule("TOPO004", "error", "leaf host-port speed (port_speed, or the host_breakout's port speed) differs from the "
+                          "NIC speed", "use a leaf model whose host ports run at node.nic_speed (port_speed, or "
+                                       "host_breakout: 2x400G on an 800G SKU)")
 def leaf_speed(ctx: LintContext) -> Iterator[Hit]:
     leaf = ctx.intent.switch_models[ctx.intent.tiers.leaf.model]
     nic = ctx.intent.node.nic_speed
-    if leaf.port_speed != nic:
-        yield Hit("node.nic_speed", f"NICs run at {gbps(nic)} but leaf model '{ctx.intent.tiers.leaf.model}' ports "
-                                    f"at {gbps(leaf.port_speed)}; no breakout cables are modelled")
+    host = breakout_speed(leaf.host_breakout) if leaf.host_breakout else leaf.port_speed
+    if host != nic:
+        what = f"host_breakout {leaf.host_breakout} ports" if leaf.host_breakout else "ports"
+        yield Hit("node.nic_speed", f"NICs run at {gbps(nic)} but leaf model '{ctx.intent.tiers.leaf.model}' {what} "
+                                    f"at {gbps(host)}")
 
 
 @rule("TOPO005", "error", "spines cannot take the leaves of scalable_units.target_count SUs",

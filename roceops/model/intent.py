@@ -78,7 +78,9 @@ class SwitchModel(StrictModel):
     ``hwsku`` names a hardware catalogue entry (``roceops hardware list``): ports, lanes, speeds,
     breakouts, buffers and limits then come from the vendor's files, and lint checks ``radix``,
     ``port_speed``, ``breakout`` and the MTU and lossless classes against it. Without ``hwsku`` the
-    model is custom (Cumulus/EOS only: SONiC needs the SKU's port map).
+    model is custom (Cumulus/EOS only: SONiC needs the SKU's port map). ``host_breakout`` gives a leaf
+    two port speeds: host ports on cages broken out in one of the SKU's platform.json modes, uplinks on
+    whole cages at ``port_speed`` (an 800G leaf serving 400G NICs).
     """
 
     radix: Annotated[int, Field(ge=4, le=1024, description="ports at port_speed (the first ones of the SKU)")]
@@ -88,6 +90,10 @@ class SwitchModel(StrictModel):
     hwsku: str | None = Field(default=None, description="hardware catalogue entry, e.g. Mellanox-SN5600-O128")
     breakout: str | None = Field(default=None, pattern=r"^[1-8]x\d+G$",
                                  description="breakout the ports need, e.g. 2x400G; checked against the SKU")
+    host_breakout: str | None = Field(
+        default=None, pattern=r"^[1-8]x\d+G$",
+        description="leaf models with hwsku: host-facing ports are the first cages broken out in this platform.json "
+                    "mode (e.g. 2x400G), uplinks the next cages at port_speed; radix counts cages")
 
     @field_validator("hwsku")
     @classmethod

@@ -32,17 +32,28 @@ def buffer_spec_of(sw: Switch, profile: SwitchProfile) -> BufferSpec | None:
     return profile.buffer_spec(TOPOLOGY_OF_ROLE[sw.role]) or profile.buffer_spec("t1")
 
 
-def _front_panel(sw: Switch) -> dict[str, FrontPanelPort]:
-    ports = front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()
-    return {p.name: p for p in ports}
+def _port_facts(sw: Switch, ports: dict[str, SwitchPort], host_breakout: str | None) -> dict[str, FrontPanelPort]:
+    """Used port name -> SKU facts: host-facing ports of a leaf whose model breaks cages out for hosts
+    (``host_breakout``) are child ports of those cages, every other port a port at ``port_speed``."""
+    whole = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
+    children: dict[str, FrontPanelPort] = {}
+    if host_breakout is not None and sw.role == "leaf":
+        children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout) or ()}
+    out: dict[str, FrontPanelPort] = {}
+    for name, port in ports.items():
+        hw = (children if port.role == "host" and children else whole).get(name)
+        if hw is not None:
+            out[name] = hw
+    return out
 
 
-def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpec | None) -> dict[str, SwitchPort]:
+def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpec | None,
+                       host_breakout: str | None = None) -> dict[str, SwitchPort]:
     """``ports`` with the SKU's lanes/alias/index and buffer profile lists filled in."""
-    panel = _front_panel(sw)
+    facts = _port_facts(sw, ports, host_breakout)
     out: dict[str, SwitchPort] = {}
     for name, port in ports.items():
-        hw = panel.get(name)
+        hw = facts.get(name)
         update: dict[str, object] = {}
         if hw is not None:
             update.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index)
@@ -53,10 +64,10 @@ def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpe
     return out
 
 
-def breakouts(sw: Switch, ports: dict[str, SwitchPort]) -> dict[str, int]:
-    """Cage -> split count for the cages the used ports sit in, where the SKU splits them."""
-    panel = _front_panel(sw)
-    return {hw.cage: hw.breakout for name in sorted(ports) if (hw := panel.get(name)) and hw.breakout > 1}
+def breakouts(sw: Switch, ports: dict[str, SwitchPort], host_breakout: str | None = None) -> dict[str, int]:
+    """Cage -> split count for the cages the used ports sit in, where the SKU (or ``host_breakout``) splits them."""
+    facts = _port_facts(sw, ports, host_breakout)
+    return {hw.cage: hw.breakout for name in sorted(ports) if (hw := facts.get(name)) and hw.breakout > 1}
 
 
 def sku_pools(spec: BufferSpec) -> list[BufferPool]:

@@ -181,10 +181,11 @@ def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
 
     sku_built = get_platform(sw.platform).sku_built  # the room builds its buffers from the SKU's files
     spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sku_built else None
-    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec)
+    host_breakout = intent.switch_models[sw.model].host_breakout
+    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
         nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip,
         loopback=sw.loopback, qos=plan_qos(intent, sw, ports, spec), ports=ports, bgp=plan_bgp(fabric, sw),
-        load_balancing=plan_load_balancing(intent, sw), breakouts=hardware.breakouts(sw, ports),
+        load_balancing=plan_load_balancing(intent, sw), breakouts=hardware.breakouts(sw, ports, host_breakout),
     )

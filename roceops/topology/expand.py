@@ -48,7 +48,7 @@ class _Build:
     spines: dict[tuple[int, int, int], Switch] = field(default_factory=dict)
     cores: dict[tuple[int, int, int], Switch] = field(default_factory=dict)
     names: set[str] = field(default_factory=set)
-    port_names: dict[tuple[str, str, int], str] = field(default_factory=dict)
+    port_names: dict[tuple[str, str, int, str | None], str] = field(default_factory=dict)
 
 
 def expand(intent: FabricIntent) -> Fabric:
@@ -127,9 +127,12 @@ def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[st
     # the platform is known now: platform groups ("sonic", ...) may override the other settings
     chain = override_chain(intent, name, [groups[0], platform, *groups[1:]])
     model = intent.switch_models[tier.model]
+    radix = model.radix
+    if role == "leaf" and model.host_breakout is not None:  # each broken-out cage is that many ports
+        radix += b.sizing.leaf_down_cages * (int(model.host_breakout.split("x")[0]) - 1)
     sw = Switch(
         name=name, role=role, platform=platform, model=tier.model, hwsku=model.hwsku, plane=plane,
-        index=index, radix=model.radix, port_speed=model.port_speed,
+        index=index, radix=radix, port_speed=model.port_speed,
         asn=0, loopback=ip(b.loopbacks.take()) + "/32", mgmt_ip=ip(b.mgmt.take()),
         settings=resolve(intent, chain, tier.nos_version if platform == tier.platform else None), **fields,
     )
@@ -184,18 +187,25 @@ def _make_cores(b: _Build, plane: int) -> None:
             b.cores[(plane, group, idx)] = sw
 
 
-def _port(b: _Build, sw: Switch, index: int) -> str:
-    key = (sw.role, sw.platform, index)
+def _port(b: _Build, sw: Switch, index: int, host: bool = False) -> str:
+    """The name of port ``index`` of ``sw``: a host-facing port of a leaf whose model breaks cages out for hosts
+    (``host_breakout``) is the index-th child port, every other port the index-th at ``port_speed``."""
+    breakout = b.intent.switch_models[sw.model].host_breakout if host else None
+    key = (sw.role, sw.platform, index, breakout)
     name = b.port_names.get(key)
     if name is None:
         tier = getattr(b.intent.tiers, sw.role)
         naming = tier.port_naming if sw.platform == tier.platform else None
-        sku_ports = front_panel_of(sw.hwsku, sw.platform, sw.port_speed) if naming is None else None
+        sku_ports = front_panel_of(sw.hwsku, sw.platform, sw.port_speed, breakout) if naming is None else None
         if sku_ports is not None:
             if index >= len(sku_ports):
-                raise TopologyError(f"{sw.name} needs port {index + 1} at {sw.port_speed // 1000}G but hwsku "
+                what = f"in breakout {breakout}" if breakout else f"at {sw.port_speed // 1000}G"
+                raise TopologyError(f"{sw.name} needs port {index + 1} {what} but hwsku "
                                     f"{sw.hwsku} has {len(sku_ports)} such ports", f"switch_models.{sw.model}.radix")
             name = b.port_names[key] = sku_ports[index].name
+        elif breakout is not None:
+            raise TopologyError(f"{sw.name}: host_breakout {breakout} needs the SKU's cages (a catalogue hwsku on a "
+                                "platform that names SKU ports, no tier port_naming)", f"switch_models.{sw.model}")
         else:
             name = b.port_names[key] = (naming or default_port_naming(sw.platform)).name(index)
     return name
@@ -250,7 +260,7 @@ def _make_hosts(b: _Build) -> dict[str, str]:
                     port_no = (rail - 1) * planes + (plane - 1)
                     fmt = {"rail": rail, "nic": rail - 1, "plane": plane, "port": port_no}
                     block = pools[(rail, plane)].take(2)
-                    leaf_port = _port(b, leaf, slot)
+                    leaf_port = _port(b, leaf, slot, host=True)
                     nic = Nic(
                         netdev=_format(node_p.netdev, "node.netdev", NETDEV, **fmt),
                         rdma_dev=_format(node_p.rdma_dev, "node.rdma_dev", RDMA_DEV, **fmt),
@@ -291,7 +301,7 @@ def _link_fabric(b: _Build) -> None:
         pos_in_pod[(plane, pod)] += 1
         for u in range(s.leaf_up):
             spine = b.spines[(plane, pod, u // s.leaf_spine_links + 1)]
-            _p2p(b, leaf, _port(b, leaf, s.leaf_down + u), spine,
+            _p2p(b, leaf, _port(b, leaf, s.leaf_down_cages + u), spine,
                  _port(b, spine, pos * s.leaf_spine_links + u % s.leaf_spine_links), "leaf-spine")
     if s.tiers != 3:
         return

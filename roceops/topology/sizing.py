@@ -11,7 +11,7 @@ tier joins the pods.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roceops.model.intent import FabricIntent
 
@@ -41,6 +41,12 @@ class Sizing:
     spine_up: int
     cores_per_group: int  # per plane; core groups = spines_per_pod
     spine_core_links: int
+    host_cages: int | None = None  # leaf cages broken out for hosts (switch_models.<m>.host_breakout)
+
+    @property
+    def leaf_down_cages(self) -> int:
+        """Leaf cages the host ports take: uplinks start at this front-panel position."""
+        return self.leaf_down if self.host_cages is None else self.host_cages
 
     @property
     def cores(self) -> int:
@@ -53,6 +59,20 @@ def split_ports(radix: int, oversubscription: float) -> tuple[int, int]:
     return down, radix - down
 
 
+def split_cages(radix: int, oversubscription: float, cage_speed: int, host_breakout: str) -> tuple[int, int, int]:
+    """(host cages, host ports, uplink cages) for a leaf whose host cages are broken out (``2x400G``) and whose
+    uplinks are whole cages at ``cage_speed``: the most host cages whose bandwidth stays within
+    ``oversubscription`` x the uplinks'.
+
+    >>> split_cages(64, 1.0, 800_000, "2x400G")
+    (32, 64, 32)
+    """
+    n, speed = (int(x) for x in host_breakout.rstrip("G").split("x"))
+    host_bw = n * speed * 1000
+    cages = math.floor(radix * oversubscription * cage_speed / (host_bw + oversubscription * cage_speed))
+    return cages, cages * n, radix - cages
+
+
 def _smallest_divisor_at_least(n: int, minimum: int) -> int | None:
     for d in range(max(1, minimum), n + 1):
         if n % d == 0:
@@ -60,13 +80,29 @@ def _smallest_divisor_at_least(n: int, minimum: int) -> int | None:
     return None
 
 
-def size_fabric(intent: FabricIntent) -> Sizing:
+def leaf_ports(intent: FabricIntent) -> tuple[int, int, int]:
+    """(host-facing ports, uplinks, cages the host ports take) of every leaf."""
     leaf_model = intent.switch_models[intent.tiers.leaf.model]
+    oversubscription = intent.tiers.leaf.oversubscription
+    if leaf_model.host_breakout is None:
+        down, up = (leaf_model.radix, 0) if intent.rail_only else split_ports(leaf_model.radix, oversubscription)
+        return down, up, down
+    if intent.rail_only:
+        return leaf_model.radix * int(leaf_model.host_breakout.split("x")[0]), 0, leaf_model.radix
+    cages, down, up = split_cages(leaf_model.radix, oversubscription, leaf_model.port_speed, leaf_model.host_breakout)
+    return down, up, cages
+
+
+def size_fabric(intent: FabricIntent) -> Sizing:
+    sizing = _size(intent)
+    host_cages = leaf_ports(intent)[2]
+    return sizing if host_cages == sizing.leaf_down else replace(sizing, host_cages=host_cages)
+
+
+def _size(intent: FabricIntent) -> Sizing:
     su = intent.scalable_units
     rails = intent.node.rails
-    down, up = split_ports(leaf_model.radix, intent.tiers.leaf.oversubscription)
-    if intent.rail_only:
-        down, up = leaf_model.radix, 0
+    down, up, _cages = leaf_ports(intent)
     if down < 1:
         raise TopologyError("leaf has no host-facing ports at this oversubscription", "tiers.leaf")
     leaves_per_rail = math.ceil(su.nodes_per_su / down)

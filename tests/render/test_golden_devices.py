@@ -17,6 +17,7 @@ from roceops.topology.expand import expand
 CASES = {
     "fabric": ["leaf-su1-r1", "spine01", "gpu001"],
     "lab-mini": ["leaf-su1-r1", "leaf-su2-r1", "spine01", "gpu001"],
+    "fabric-800g": ["leaf-su1-r1", "spine01", "gpu001"],
 }
 PARAMS = [(ex, dev) for ex, devs in CASES.items() for dev in devs]
 _FABRICS: dict[str, object] = {}
