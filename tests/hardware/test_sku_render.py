@@ -122,7 +122,7 @@ def test_broadcom_buffers_are_the_static_model(sku: str) -> None:
 def _drift(sku: str, db: dict[str, Any]) -> set[str]:
     fabric = expand(FabricIntent.model_validate(_fabric_using_every_port(sku)))
     leaf = plan(fabric, next(sw for sw in fabric.switches if sw.role == "leaf").name)
-    return {d.path for d in compare(expected(leaf), parse_config_db(db, leaf))}
+    return {d.path for d in compare(expected(leaf), parse_config_db(db))}
 
 
 def test_audit_reads_back_the_sku_facts_and_profile_lists() -> None:

@@ -31,12 +31,12 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Collection
-from typing import Any, TypeVar
+from typing import Any
 
 import jsonpatch
-from pydantic import BaseModel
 
 from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
 from roceops.platforms.driver import (
     BgpSession,
@@ -53,15 +53,13 @@ from roceops.platforms.driver import (
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.expected import expected_switch
 from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
-from roceops.platforms.sonic.render import buffer_model_of
 from roceops.render.engine import RenderedDevice
-from roceops.util.sorting import ip_sort_key, prefix_key
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
-_Model = TypeVar("_Model", bound=BaseModel)
 _PFC_NAMES = {d: {prio: f"pfc_{d}_{prio}" for prio in range(8)} for d in ("rx", "tx")}  # operational's counter names
 
 PRINT_DATA = "sonic-cfggen -d --print-data"
@@ -170,51 +168,16 @@ def patch_file_text(change: Change) -> str:
 # --------------------------------------------------------------------------- pure: expected / observed
 
 
-def expected(intent: Intent) -> Intent:
-    """The intent as CONFIG_DB can hold it: unordered lists sorted as the parser reports them, watchdog only
-    where PFC is on, no weight on strict queues, no headroom profiles under the dynamic buffer model."""
-    if not isinstance(intent, SwitchIntent):
-        return intent
+def expected(intent: Intent) -> ObservedSwitch:
+    """The intent as CONFIG_DB shows it (:mod:`roceops.platforms.sonic.expected`)."""
     from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
 
-    qos = intent.qos
-    wd_on = qos.pfc_watchdog.enabled
-    dynamic = buffer_model_of(intent, BUFFER_MODEL) == "dynamic"
-    headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
-    ports = {name: _updated(p, {"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
-                                "pfc_priorities": sorted(p.pfc_priorities), "headroom": {} if dynamic else p.headroom})
-             for name, p in intent.ports.items()}
-    queues = {q: _updated(v, {"weight": v.weight if v.scheduler == "dwrr" else None}) for q, v in qos.queues.items()}
-    profiles = sorted((b for b in qos.profiles if not (dynamic and b.name in headroom)), key=lambda b: b.name)
-    new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
-                                     "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
-    neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
-                       key=lambda n: ip_sort_key(n.ip))
-    networks = sorted(set(intent.bgp.networks), key=prefix_key)  # BGP_GLOBALS_AF_NETWORK keys: a set
-    return intent.model_copy(update={"qos": new_qos, "ports": ports,
-                                     "bgp": intent.bgp.model_copy(update={"neighbors": neighbors,
-                                                                          "networks": networks})})
+    return expected_switch(_switch(intent), BUFFER_MODEL)
 
 
-def _queues_expected(intent: SwitchIntent) -> SwitchIntent:
-    """What ``parse_config_db`` reads of :func:`expected`: the intent with its queues as CONFIG_DB holds them (its
-    ports, maps, watchdog and the pfc_priorities it tests for are expected's already)."""
-    old = intent.qos.queues
-    queues = {q: _updated(v, {"weight": v.weight if v.scheduler == "dwrr" else None}) for q, v in old.items()}
-    if all(queues[q] is v for q, v in old.items()):
-        return intent
-    return intent.model_copy(update={"qos": intent.qos.model_copy(update={"queues": queues})})
-
-
-def _updated(model: _Model, update: dict[str, Any]) -> _Model:
-    """``model.model_copy(update=update)``, or ``model`` itself where that copy would equal it in every field
-    and in ``model_fields_set`` (the intent's ports, queues and neighbours mostly are as CONFIG_DB holds them)."""
-    fields = model.model_fields_set
-    for key, value in update.items():
-        old = getattr(model, key)
-        if key not in fields or type(old) is not type(value) or old != value:
-            return model.model_copy(update=update)
-    return model
+def observe(outputs: dict[str, str]) -> ObservedSwitch:
+    """The running CONFIG_DB (``PRINT_DATA``'s output), and nothing else, as an ObservedSwitch."""
+    return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"))
 
 
 def _optional(outputs: dict[str, str], command: str, parser: Any) -> Any:
@@ -335,12 +298,11 @@ class SonicDriver:
         doc = _load(current, "the device's CONFIG_DB")
         return make_change(doc, _load(backup, "the backup"), doc)
 
-    def expected(self, intent: Intent) -> Intent:
+    def expected(self, intent: Intent) -> ObservedSwitch:
         return expected(intent)
 
-    def observe(self, outputs: dict[str, str], intent: Intent) -> dict[str, Any]:
-        sw = _switch(intent)
-        return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), _queues_expected(sw))
+    def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
+        return observe(outputs)
 
     def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
         sw = _switch(intent)

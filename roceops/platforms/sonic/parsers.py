@@ -7,7 +7,7 @@ spans of the rule: it does not care whether a column is left- or right-aligned, 
 spaces (``QSFP28 or later``, ``FLR(P) (Accuracy)``). Counters become ``int`` (thousands separators
 removed); ``N/A`` and other non-numbers become ``None``.
 
-The CONFIG_DB -> DeviceIntent reader lives in :mod:`roceops.platforms.sonic.parsers_config_db`; LLDP, BGP and
+The CONFIG_DB -> ObservedSwitch reader lives in :mod:`roceops.platforms.sonic.parsers_config_db`; LLDP, BGP and
 ``show version`` in :mod:`roceops.platforms.sonic.parsers_control`.
 """
 

@@ -1,57 +1,80 @@
-"""CONFIG_DB (``sonic-cfggen -d --print-data``) -> the DeviceIntent JSON shape (pure).
+"""CONFIG_DB (``sonic-cfggen -d --print-data``) -> :class:`~roceops.plan.observed.ObservedSwitch` (pure).
 
-What SONiC shows of a SwitchIntent, table by table:
+The document alone is read: what is observed never depends on what was expected. What SONiC shows of a
+switch, table by table:
 
-=====================  ===============================================================================
-DeviceIntent           CONFIG_DB
-=====================  ===============================================================================
-name, role             ``DEVICE_METADATA|localhost`` ``hostname``, ``type`` (LeafRouter -> leaf, ...)
-loopback               ``LOOPBACK_INTERFACE|Loopback0|<prefix>``
-qos maps               the map a port binds in ``PORT_QOS_MAP`` (``dscp_to_tc_map``, ``tc_to_queue_map``,
-                       ``tc_to_pg_map``, ``pfc_to_queue_map``; the ``global`` entry for DSCP), by plain
-                       name or ABNF reference ``[DSCP_TO_TC_MAP|name]``
-qos.queues             ``QUEUE|<port>|<q>`` -> ``SCHEDULER`` (type/weight) and ``WRED_PROFILE`` (ECN
-                       thresholds = the green ones); ``lossless`` from the queue's ``BUFFER_QUEUE`` profile
-qos.pools / profiles   ``BUFFER_POOL`` / ``BUFFER_PROFILE`` (lists sorted by name)
-qos.pfc_watchdog       ``PFC_WD`` (``GLOBAL.POLL_INTERVAL`` and the port entries)
-ports[p]               ``PORT`` (speed, mtu, admin_status, description, lanes, alias, index),
-                       ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``INTERFACE|<p>|<prefix>``,
-                       ``PORT_QOS_MAP.pfc_enable``, ``PFC_WD|<p>``, ``CABLE_LENGTH``, and headroom =
-                       ``BUFFER_PG`` entries whose ``BUFFER_PROFILE`` has an ``xoff``
-bgp                    ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (else ``DEVICE_METADATA``
-                       ``bgp_asn``/``bgp_router_id``), ``BGP_NEIGHBOR`` (``<ip>`` or ``<vrf>|<ip>``),
-                       networks = ``BGP_GLOBALS_AF_NETWORK|default|ipv4_unicast|<prefix>`` (sorted)
-=====================  ===============================================================================
+=========================  ==========================================================================
+ObservedSwitch             CONFIG_DB
+=========================  ==========================================================================
+name, role                 ``DEVICE_METADATA|localhost`` ``hostname``, ``type`` (LeafRouter -> spine, ...)
+loopback                   ``LOOPBACK_INTERFACE|Loopback0|<prefix>``
+qos.trust, qos.dscp_to_tc  the ``PORT_QOS_MAP|global`` DSCP binding (left unset when there is none)
+qos.lossless_priorities    the union of every port's ``PORT_QOS_MAP.pfc_enable``
+qos.buffer_model           ``DEVICE_METADATA|localhost`` ``buffer_model`` (absent: ``traditional``)
+qos.pools / profiles       ``BUFFER_POOL`` / ``BUFFER_PROFILE`` (lists sorted by name)
+qos.pfc_watchdog           ``enabled``: some port has a ``PFC_WD`` entry; ``poll_ms``: ``GLOBAL.POLL_INTERVAL``
+ports[p]                   every port of ``PORT`` (speed, mtu, admin_status, description, lanes, alias,
+                           index), ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``INTERFACE|<p>|<prefix>``,
+                           ``PORT_QOS_MAP.pfc_enable``, ``PFC_WD|<p>`` (pfc_watchdog), ``CABLE_LENGTH``,
+                           and headroom = ``BUFFER_PG`` entries whose ``BUFFER_PROFILE`` has an ``xoff``
+ports[p] maps, trust       the maps ``PORT_QOS_MAP|<p>`` binds (``dscp_to_tc_map`` falling back to the
+                           ``global`` one, ``tc_to_queue_map``, ``tc_to_pg_map``, ``pfc_to_queue_map``), by
+                           plain name or ABNF reference ``[DSCP_TO_TC_MAP|name]``; None: none bound
+ports[p].queues            ``QUEUE|<p>|<q>`` -> ``SCHEDULER`` (type/weight) and ``WRED_PROFILE`` (ECN
+                           thresholds = the green ones); ``lossless`` from ``BUFFER_QUEUE|<p>|<q>``'s
+                           profile, else from the port's ``pfc_enable`` through its PFC-to-queue map
+ports[p].watchdog          ``PFC_WD|<p>`` detection/restoration time and action (unset without an entry:
+                           ``pfc_watchdog`` says whether there is one)
+bgp                        ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (else ``DEVICE_METADATA``
+                           ``bgp_asn``/``bgp_router_id``), ``BGP_NEIGHBOR`` (``<ip>`` or ``<vrf>|<ip>``),
+                           networks = ``BGP_GLOBALS_AF_NETWORK|default|ipv4_unicast|<prefix>`` (sorted)
+=========================  ==========================================================================
 
 Keys may name several ports (``Ethernet0,Ethernet4``) and id ranges or lists (``Ethernet0|0-2``,
-``Ethernet0|3,4``). Where ports disagree (a QUEUE changed on one port only) and an intent is given, the
-value that departs from the intent is reported, so audit sees the drift; otherwise the most common one.
+``Ethernet0|3,4``). A port's copy of a setting SONiC binds per port is that port's own, so a queue changed on
+one port shows on that port alone. Ports share the few maps, schedulers and profiles they bind: each is read,
+and its Observed model built, once per document.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import lru_cache
-from typing import Any, TypedDict
+from typing import Any, TypeVar
 
-from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import (
+    ObservedBgp,
+    ObservedBgpNeighbor,
+    ObservedBufferPool,
+    ObservedBufferProfile,
+    ObservedEcn,
+    ObservedHeadroom,
+    ObservedPfcWatchdog,
+    ObservedQos,
+    ObservedQueue,
+    ObservedSwitch,
+    ObservedSwitchPort,
+)
 from roceops.platforms.sonic.render import DEVICE_TYPES
 from roceops.util.sorting import id_set, ip_key, ip_sort_key, port_key
 
 ConfigDb = Mapping[str, Mapping[str, Mapping[str, str]]]
+Table = Mapping[str, Mapping[str, str]]
 
 _ROLE_OF_TYPE = {v: k for k, v in DEVICE_TYPES.items()}
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0..255 without leading zeros, as ipaddress wants
-_DOTTED_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 _SCHEDULERS = {"STRICT": "strict", "DWRR": "dwrr", "WRR": "dwrr"}
+# ObservedSwitchPort field -> (PORT_QOS_MAP field binding it, the table of the maps)
 _MAP_FIELDS = {
     "dscp_to_tc": ("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
     "tc_to_queue": ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
     "tc_to_pg": ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
     "pfc_priority_to_queue": ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
 }
+_DSCP_BINDING = _MAP_FIELDS["dscp_to_tc"][0]
+_PFC_BINDING = _MAP_FIELDS["pfc_priority_to_queue"][0]
+_NO_ENTRY: Mapping[str, str] = {}
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
 
 
 def unref(value: str | None) -> str | None:
@@ -73,14 +96,14 @@ def unref(value: str | None) -> str | None:
 
 
 def priorities(value: str | None) -> list[int]:
-    """``pfc_enable`` -> sorted priorities (absent or empty = [])."""
+    """``pfc_enable`` -> sorted priorities (absent or empty = []).
+
+    >>> priorities("4,3"), priorities(None)
+    ([3, 4], [])
+    """
     if not value:
         return []
     return sorted({int(p) for p in value.split(",") if p.strip().isdigit()})
-
-
-def _priority_tuple(value: str | None) -> tuple[int, ...]:
-    return tuple(priorities(value))
 
 
 def _int(value: Any) -> int | None:
@@ -90,7 +113,7 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def port_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+def port_keyed(table: Table) -> dict[str, dict[str, str]]:
     """Entries keyed by one port or a comma list of ports, exploded per port (later keys win)."""
     out: dict[str, dict[str, str]] = {}
     for key, fields in table.items():
@@ -99,7 +122,7 @@ def port_keyed(table: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, st
     return out
 
 
-def port_id_keyed(table: Mapping[str, Mapping[str, str]], copy: bool = True) -> dict[tuple[str, int], dict[str, str]]:
+def port_id_keyed(table: Table, copy: bool = True) -> dict[tuple[str, int], dict[str, str]]:
     """``<ports>|<ids>`` entries (QUEUE, BUFFER_PG, BUFFER_QUEUE) exploded per (port, id).
 
     Each (port, id) gets its own copy of the fields; with ``copy=False`` they share the table's own
@@ -126,48 +149,32 @@ def _id_tuple(spec: str) -> tuple[int, ...]:
     return tuple(id_set(spec))
 
 
-def _memo(cache: dict[Any, Any], read: Callable[[Any], Any], value: Any) -> Any:
-    """``read(value)``, remembered in ``cache`` for a string or None ``value`` (CONFIG_DB names; anything else is
-    read every time, so it fails as it always did)."""
-    if value is not None and type(value) is not str:
-        return read(value)
-    try:
-        return cache[value]
-    except KeyError:
-        result = cache[value] = read(value)
-        return result
+def _by_port(entries: Mapping[tuple[str, int], Mapping[str, str]]) -> dict[str, list[tuple[int, Mapping[str, str]]]]:
+    """(port, id) entries grouped per port, ids in order."""
+    out: dict[str, list[tuple[int, Mapping[str, str]]]] = {}
+    for (port, i), entry in sorted(entries.items()):
+        out.setdefault(port, []).append((i, entry))
+    return out
 
 
-def _pick(values: Mapping[str, Any], expected: Any = None, has_expected: bool = False) -> Any:
-    """One value for something every port carries: the first (port order) that departs from ``expected``,
-    else the common one; without an expectation the most common (ties: first port)."""
-    if not values:
-        return None
-    if has_expected:
-        same = None  # the last value found equal to expected (ports share the map they bind)
-        for v in values.values():
-            if v is same:
-                continue
-            if v != expected:
-                return v
-            same = v
-        return expected
-    counts = Counter(_freeze(v) for v in values.values())
-    best = max(counts.values())
-    return next(v for v in values.values() if counts[_freeze(v)] == best)
+def _once(read: Callable[[_K], _V]) -> Callable[[_K], _V]:
+    """``read`` remembered per argument (CONFIG_DB names and tuples of them): the objects ports share are read
+    once per document."""
+    cache: dict[_K, _V] = {}
+
+    def memo(key: _K) -> _V:
+        try:
+            return cache[key]
+        except KeyError:
+            found = cache[key] = read(key)
+            return found
+    return memo
 
 
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _int_map(table: Mapping[str, Mapping[str, str]], name: str | None) -> dict[int, int]:
+def _int_map(table: Table, name: str | None) -> dict[int, int] | None:
+    """The map ``name`` of ``table`` with integer keys and values; None when it is not there."""
     if name is None or name not in table:
-        return {}
+        return None
     out: dict[int, int] = {}
     for k, v in table[name].items():
         ki, vi = _int(k), _int(v)
@@ -177,74 +184,93 @@ def _int_map(table: Mapping[str, Mapping[str, str]], name: str | None) -> dict[i
 
 
 class _Reader:
-    def __init__(self, db: ConfigDb, intent: SwitchIntent | None, ports: Iterable[str] | None) -> None:
+    """One CONFIG_DB document; its ``_once`` readers build the objects ports share once."""
+
+    def __init__(self, db: ConfigDb) -> None:
         self.db = db
-        self.intent = intent
-        self.t: Callable[[str], Mapping[str, Mapping[str, str]]] = lambda name: db.get(name) or {}
         self.qos_map = port_keyed(self.t("PORT_QOS_MAP"))
-        self.queue = port_id_keyed(self.t("QUEUE"), copy=False)  # read only
-        self.buffer_pg = port_id_keyed(self.t("BUFFER_PG"), copy=False)
+        self.glob = self.qos_map.get("global", {})
+        queue = port_id_keyed(self.t("QUEUE"), copy=False)  # read only
+        buffer_pg = port_id_keyed(self.t("BUFFER_PG"), copy=False)
         self.buffer_queue = port_id_keyed(self.t("BUFFER_QUEUE"), copy=False)
-        self.pgs_of_port: dict[str, list[tuple[int, dict[str, str]]]] = {}  # BUFFER_PG per port, by PG id
-        for (p, pg), entry in sorted(self.buffer_pg.items()):
-            self.pgs_of_port.setdefault(p, []).append((pg, entry))
+        self.queues_of_port = _by_port(queue)
+        self.pgs_of_port = _by_port(buffer_pg)
         known = set(self.t("PORT")) or ({p for p in self.qos_map if p != "global"}
-                                         | {p for p, _ in self.queue} | {p for p, _ in self.buffer_pg})
-        wanted = list(ports) if ports is not None else (list(intent.ports) if intent is not None else sorted(known))
-        self.ports = sorted((p for p in wanted if p in known), key=port_key)
-        self._cache: dict[str, dict[Any, Any]] = {"scheduler": {}, "ecn": {}, "lossless": {}, "priorities": {},
-                                                  "headroom": {}, "unref": {}}
+                                         | set(self.queues_of_port) | set(self.pgs_of_port))
+        self.ports = sorted(known, key=port_key)
         self.tables = {name: self.t(name) for name in ("PORT", "CABLE_LENGTH", "PFC_WD", "BUFFER_PROFILE")}
+        self.unref = _once(unref)
+        self.priorities = _once(priorities)
+        self.maps = {field: self._map_reader(table) for field, (_, table) in _MAP_FIELDS.items()}
+        self.scheduler = _once(self._scheduler)
+        self.ecn = _once(self._ecn)
+        self.lossless_profile = _once(self._lossless_profile)
+        self.pfc_queues = _once(self._pfc_queues)
+        self.queue = _once(self._queue)
+        self.queues = _once(self._queues)
+        self.headroom = _once(self._headroom)
+        self.watchdog = _once(self._watchdog)
 
-    # ---------------------------------------------------------------- qos
+    def t(self, name: str) -> Table:
+        return self.db.get(name) or {}
 
-    def _expect(self, getter: Callable[[SwitchIntent], Any]) -> tuple[Any, bool]:
-        if self.intent is None:
-            return None, False
-        return getter(self.intent), True
+    def _map_reader(self, table: str) -> Callable[[str | None], dict[int, int] | None]:
+        maps = self.t(table)
+        return _once(lambda name: _int_map(maps, name))
 
-    def maps(self) -> dict[str, Any]:
+    # ---------------------------------------------------------------- device-wide qos
+
+    def qos(self) -> ObservedQos:
         out: dict[str, Any] = {}
-        glob = self.qos_map.get("global", {})
-        for field, (binding, table) in _MAP_FIELDS.items():
-            bound = {p: _memo(self._cache["unref"], unref, self.qos_map.get(p, {}).get(binding)) for p in self.ports}
-            if field == "dscp_to_tc":
-                bound = {p: name or unref(glob.get(binding)) for p, name in bound.items()}
-            read: dict[str | None, dict[int, int]] = {}  # ports bind the same few maps: read each once
-            values = {p: read[name] if name in read else read.setdefault(name, _int_map(self.t(table), name))
-                      for p, name in bound.items()}
-            if not values and field == "dscp_to_tc" and glob.get(binding):
-                values = {"global": _int_map(self.t(table), unref(glob.get(binding)))}
-            exp, has = self._expect(_intent_map(field))
-            picked = _pick(values, exp, has)
-            out[field] = picked if picked is not None else {}
-        any_dscp = bool(glob.get("dscp_to_tc_map")) or any(self.qos_map.get(p, {}).get("dscp_to_tc_map")
-                                                            for p in self.ports)
-        out["trust"] = "dscp" if any_dscp else None
-        return out
+        glob = self.unref(self.glob.get(_DSCP_BINDING))
+        if glob:
+            out["trust"] = "dscp"
+            out["dscp_to_tc"] = self.maps["dscp_to_tc"](glob)
+        out["lossless_priorities"] = sorted({p for name in self.ports
+                                             for p in self.priorities(self.qos_map.get(name, _NO_ENTRY).get(
+                                                 "pfc_enable"))})
+        meta = self.t("DEVICE_METADATA").get("localhost")
+        if meta is not None:
+            out["buffer_model"] = meta.get("buffer_model", "traditional")
+        if "BUFFER_POOL" in self.db or "BUFFER_PROFILE" in self.db:
+            out["pools"] = self.pools()
+            out["profiles"] = self.profiles()
+        wd = self.tables["PFC_WD"]
+        watchdog: dict[str, Any] = {"enabled": any(p in wd for p in self.ports)}
+        poll = _int(wd.get("GLOBAL", _NO_ENTRY).get("POLL_INTERVAL"))
+        if poll is not None:
+            watchdog["poll_ms"] = poll
+        out["pfc_watchdog"] = ObservedPfcWatchdog(**watchdog)
+        return ObservedQos(**out)
+
+    def pools(self) -> list[ObservedBufferPool]:
+        table = self.t("BUFFER_POOL")
+        return [ObservedBufferPool(name=name, type=f.get("type"), mode=f.get("mode"), size=_int(f.get("size")),
+                                   xoff=_int(f.get("xoff")))
+                for name, f in sorted(table.items())]
+
+    def profiles(self) -> list[ObservedBufferProfile]:
+        return [ObservedBufferProfile(name=name, pool=unref(f.get("pool")), size=_int(f.get("size")),
+                                      xon=_int(f.get("xon")), xoff=_int(f.get("xoff")),
+                                      dynamic_th=_int(f.get("dynamic_th")), static_th=_int(f.get("static_th")))
+                for name, f in sorted(self.tables["BUFFER_PROFILE"].items())]
+
+    # ---------------------------------------------------------------- per-port qos: shared objects
 
     def _scheduler(self, name: str | None) -> tuple[str | None, int | None]:
-        sched = self.t("SCHEDULER").get(unref(name) or "", {})
+        sched = self.t("SCHEDULER").get(unref(name) or "", _NO_ENTRY)
         kind = _SCHEDULERS.get(str(sched.get("type", "")).upper())
         weight = _int(sched.get("weight")) if kind == "dwrr" else None
         return kind, weight
 
-    def _ecn(self, name: str | None) -> dict[str, int] | None:
+    def _ecn(self, name: str | None) -> ObservedEcn | None:
         wred = self.t("WRED_PROFILE").get(unref(name) or "")
         if not wred or wred.get("ecn", "ecn_none") == "ecn_none":
             return None
         lo, hi, prob = (_int(wred.get(f"green_{f}")) for f in ("min_threshold", "max_threshold", "drop_probability"))
         if lo is None or hi is None:
             return None
-        return {"min_bytes": lo, "max_bytes": hi, "probability": prob if prob is not None else 0}
-
-    def _lossless(self, port: str, qid: int) -> bool:
-        entry = self.buffer_queue.get((port, qid))
-        if entry is not None:
-            return _memo(self._cache["lossless"], self._lossless_profile, entry.get("profile"))  # type: ignore[no-any-return]
-        pfc_map = _int_map(self.t("MAP_PFC_PRIORITY_TO_QUEUE"),
-                           unref(self.qos_map.get(port, {}).get("pfc_to_queue_map")))
-        return qid in {pfc_map.get(p, p) for p in priorities(self.qos_map.get(port, {}).get("pfc_enable"))}
+        return ObservedEcn(min_bytes=lo, max_bytes=hi, probability=prob if prob is not None else 0)
 
     def _lossless_profile(self, name: str | None) -> bool:
         profile = unref(name) or ""
@@ -252,75 +278,62 @@ class _Reader:
             return True
         if "lossy" in profile:
             return False
-        pool = unref(self.t("BUFFER_PROFILE").get(profile, {}).get("pool")) or ""
+        pool = unref(self.tables["BUFFER_PROFILE"].get(profile, _NO_ENTRY).get("pool")) or ""
         return "lossless" in pool
 
-    def queues(self) -> dict[int, dict[str, Any]]:
-        ports = set(self.ports)
-        ids = sorted({q for (p, q) in self.queue if p in ports})
-        pfc_ports = [p for p in self.ports if self.intent is None or (
-            p in self.intent.ports and self.intent.ports[p].pfc_priorities)] or self.ports
-        out: dict[int, dict[str, Any]] = {}
-        for qid in ids:
-            per_port: dict[str, dict[str, Any]] = {}
-            for p in self.ports:
-                entry = self.queue.get((p, qid), {})
-                kind, weight = _memo(self._cache["scheduler"], self._scheduler, entry.get("scheduler"))
-                per_port[p] = {"scheduler": kind, "weight": weight,
-                               "ecn": _memo(self._cache["ecn"], self._ecn, entry.get("wred_profile"))}
-            want = self.intent.qos.queues.get(qid) if self.intent is not None else None
-            obs: dict[str, Any] = {}
-            want_json = want.model_dump(mode="json") if want is not None else None
-            for field in ("scheduler", "weight", "ecn"):
-                exp = want_json[field] if want_json is not None else None
-                obs[field] = _pick({p: v[field] for p, v in per_port.items()}, exp, want is not None)
-            if isinstance(obs["ecn"], dict):
-                obs["ecn"] = dict(obs["ecn"])  # ports share the ECN dict of a profile: each queue gets its own
-            lossless = {p: self._lossless(p, qid) for p in pfc_ports}
-            obs["lossless"] = _pick(lossless, want.lossless if want is not None else None, want is not None)
-            out[qid] = obs
+    def _pfc_queues(self, key: tuple[str | None, str | None]) -> frozenset[int]:
+        """The queues a port's PFC priorities map to: (its ``pfc_to_queue_map``, its ``pfc_enable``)."""
+        pfc_map = self.maps["pfc_priority_to_queue"](self.unref(key[0])) or {}
+        return frozenset(pfc_map.get(p, p) for p in self.priorities(key[1]))
+
+    def _queue(self, key: tuple[str | None, str | None, bool]) -> ObservedQueue:
+        """A queue from its (scheduler, WRED profile, lossless): ports with the same three share the model."""
+        kind, weight = self.scheduler(key[0])
+        return ObservedQueue(scheduler=kind, weight=weight, lossless=key[2], ecn=self.ecn(key[1]))
+
+    def _queues(self, keys: tuple[tuple[int, str | None, str | None, bool], ...]) -> dict[int, ObservedQueue]:
+        """A port's queues from their (id, scheduler, WRED profile, lossless)."""
+        return {qid: self.queue((sched, wred, lossless)) for qid, sched, wred, lossless in keys}
+
+    def _headroom(self, profile: str | None) -> ObservedHeadroom | None:
+        """A BUFFER_PG profile with an ``xoff`` (a lossless PG's headroom), else None."""
+        prof_name = unref(profile)
+        prof = self.tables["BUFFER_PROFILE"].get(prof_name or "")
+        if prof and prof.get("xoff") is not None:
+            return ObservedHeadroom(profile=prof_name, xon=_int(prof.get("xon")), xoff=_int(prof.get("xoff")),
+                                    size=_int(prof.get("size")))
+        return None
+
+    def _watchdog(self, key: tuple[str | None, str | None, str | None]) -> ObservedPfcWatchdog:
+        """A port's watchdog from its PFC_WD (detection_time, restoration_time, action)."""
+        return ObservedPfcWatchdog(detect_ms=_int(key[0]), restore_ms=_int(key[1]), action=key[2])
+
+    # ---------------------------------------------------------------- per port
+
+    def port_queues(self, name: str, qos: Mapping[str, str]) -> dict[int, ObservedQueue]:
+        pfc_queues: frozenset[int] | None = None
+        keys: list[tuple[int, str | None, str | None, bool]] = []
+        for qid, entry in self.queues_of_port.get(name, ()):
+            buffer_queue = self.buffer_queue.get((name, qid))
+            if buffer_queue is not None:
+                lossless = self.lossless_profile(buffer_queue.get("profile"))
+            else:
+                if pfc_queues is None:
+                    pfc_queues = self.pfc_queues((qos.get(_PFC_BINDING), qos.get("pfc_enable")))
+                lossless = qid in pfc_queues
+            keys.append((qid, entry.get("scheduler"), entry.get("wred_profile"), lossless))
+        return self.queues(tuple(keys))
+
+    def port_maps(self, qos: Mapping[str, str]) -> dict[str, Any]:
+        """trust and the four maps the port binds (DSCP: its own, else the ``global`` one)."""
+        out: dict[str, Any] = {field: self.maps[field](self.unref(qos.get(binding)))
+                               for field, (binding, _) in _MAP_FIELDS.items()}
+        dscp = self.unref(qos.get(_DSCP_BINDING)) or self.unref(self.glob.get(_DSCP_BINDING))
+        out["trust"] = "dscp" if dscp else None
+        out["dscp_to_tc"] = self.maps["dscp_to_tc"](dscp)
         return out
 
-    def buffers(self) -> dict[str, Any]:
-        pools = []
-        for name in sorted(self.t("BUFFER_POOL")):
-            f = self.t("BUFFER_POOL")[name]
-            pools.append({"name": name, "type": f.get("type"), "mode": f.get("mode"), "size": _int(f.get("size")),
-                          "xoff": _int(f.get("xoff"))})
-        profiles = []
-        for name in sorted(self.t("BUFFER_PROFILE")):
-            f = self.t("BUFFER_PROFILE")[name]
-            profiles.append({"name": name, "pool": unref(f.get("pool")), "size": _int(f.get("size")),
-                             "xon": _int(f.get("xon")), "xoff": _int(f.get("xoff")),
-                             "dynamic_th": _int(f.get("dynamic_th")), "static_th": _int(f.get("static_th"))})
-        return {"pools": pools, "profiles": profiles}
-
-    def watchdog(self) -> dict[str, Any]:
-        wd = self.t("PFC_WD")
-        ports = {p: wd[p] for p in self.ports if p in wd}
-        out: dict[str, Any] = {"enabled": bool(ports)}
-        poll = _int(wd.get("GLOBAL", {}).get("POLL_INTERVAL"))
-        if poll is not None:
-            out["poll_ms"] = poll
-        if ports:
-            want = self.intent.qos.pfc_watchdog if self.intent is not None else None
-            for field, key, conv in (("detect_ms", "detection_time", _int), ("restore_ms", "restoration_time", _int),
-                                     ("action", "action", lambda v: v)):
-                values = {p: conv(f.get(key)) for p, f in ports.items()}
-                out[field] = _pick(values, getattr(want, field) if want else None, want is not None)
-        return out
-
-    # ---------------------------------------------------------------- ports, bgp
-
-    def addresses(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for key in self.t("INTERFACE"):
-            port, sep, prefix = key.partition("|")
-            if sep and "." in prefix and port not in out:
-                out[port] = prefix
-        return out
-
-    def port(self, name: str, addresses: Mapping[str, str]) -> dict[str, Any]:
+    def port(self, name: str, addresses: Mapping[str, str]) -> ObservedSwitchPort:
         out: dict[str, Any] = {"name": name}
         port = self.tables["PORT"].get(name)
         if port is not None:
@@ -335,8 +348,9 @@ class _Reader:
                 out["lanes"] = [int(x) for x in port["lanes"].split(",") if x.strip().isdigit()]
             if "alias" in port:
                 out["alias"] = port["alias"]
-            if _int(port.get("index")) is not None:
-                out["index"] = _int(port.get("index"))
+            index = _int(port.get("index"))
+            if index is not None:
+                out["index"] = index
         for field, table in (("ingress_profiles", "BUFFER_PORT_INGRESS_PROFILE_LIST"),
                              ("egress_profiles", "BUFFER_PORT_EGRESS_PROFILE_LIST")):
             entry = self.t(table).get(name)
@@ -345,41 +359,45 @@ class _Reader:
             if name in cable:
                 out["cable_length"] = _int(cable[name].rstrip("m"))
                 break
-        out["pfc_priorities"] = list(_memo(self._cache["priorities"], _priority_tuple,
-                                           self.qos_map.get(name, {}).get("pfc_enable")))
-        out["pfc_watchdog"] = name in self.tables["PFC_WD"]
-        headroom: dict[int, dict[str, Any]] = {}
-        for pg, entry in self.pgs_of_port.get(name, []):
-            values = _memo(self._cache["headroom"], self._headroom, entry.get("profile"))
-            if values is not None:
-                prof_name, xon, xoff, size = values
-                headroom[pg] = {"profile": prof_name, "xon": xon, "xoff": xoff, "size": size}
+        qos = self.qos_map.get(name, _NO_ENTRY)
+        out["pfc_priorities"] = self.priorities(qos.get("pfc_enable"))
+        wd = self.tables["PFC_WD"].get(name)
+        out["pfc_watchdog"] = wd is not None
+        if wd is not None:
+            out["watchdog"] = self.watchdog((wd.get("detection_time"), wd.get("restoration_time"), wd.get("action")))
+        headroom = {}
+        for pg, entry in self.pgs_of_port.get(name, ()):
+            h = self.headroom(entry.get("profile"))
+            if h is not None:
+                headroom[pg] = h
         out["headroom"] = headroom
+        out.update(self.port_maps(qos))
+        out["queues"] = self.port_queues(name, qos)
+        return ObservedSwitchPort.model_validate(out)
+
+    # ---------------------------------------------------------------- addresses, bgp
+
+    def addresses(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key in self.t("INTERFACE"):
+            port, sep, prefix = key.partition("|")
+            if sep and "." in prefix and port not in out:
+                out[port] = prefix
         return out
 
-    def _headroom(self, profile: str | None) -> tuple[str | None, int | None, int | None, int | None] | None:
-        """(profile, xon, xoff, size) of a BUFFER_PG profile with an ``xoff`` (a lossless PG's headroom), else None."""
-        prof_name = unref(profile)
-        prof = self.tables["BUFFER_PROFILE"].get(prof_name or "")
-        if prof and prof.get("xoff") is not None:
-            return prof_name, _int(prof.get("xon")), _int(prof.get("xoff")), _int(prof.get("size"))
-        return None
-
-    def bgp(self, addresses: Mapping[str, str]) -> dict[str, Any] | None:
-        meta = self.t("DEVICE_METADATA").get("localhost", {})
+    def bgp(self, addresses: Mapping[str, str]) -> ObservedBgp | None:
+        meta = self.t("DEVICE_METADATA").get("localhost", _NO_ENTRY)
         table = self.t("BGP_NEIGHBOR")
         if not table and "bgp_asn" not in meta and not self.t("BGP_GLOBALS"):
             return None
         local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
-        neighbors: list[_Neighbor] = []
-        for key, f in table.items():
-            ip = key.rsplit("|", 1)[-1]
-            neighbors.append({"ip": ip, "remote_asn": _int(f.get("asn")),
-                              "port": local_port.get(f.get("local_addr", ""), ""), "description": f.get("name", "")})
-        neighbors.sort(key=lambda n: ip_sort_key(n["ip"]))
+        neighbors = sorted((ObservedBgpNeighbor(ip=key.rsplit("|", 1)[-1], remote_asn=_int(f.get("asn")),
+                                                port=local_port.get(f.get("local_addr", ""), ""),
+                                                description=f.get("name", ""))
+                            for key, f in table.items()), key=lambda n: ip_sort_key(n.ip or ""))
         out: dict[str, Any] = {"neighbors": neighbors}
         # frrcfgd's BGP_GLOBALS|default wins over the bgpcfgd-era DEVICE_METADATA fields (it is what FRR runs)
-        instance = self.t("BGP_GLOBALS").get("default", {})
+        instance = self.t("BGP_GLOBALS").get("default", _NO_ENTRY)
         asn = instance.get("local_asn", meta.get("bgp_asn"))
         router_id = instance.get("router_id", meta.get("bgp_router_id"))
         if asn is not None:
@@ -391,21 +409,7 @@ class _Reader:
             ours = "default|ipv4_unicast|"
             nets = [k.removeprefix(ours) for k in self.t("BGP_GLOBALS_AF_NETWORK") if k.startswith(ours)]
             out["networks"] = sorted(set(nets), key=_prefix_key)
-        return out
-
-
-class _Neighbor(TypedDict):
-    ip: str
-    remote_asn: int | None
-    port: str
-    description: str
-
-
-def _intent_map(field: str) -> Callable[[SwitchIntent], dict[int, int]]:
-    """Reads the intent's QoS map ``field`` (dscp_to_tc, ...) with integer keys and values."""
-    def read(intent: SwitchIntent) -> dict[int, int]:
-        return {int(k): int(v) for k, v in getattr(intent.qos, field).items()}
-    return read
+        return ObservedBgp(**out)
 
 
 def _prefix_key(prefix: str) -> tuple[int, int, int]:
@@ -414,14 +418,12 @@ def _prefix_key(prefix: str) -> tuple[int, int, int]:
     return (*ip_key(address), int(length or 32))
 
 
-def parse_config_db(db: ConfigDb, intent: SwitchIntent | None = None,
-                    ports: Iterable[str] | None = None) -> dict[str, Any]:
-    """The DeviceIntent-shaped view of a CONFIG_DB document (partial: only what CONFIG_DB holds).
+def parse_config_db(db: ConfigDb) -> ObservedSwitch:
+    """What a CONFIG_DB document shows of a switch (only what CONFIG_DB holds is set; see the module docstring).
 
-    ``ports`` (default: the intent's ports, else every port found) limits the ``ports`` map; ports the
-    device does not have are left out (audit reports them missing).
+    Every port of ``PORT`` is reported (without a PORT table: every port the QoS tables name).
     """
-    r = _Reader(db, intent, ports)
+    r = _Reader(db)
     out: dict[str, Any] = {}
     meta = r.t("DEVICE_METADATA").get("localhost")
     if meta is not None:
@@ -432,19 +434,10 @@ def parse_config_db(db: ConfigDb, intent: SwitchIntent | None = None,
     loopbacks = [k.split("|", 1)[1] for k in r.t("LOOPBACK_INTERFACE") if k.startswith("Loopback0|")]
     if loopbacks:
         out["loopback"] = sorted(loopbacks, key=lambda p: "." not in p)[0]
-    qos: dict[str, Any] = r.maps()
-    qos["lossless_priorities"] = sorted({p for name in r.ports for p in priorities(r.qos_map.get(name, {}).get(
-        "pfc_enable"))})
-    qos["queues"] = r.queues()
-    if meta is not None:
-        qos["buffer_model"] = meta.get("buffer_model", "traditional")
-    if "BUFFER_POOL" in db or "BUFFER_PROFILE" in db:
-        qos.update(r.buffers())
-    qos["pfc_watchdog"] = r.watchdog()
-    out["qos"] = qos
+    out["qos"] = r.qos()
     addresses = r.addresses()
     out["ports"] = {name: r.port(name, addresses) for name in r.ports}
     bgp = r.bgp(addresses)
     if bgp is not None:
         out["bgp"] = bgp
-    return out
+    return ObservedSwitch.model_validate(out)

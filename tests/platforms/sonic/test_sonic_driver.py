@@ -123,7 +123,7 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     assert done.backup is not None and done.backup.text == before
     conn = connector.connect()
     outputs = DRIVER.collect(conn, intent)
-    assert compare(DRIVER.expected(intent), DRIVER.observe(outputs, intent)) == []
+    assert compare(DRIVER.expected(intent), DRIVER.observe(outputs)) == []
     saved = conn.send_command("sonic-cfggen -j /etc/sonic/config_db.json --print-data")
     running, checkpoints = fresh_read(lab, LEAF)
     assert json.loads(saved) == json.loads(running) and checkpoints == []

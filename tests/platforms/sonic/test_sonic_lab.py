@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
+from roceops.audit.compare import compare
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.platforms.sonic import PLATFORM
+from roceops.plan import plan
+from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch
+from roceops.platforms.sonic import DRIVER, PLATFORM
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 
@@ -60,6 +64,12 @@ def configured(lab: LabThread) -> Iterator[Any]:
         conn.disconnect()
 
 
+def intent_of(name: str) -> SwitchIntent:
+    intent = plan(lab_mini(), name)
+    assert isinstance(intent, SwitchIntent)
+    return intent
+
+
 def running(conn: Any) -> str:
     return str(conn.send_command("sonic-cfggen -d --print-data"))
 
@@ -94,6 +104,17 @@ def test_preloaded_switch_is_configured_and_saved(configured: Any) -> None:
     assert db["DEVICE_METADATA"]["localhost"]["mac"]  # kept from the switch, merged as `config load` does
     saved = configured.send_command("sonic-cfggen -j /etc/sonic/config_db.json --print-data")
     assert json.loads(saved) == db
+
+
+def test_audit_reads_the_preloaded_switch_back_as_its_intent(configured: Any) -> None:
+    """collect -> observe -> compare(expected): a configured switch shows exactly its intent, port by port."""
+    intent = intent_of(CONFIGURED)
+    observed = DRIVER.observe(DRIVER.collect(configured, intent))
+    assert isinstance(observed, ObservedSwitch) and observed.ports is not None
+    assert set(intent.ports) <= set(observed.ports)
+    eth0 = observed.ports["Ethernet0"]
+    assert eth0.queues is not None and eth0.queues[3].lossless is True and eth0.dscp_to_tc == intent.qos.dscp_to_tc
+    assert compare(DRIVER.expected(intent), observed) == []
 
 
 def test_heredoc_writes_a_file_with_continuation_prompts(fresh: Any) -> None:
@@ -253,6 +274,10 @@ def test_config_faults_edit_running_config(lab: LabThread, configured: Any) -> N
     assert (ecn["green_min_threshold"], ecn["red_max_threshold"]) == ("100000", "900000")
     lab.inject(CONFIGURED, "mtu_mismatch", port="Ethernet16")
     assert P.show_interfaces_status(configured.send_command("show interfaces status"))["Ethernet16"]["mtu"] == 1500
+    intent = intent_of(CONFIGURED)  # audit finds each fault where it is: the shared ECN profile on every port
+    drift = {d.path for d in compare(DRIVER.expected(intent), DRIVER.observe(DRIVER.collect(configured, intent)))}
+    assert drift == {"ports[Ethernet8].pfc_priorities", "ports[Ethernet16].mtu",
+                     *(f"ports[{p}].queues[3].ecn.{f}" for p in intent.ports for f in ("min_bytes", "max_bytes"))}
     lab.clear(CONFIGURED)  # configuration changes stay
     assert P.show_pfc_priority(configured.send_command("show pfc priority"))["Ethernet8"] == []
     assert configured.send_command("sudo config interface pfc priority Ethernet8 3 on") == ""  # an operator fixes it

@@ -1,8 +1,9 @@
 """SONiC parsers on real sonic-utilities outputs and sonic-buildimage CONFIG_DB renders (shared/fixtures/sonic),
-and the driver's pure side (patch scope, restore, expected/observed, operational state)."""
+and the driver's pure side (patch scope, restore, expected/observed models, operational state)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from functools import cache
 from pathlib import Path
@@ -17,6 +18,7 @@ from roceops.lab.devices.sonic.format import cfggen_dump, tabulate
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.driver import Snapshot
 from roceops.platforms.sonic import DRIVER
 from roceops.platforms.sonic import parsers as P
@@ -177,64 +179,107 @@ def config_db(name: str) -> dict[str, Any]:
 
 
 def test_config_db_mellanox_qos() -> None:
-    db = config_db("config_db_qos_mellanox4600c_c64.json")
-    whole = parse_config_db(db)
-    assert whole["qos"]["dscp_to_tc"][2] == 2 and whole["qos"]["dscp_to_tc"][6] == 6  # AZURE: 20 ports bind it
-    assert whole["qos"]["dscp_to_tc"][48] == 7 and whole["qos"]["dscp_to_tc"][46] == 5
-    assert whole["qos"]["lossless_priorities"] == [2, 3, 4, 6]
-    uplink = parse_config_db(db, ports=["Ethernet0"])  # binds AZURE_UPLINK, PFC on 3,4
-    assert uplink["qos"]["dscp_to_tc"][2] == 1 and uplink["qos"]["dscp_to_tc"][6] == 1
-    assert uplink["qos"]["dscp_to_tc"][48] == 7 and uplink["qos"]["dscp_to_tc"][8] == 0
-    assert uplink["ports"]["Ethernet0"]["pfc_priorities"] == [3, 4]
-    assert uplink["qos"]["tc_to_pg"] == {0: 0, 1: 0, 2: 2, 3: 3, 4: 4, 5: 0, 6: 6, 7: 0}
-    assert uplink["qos"]["queues"][3] == {"scheduler": "dwrr", "weight": 15, "lossless": True,
-                                          "ecn": {"min_bytes": 2_000_000, "max_bytes": 10_000_000, "probability": 5}}
-    assert uplink["qos"]["queues"][0] == {"scheduler": "dwrr", "weight": 14, "lossless": False, "ecn": None}
-    downlink = parse_config_db(db, ports=["Ethernet136"])
-    assert downlink["ports"]["Ethernet136"]["pfc_priorities"] == [2, 3, 4, 6]
-    assert downlink["qos"]["queues"][6]["lossless"] is True and downlink["qos"]["queues"][6]["weight"] == 15
+    out = parse_config_db(config_db("config_db_qos_mellanox4600c_c64.json"))
+    assert out.ports is not None and out.qos is not None
+    assert len(out.ports) == 28  # no PORT table: every port PORT_QOS_MAP/QUEUE names
+    # the global binding (AZURE) at device level; every port binds its own map
+    assert out.qos.trust == "dscp" and out.qos.dscp_to_tc is not None
+    assert (out.qos.dscp_to_tc[2], out.qos.dscp_to_tc[6], out.qos.dscp_to_tc[48]) == (2, 6, 7)
+    assert out.qos.lossless_priorities == [2, 3, 4, 6]
+    assert not {"queues", "tc_to_queue", "tc_to_pg", "pfc_priority_to_queue"} & out.qos.model_fields_set
+    uplink = out.ports["Ethernet0"]  # binds AZURE_UPLINK, PFC on 3,4
+    assert uplink.trust == "dscp" and uplink.dscp_to_tc is not None
+    assert (uplink.dscp_to_tc[2], uplink.dscp_to_tc[6], uplink.dscp_to_tc[48], uplink.dscp_to_tc[8]) == (1, 1, 7, 0)
+    assert uplink.pfc_priorities == [3, 4]
+    assert uplink.tc_to_pg == {0: 0, 1: 0, 2: 2, 3: 3, 4: 4, 5: 0, 6: 6, 7: 0}
+    assert uplink.queues is not None
+    assert uplink.queues[3].model_dump() == {"scheduler": "dwrr", "weight": 15, "lossless": True, "traffic_class": None,
+                                             "ecn": {"min_bytes": 2_000_000, "max_bytes": 10_000_000,
+                                                     "probability": 5}}
+    assert uplink.queues[0].model_dump(exclude_unset=True) == {"scheduler": "dwrr", "weight": 14, "lossless": False,
+                                                               "ecn": None}
+    downlink = out.ports["Ethernet136"]  # binds AZURE, PFC on 2,3,4,6
+    assert downlink.dscp_to_tc is not None and (downlink.dscp_to_tc[2], downlink.dscp_to_tc[6]) == (2, 6)
+    assert downlink.pfc_priorities == [2, 3, 4, 6] and downlink.queues is not None
+    assert downlink.queues[6].lossless is True and downlink.queues[6].weight == 15
+    assert uplink.watchdog is None and "watchdog" not in uplink.model_fields_set  # no PFC_WD table
+
+
+def test_config_db_ports_share_what_they_bind() -> None:
+    """Ports binding the same map, scheduler and profiles hold the same frozen objects (read once)."""
+    out = parse_config_db(config_db("config_db_qos_mellanox4600c_c64.json"))
+    assert out.ports is not None
+    a, b = out.ports["Ethernet0"], out.ports["Ethernet4"]
+    assert a.queues is not None and b.queues is not None
+    assert all(a.queues[q] is b.queues[q] for q in a.queues)
 
 
 def test_config_db_dell_qos() -> None:
-    out = parse_config_db(config_db("config_db_qos_dell9332.json"), ports=["Ethernet0"])
-    q = out["qos"]
-    assert q["trust"] == "dscp" and q["dscp_to_tc"][48] == 6 and q["dscp_to_tc"][5] == 2
-    assert q["queues"][4]["weight"] == 100 and q["queues"][3]["weight"] == 1
-    assert q["queues"][3]["ecn"] == {"min_bytes": 1_048_576, "max_bytes": 2_097_152, "probability": 5}
-    assert out["ports"]["Ethernet0"]["pfc_priorities"] == [3, 4]
+    out = parse_config_db(config_db("config_db_qos_dell9332.json"))
+    assert out.ports is not None
+    eth0 = out.ports["Ethernet0"]
+    assert eth0.trust == "dscp" and eth0.dscp_to_tc is not None
+    assert (eth0.dscp_to_tc[48], eth0.dscp_to_tc[5]) == (6, 2)
+    assert eth0.queues is not None and eth0.queues[4].weight == 100 and eth0.queues[3].weight == 1
+    assert eth0.queues[3].ecn is not None
+    assert eth0.queues[3].ecn.model_dump() == {"min_bytes": 1_048_576, "max_bytes": 2_097_152, "probability": 5}
+    assert eth0.pfc_priorities == [3, 4]
 
 
 def test_config_db_mellanox_buffers() -> None:
     out = parse_config_db(config_db("config_db_buffers_mellanox4600c_t1.json"))
-    pools = {p["name"]: p for p in out["qos"]["pools"]}
-    assert list(pools) == sorted(pools) and len(pools) == 4
-    assert pools["ingress_lossless_pool"] == {"name": "ingress_lossless_pool", "type": "ingress", "mode": "dynamic",
-                                              "size": 44_130_304, "xoff": 8_790_016}
-    profiles = {p["name"]: p for p in out["qos"]["profiles"]}
-    assert len(profiles) == 9 and profiles["egress_lossy_profile"]["size"] == 9216
-    assert profiles["ingress_lossless_zero_profile"]["dynamic_th"] == -8
-    assert out["ports"]["Ethernet0"]["cable_length"] == 300 and out["ports"]["Ethernet8"]["cable_length"] == 5
-    assert out["ports"]["Ethernet0"]["headroom"] == {}  # PG 0 is lossy; no lossless PG profile in this render
+    assert out.qos is not None and out.qos.pools is not None and out.qos.profiles is not None
+    assert out.ports is not None
+    pools = {p.name: p for p in out.qos.pools}
+    assert list(pools) == sorted(pools) and len(pools) == 4  # type: ignore[type-var]
+    assert pools["ingress_lossless_pool"].model_dump() == {"name": "ingress_lossless_pool", "type": "ingress",
+                                                           "mode": "dynamic", "size": 44_130_304, "xoff": 8_790_016}
+    profiles = {p.name: p for p in out.qos.profiles}
+    assert len(profiles) == 9 and profiles["egress_lossy_profile"].size == 9216
+    assert profiles["ingress_lossless_zero_profile"].dynamic_th == -8
+    assert out.ports["Ethernet0"].cable_length == 300 and out.ports["Ethernet8"].cable_length == 5
+    assert out.ports["Ethernet0"].headroom == {}  # PG 0 is lossy; no lossless PG profile in this render
 
 
 def test_config_db_yang_example() -> None:
     out = parse_config_db(config_db("example_config_db.json"))
     # the example names its T1 "leaf" but types it LeafRouter: in SONiC terms that is a spine (ToRRouter = our leaf)
-    assert (out["name"], out["role"], out["loopback"]) == ("roce-leaf01", "spine", "10.1.0.1/32")
-    eth0 = out["ports"]["Ethernet0"]
+    assert (out.name, out.role, out.loopback) == ("roce-leaf01", "spine", "10.1.0.1/32")
+    assert out.ports is not None and sorted(out.ports) == ["Ethernet0", "Ethernet4"] and out.qos is not None
+    eth0 = out.ports["Ethernet0"].model_dump(exclude_unset=True)
+    azure = {"tc_to_queue": {tc: tc for tc in range(8)}, "pfc_priority_to_queue": {p: p for p in range(8)},
+             "tc_to_pg": {0: 0, 1: 0, 2: 0, 3: 3, 4: 4, 5: 0, 6: 0, 7: 7}}
+    lossy = {"scheduler": "dwrr", "weight": 14, "lossless": False, "ecn": None}
+    lossless = {"scheduler": "dwrr", "weight": 15, "lossless": True,
+                "ecn": {"min_bytes": 1_048_576, "max_bytes": 2_097_152, "probability": 5}}
+    assert eth0.pop("dscp_to_tc") == out.qos.dscp_to_tc  # the port binds AZURE, as the global entry does
     assert eth0 == {"name": "Ethernet0", "speed": 100_000, "mtu": 9100, "admin_up": True, "description": "",
                     "address": "10.0.0.0/31", "cable_length": 5, "pfc_priorities": [3, 4], "pfc_watchdog": True,
                     "headroom": {pg: {"profile": "pg_lossless_100000_5m_profile", "xon": 19456, "xoff": 36864,
                                       "size": 56320} for pg in (3, 4)},
                     "lanes": [0, 1, 2, 3], "alias": "etp1", "index": 1,  # the SKU facts PORT carries
                     "ingress_profiles": ["ingress_lossless_profile"],
-                    "egress_profiles": ["egress_lossless_profile", "egress_lossy_profile"]}
-    assert out["qos"]["pfc_watchdog"] == {"enabled": True, "poll_ms": 200, "detect_ms": 200, "restore_ms": 200,
-                                          "action": "drop"}
-    assert out["qos"]["queues"][3]["lossless"] is True and out["qos"]["queues"][5]["lossless"] is False
-    assert out["bgp"] == {"asn": 65100, "neighbors": [
+                    "egress_profiles": ["egress_lossless_profile", "egress_lossy_profile"],
+                    "trust": "dscp", **azure,
+                    "queues": {q: lossless if q in (3, 4) else lossy for q in range(7)},  # per BUFFER_QUEUE
+                    "watchdog": {"detect_ms": 200, "restore_ms": 200, "action": "drop"}}
+    assert out.qos.model_dump(exclude_unset=True)["pfc_watchdog"] == {"enabled": True, "poll_ms": 200}
+    assert out.qos.dscp_to_tc is not None and (out.qos.dscp_to_tc[3], out.qos.dscp_to_tc[48]) == (3, 6)
+    assert (out.qos.buffer_model, out.qos.lossless_priorities) == ("traditional", [3, 4])
+    assert out.bgp is not None and out.bgp.model_dump(exclude_unset=True) == {"asn": 65100, "neighbors": [
         {"ip": "10.0.0.1", "remote_asn": 65200, "port": "Ethernet0", "description": "SPINE01"},
         {"ip": "10.0.0.3", "remote_asn": 65200, "port": "Ethernet4", "description": "SPINE02"}]}
+
+
+def test_config_db_unbound_maps_are_none() -> None:
+    """A port binding no map, or a map CONFIG_DB lacks, shows None: one drift, not one per missing entry."""
+    db = config_db("example_config_db.json")
+    db["PORT_QOS_MAP"] = {"Ethernet0": {"tc_to_queue_map": "NOPE"}}
+    out = parse_config_db(db)
+    assert out.ports is not None and out.qos is not None
+    eth0 = out.ports["Ethernet0"]
+    assert (eth0.trust, eth0.dscp_to_tc, eth0.tc_to_queue, eth0.pfc_priorities) == (None, None, None, [])
+    assert "dscp_to_tc" not in out.qos.model_fields_set  # no global binding: nothing device-wide to show
 
 
 def test_abnf_references_are_accepted() -> None:
@@ -242,38 +287,99 @@ def test_abnf_references_are_accepted() -> None:
     db["PORT_QOS_MAP"]["Ethernet0"]["dscp_to_tc_map"] = "[DSCP_TO_TC_MAP|AZURE]"
     db["QUEUE"]["Ethernet0|3"] = {"scheduler": "[SCHEDULER|scheduler.1]",
                                   "wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]"}
-    out = parse_config_db(db, ports=["Ethernet0"])
-    assert out["qos"]["dscp_to_tc"][3] == 3 and out["qos"]["queues"][3]["ecn"]["max_bytes"] == 2_097_152
+    out = parse_config_db(db)
+    assert out.ports is not None
+    eth0 = out.ports["Ethernet0"]
+    assert eth0.dscp_to_tc is not None and eth0.dscp_to_tc[3] == 3
+    assert eth0.queues is not None and eth0.queues[3].ecn is not None and eth0.queues[3].ecn.max_bytes == 2_097_152
 
 
 # --------------------------------------------------------------------------- driver, pure side
 
+PRINT_DATA = "sonic-cfggen -d --print-data"
 
-def rendered_db() -> dict[str, Any]:
-    return json.loads(render_device(leaf()).files["config_db.json"])
+
+def rendered_db(intent: SwitchIntent | None = None) -> dict[str, Any]:
+    return json.loads(render_device(intent or leaf()).files["config_db.json"])
+
+
+def observe(db: dict[str, Any]) -> ObservedSwitch:
+    observed = DRIVER.observe({PRINT_DATA: json.dumps(db)})
+    assert isinstance(observed, ObservedSwitch)
+    return observed
 
 
 def test_rendered_config_observes_as_the_intent() -> None:
-    outputs = {"sonic-cfggen -d --print-data": cfggen_dump(rendered_db())}
-    assert compare(DRIVER.expected(leaf()), DRIVER.observe(outputs, leaf())) == []
+    outputs = {PRINT_DATA: cfggen_dump(rendered_db())}
+    assert compare(DRIVER.expected(leaf()), DRIVER.observe(outputs)) == []
+
+
+def test_expected_holds_the_per_port_copies_the_render_writes() -> None:
+    want = DRIVER.expected(leaf())
+    assert isinstance(want, ObservedSwitch) and want.ports is not None and want.qos is not None
+    for name, port in leaf().ports.items():
+        copy = want.ports[name]
+        assert (copy.trust, copy.dscp_to_tc, copy.tc_to_queue) == ("dscp", leaf().qos.dscp_to_tc,
+                                                                     leaf().qos.tc_to_queue)
+        assert copy.queues is not None and set(copy.queues) == set(leaf().qos.queues)
+        lossless = {leaf().qos.pfc_priority_to_queue[p] for p in port.pfc_priorities}
+        assert {q for q, v in copy.queues.items() if v.lossless} == lossless
+        assert ("watchdog" in copy.model_fields_set) == bool(port.pfc_watchdog and port.pfc_priorities)
+
+
+def test_a_port_without_pfc_shows_no_lossless_queue_and_no_watchdog() -> None:
+    base = leaf()
+    name = sorted(base.ports)[0]
+    port = base.ports[name].model_copy(update={"pfc_priorities": [], "headroom": {}})
+    intent = base.model_copy(update={"ports": {**base.ports, name: port}})
+    observed = observe(rendered_db(intent))
+    assert observed.ports is not None
+    seen = observed.ports[name]
+    assert seen.queues is not None and not any(q.lossless for q in seen.queues.values())
+    assert seen.pfc_watchdog is False and "watchdog" not in seen.model_fields_set
+    assert compare(DRIVER.expected(intent), observed) == []
 
 
 def test_dynamic_buffer_model_observes_as_expected() -> None:
     intent = leaf().model_copy(update={"qos": leaf().qos.model_copy(update={"buffer_model": "dynamic"})})
-    db = json.loads(render_device(intent).files["config_db.json"])
+    db = rendered_db(intent)
     assert {v["profile"] for k, v in db["BUFFER_PG"].items() if k.endswith("|3")} == {"NULL"}
-    observed = DRIVER.observe({"sonic-cfggen -d --print-data": json.dumps(db)}, intent)
-    assert observed["ports"]["Ethernet0"]["headroom"] == {}
+    observed = observe(db)
+    assert observed.ports is not None and observed.ports["Ethernet0"].headroom == {}
     assert compare(DRIVER.expected(intent), observed) == []
 
 
 def test_observe_reports_drift_where_it_is() -> None:
     db = rendered_db()
     db["PORT_QOS_MAP"]["Ethernet8"].pop("pfc_enable")
-    db["QUEUE"]["Ethernet16|3"]["scheduler"] = "scheduler.q6"  # one port only: still seen
-    drift = {d.path for d in compare(DRIVER.expected(leaf()), DRIVER.observe({"sonic-cfggen -d --print-data":
-                                                                               json.dumps(db)}, leaf()))}
-    assert "ports[Ethernet8].pfc_priorities" in drift and "qos.queues[3].scheduler" in drift
+    db["QUEUE"]["Ethernet16|3"]["scheduler"] = "scheduler.q6"  # one port only: reported at that port
+    drift = {d.path for d in compare(DRIVER.expected(leaf()), observe(db))}
+    assert "ports[Ethernet8].pfc_priorities" in drift and "ports[Ethernet16].queues[3].scheduler" in drift
+    assert not any(p.startswith("qos.queues") for p in drift)
+
+
+def test_a_departure_on_two_ports_is_two_drifts_each_naming_its_port() -> None:
+    db = rendered_db()
+    for port in ("Ethernet0", "Ethernet24"):
+        db["PFC_WD"][port]["detection_time"] = "900"
+    db["PORT_QOS_MAP"]["Ethernet8"]["tc_to_queue_map"] = "AZURE"  # a map CONFIG_DB does not hold
+    drift = compare(DRIVER.expected(leaf()), observe(db))
+    assert [(d.path, d.expected, d.observed) for d in drift] == [
+        ("ports[Ethernet0].watchdog.detect_ms", leaf().qos.pfc_watchdog.detect_ms, 900),
+        ("ports[Ethernet8].tc_to_queue", {str(k): v for k, v in leaf().qos.tc_to_queue.items()}, None),
+        ("ports[Ethernet24].watchdog.detect_ms", leaf().qos.pfc_watchdog.detect_ms, 900)]
+
+
+def test_observe_reads_the_device_alone_and_reports_every_port() -> None:
+    db = rendered_db()
+    db["PORT"]["Ethernet200"] = {"admin_status": "down", "mtu": "9100", "speed": "400000", "lanes": "200"}
+    observed = observe(db)
+    assert observed.ports is not None and "Ethernet200" in observed.ports and "Ethernet200" not in leaf().ports
+    extra = observed.ports["Ethernet200"]
+    assert extra.queues == {} and extra.tc_to_queue is None
+    assert extra.trust == "dscp" and extra.dscp_to_tc == leaf().qos.dscp_to_tc  # the global DSCP binding applies
+    assert compare(DRIVER.expected(leaf()), observed) == []  # an open map: the device's own port is not drift
+    assert list(inspect.signature(DRIVER.observe).parameters) == ["outputs"]
 
 
 def test_plan_change_touches_only_what_roceops_renders() -> None:

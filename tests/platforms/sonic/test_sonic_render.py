@@ -364,13 +364,15 @@ def test_parser_reads_the_frrcfgd_routing_tables_back() -> None:
 
     intent = intent_of("lab-mini", "leaf-su1-r1")
     db = config_db("lab-mini", "leaf-su1-r1")
-    bgp = parse_config_db(db, intent)["bgp"]
+    bgp = parse_config_db(db).bgp
     want = expected(intent).bgp
-    assert (bgp["asn"], bgp["router_id"], bgp["networks"]) == (want.asn, want.router_id, want.networks)
-    assert [n["ip"] for n in bgp["neighbors"]] == [n.ip for n in want.neighbors]
+    assert bgp is not None and want is not None and want.networks is not None
+    assert (bgp.asn, bgp.router_id, bgp.networks) == (want.asn, want.router_id, want.networks)
+    assert [n.ip for n in bgp.neighbors or ()] == [n.ip for n in want.neighbors or ()]
     db["BGP_GLOBALS_AF_NETWORK"].pop(f"default|ipv4_unicast|{want.networks[-1]}")
-    assert parse_config_db(db, intent)["bgp"]["networks"] == want.networks[:-1]
+    assert (parse_config_db(db).bgp or bgp).networks == want.networks[:-1]
     legacy = {k: v for k, v in db.items() if not k.startswith(("BGP_GLOBALS", "BGP_NEIGHBOR_AF"))}
     legacy["BGP_NEIGHBOR"] = {k.removeprefix("default|"): v for k, v in db["BGP_NEIGHBOR"].items()}
-    old = parse_config_db(legacy, intent)["bgp"]
-    assert "networks" not in old and old["asn"] == intent.bgp.asn and len(old["neighbors"]) == len(want.neighbors)
+    old = parse_config_db(legacy).bgp
+    assert old is not None and "networks" not in old.model_fields_set
+    assert old.asn == intent.bgp.asn and len(old.neighbors or ()) == len(want.neighbors or ())
