@@ -71,6 +71,13 @@ def compare(expected: BaseModel, observed: BaseModel, path: str = "",
 
     ``skip`` names top-level fields to leave out (what a deploy did not set).
     """
+    return _compare_models(expected, observed, path, skip, set())
+
+
+def _compare_models(expected: BaseModel, observed: BaseModel, path: str, skip: Collection[str],
+                    same: set[tuple[int, int]]) -> list[Drift]:
+    """:func:`compare`; ``same`` holds the (expected, observed) object pairs already found equal in this call:
+    the ports of a switch share their maps and queue objects on both sides, so each pair is walked once."""
     out: list[Drift] = []
     seen = observed.model_fields_set
     wanted = expected.model_fields_set
@@ -83,18 +90,24 @@ def compare(expected: BaseModel, observed: BaseModel, path: str = "",
         obs_val = getattr(observed, name)
         if _plain_equal(exp_val, obs_val):
             continue
-        out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, name in open_names))
+        out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, same, name in open_names))
     return out
 
 
-def _compare_value(exp_val: Any, obs_val: Any, path: str, is_open: bool = False) -> list[Drift]:
+def _compare_value(exp_val: Any, obs_val: Any, path: str, same: set[tuple[int, int]],
+                   is_open: bool = False) -> list[Drift]:
+    pair = (id(exp_val), id(obs_val))
+    if pair in same:
+        return []
     if isinstance(exp_val, BaseModel) and isinstance(obs_val, BaseModel):
-        return compare(exp_val, obs_val, path)
-    if isinstance(exp_val, dict) and isinstance(obs_val, dict):
-        return _compare_map(exp_val, obs_val, path, is_open)
-    if _norm(exp_val) != _norm(obs_val):
-        return [Drift(path, _norm(exp_val), _norm(obs_val), "mismatch")]
-    return []
+        out = _compare_models(exp_val, obs_val, path, (), same)
+    elif isinstance(exp_val, dict) and isinstance(obs_val, dict):
+        out = _compare_map(exp_val, obs_val, path, same, is_open)
+    else:
+        return [Drift(path, _norm(exp_val), _norm(obs_val), "mismatch")] if _norm(exp_val) != _norm(obs_val) else []
+    if not out:
+        same.add(pair)
+    return out
 
 
 def _plain_map_equal(exp: dict[Any, Any], obs: dict[Any, Any]) -> bool:
@@ -105,7 +118,8 @@ def _plain_map_equal(exp: dict[Any, Any], obs: dict[Any, Any]) -> bool:
     return set(map(type, exp.values())) | set(map(type, obs.values())) <= _SCALARS
 
 
-def _compare_map(exp: dict[Any, Any], obs: dict[Any, Any], path: str, is_open: bool = False) -> list[Drift]:
+def _compare_map(exp: dict[Any, Any], obs: dict[Any, Any], path: str, same: set[tuple[int, int]],
+                 is_open: bool = False) -> list[Drift]:
     """Entry by entry; an open map's extra entries are the device's own (and so are those of plain maps in it)."""
     if _plain_map_equal(exp, obs):
         return []
@@ -117,7 +131,7 @@ def _compare_map(exp: dict[Any, Any], obs: dict[Any, Any], path: str, is_open: b
         obs_val = obs[key]
         if _plain_equal(exp_val, obs_val):
             continue
-        out.extend(_compare_value(exp_val, obs_val, f"{path}[{key}]", is_open))
+        out.extend(_compare_value(exp_val, obs_val, f"{path}[{key}]", same, is_open))
     if not is_open:
         out.extend(Drift(f"{path}[{key}]", None, _norm(obs_val), "unexpected")
                    for key, obs_val in obs.items() if key not in exp)

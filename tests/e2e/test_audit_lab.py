@@ -21,9 +21,9 @@ DRIFTS = [
     ("leaf-su1-r1", "pfc_off", {"port": "Ethernet0"}, "ports[Ethernet0]"),
     ("leaf-su2-r1", "pfc_off", {"port": "swp1s0"}, "ports[swp1s0]"),
     ("spine01", "pfc_off", {"port": "Ethernet1/1"}, "ports[Ethernet1/1]"),
-    ("leaf-su1-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
+    ("leaf-su1-r2", "ecn_changed", {"min": 50000, "max": 60000}, "ports["),  # SONiC binds queues per port
     ("leaf-su2-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
-    ("spine02", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
+    ("spine02", "ecn_changed", {"min": 50000, "max": 60000}, "ports["),  # EOS configures queues per interface
     ("leaf-su1-r1", "mtu_mismatch", {"port": "Ethernet8", "mtu": 1500}, "ports[Ethernet8].mtu"),
     ("gpu001", "nic_reset", {"port": "eth0"}, "nics[eth0]"),
     ("gpu006", "mtu_mismatch", {"port": "eth1", "mtu": 1500}, "nics[eth1].mtu"),

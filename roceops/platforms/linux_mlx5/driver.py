@@ -53,6 +53,7 @@ from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
+from roceops.platforms.linux_mlx5.expected import expected as expected_host
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
@@ -131,8 +132,8 @@ class LinuxMlx5Driver:
     # ==================================================================================== pure
 
     def expected(self, intent: Intent) -> ObservedHost:
-        """The intent as the host shows it (:func:`observe.expected`)."""
-        return observed.expected(_host(intent))
+        """The intent as the host shows it (:func:`expected.expected`)."""
+        return expected_host(_host(intent))
 
     def unverified(self, rendered: RenderedDevice) -> tuple[str, ...]:
         """Parts of the observed state a deploy of ``rendered`` does not set, so its verify step leaves them out:

@@ -39,7 +39,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from roceops.plan.model import HostIntent
 from roceops.plan.observed import (
     ObservedBoot,
     ObservedDcqcn,
@@ -49,7 +48,6 @@ from roceops.plan.observed import (
     ObservedNccl,
     ObservedNic,
     ObservedRoute,
-    as_observed,
 )
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
@@ -69,7 +67,6 @@ from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_show_gids,
     parse_systemctl_show,
 )
-from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
 
 # iproute2 names of the routing tables a number can also name (/etc/iproute2/rt_tables); "main" is None
 _TABLE_NUMBERS = {"main": None, "default": 253}
@@ -290,27 +287,3 @@ def _boot_parts(outputs: dict[str, str]) -> dict[str, Any]:
     if boot.CMD_TOOLS in outputs:
         out["tools"] = {"ib_write_bw": "/ib_write_bw" in outputs[boot.CMD_TOOLS]}
     return out
-
-
-# ------------------------------------------------------------------------------------ expected
-
-
-def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
-    """Sysctl values as ``sysctl`` prints them back: fields separated by single blanks."""
-    return {k: " ".join(str(v).split()) for k, v in sysctls.items()}
-
-
-def expected(intent: HostIntent) -> ObservedHost:
-    """The intent as the host shows it: each NIC holding exactly its address, its routes in :func:`route_key`
-    order, sysctl values with single blanks between fields, and the sha256 of every persistence file as
-    rendered from this intent (what ``deploy --commit`` installs)."""
-    from roceops.render.engine import render_device  # the render engine reaches this room through the registry
-
-    hashes = render_device(intent, only=PERSISTED).hashes()
-    files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
-    host = as_observed(intent, ObservedHost)
-    nics = {name: nic.model_copy(update={"addresses": [intent.nics[name].address],
-                                         "routes": sorted(nic.routes or [], key=route_key)})
-            for name, nic in (host.nics or {}).items()}
-    shown_boot = (host.boot or ObservedBoot()).model_copy(update={"files": files})
-    return host.model_copy(update={"nics": nics, "sysctls": shown_sysctls(intent.sysctls), "boot": shown_boot})

@@ -28,7 +28,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from roceops.plan.model import SwitchIntent, SwitchPort, SwitchQos
-from roceops.plan.observed import ObservedPfcWatchdog, ObservedQueue, ObservedSwitch, ObservedSwitchPort
+from roceops.plan.observed import (
+    ObservedPfcWatchdog,
+    ObservedQueue,
+    ObservedSwitch,
+    ObservedSwitchPort,
+    as_observed,
+)
 from roceops.platforms.sonic.render import BufferModel, buffer_model_of
 from roceops.util.sorting import ip_sort_key, prefix_key
 
@@ -38,9 +44,7 @@ _Model = TypeVar("_Model", bound=BaseModel)
 def expected_switch(intent: SwitchIntent, buffer_model: BufferModel | None = None) -> ObservedSwitch:
     """The ObservedSwitch a freshly deployed ``intent`` shows (``buffer_model``: the room's override)."""
     shown = as_config_db(intent, buffer_model)
-    # as_observed(shown, ObservedSwitch), by way of the intent's dump: validating from attributes looks every
-    # Observed field up on the intent, and the lookups of fields the intent lacks cost more than the dump
-    observed = ObservedSwitch.model_validate(shown.model_dump())
+    observed = as_observed(shown, ObservedSwitch)
     return observed.model_copy(update={"ports": _with_port_copies(shown, observed)})
 
 

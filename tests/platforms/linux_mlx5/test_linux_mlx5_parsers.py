@@ -28,7 +28,7 @@ from roceops.platforms.linux_mlx5.driver_plan import (
     restore_commands,
     simulate,
 )
-from roceops.platforms.linux_mlx5.observe import shown_sysctls
+from roceops.platforms.linux_mlx5.expected import shown_sysctls
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     parse_cma_roce_mode,
