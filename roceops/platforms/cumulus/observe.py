@@ -2,24 +2,24 @@
 
 What comes from where (``collect``'s outputs, see :mod:`roceops.platforms.cumulus.commands`):
 
-=====================  =============================================================================
-ObservedSwitch         read from
-=====================  =============================================================================
-``name``, ``loopback``  applied config (``nv config show -o commands``): ``system hostname``, ``interface lo``
-``qos``                 global: ``nv show qos roce`` (trust, DSCP -> switch priority, ETS per traffic class),
-                        ``egress-queue-mapping`` (switch priority -> traffic class), ``pfc`` (lossless
-                        priorities), ``congestion-control`` (ECN per traffic class); ``queues`` are the
-                        traffic classes the applied config schedules or marks (``qos egress-scheduler`` /
-                        ``qos congestion-control`` of ``default-global``), as the ETS table shows them;
-                        ``pfc_watchdog``: on when a port has it on, timers from the applied config
-``ports``               every front-panel port of ``nv show interface -o json`` (type ``swp``): speed, MTU,
-                        state, description and address from the applied config (the JSON when not set),
-                        ``pfc_priorities`` from its ``qos roce status`` and ``pfc_watchdog`` from its
-                        ``qos pfc-watchdog`` when those outputs were read
-``bgp``                 applied config; neighbours in address order, networks deduplicated in address order
-``breakouts``           every cage with an ``interface <cage> link breakout <n>x`` line
-``load_balancing``      applied config: ``system forwarding ecmp-hash``, ``router adaptive-routing``
-=====================  =============================================================================
+========================  =============================================================================
+ObservedSwitch            read from
+========================  =============================================================================
+``name``, ``loopback``    applied config (``nv config show -o commands``): ``system hostname``, ``interface lo``
+``qos``                   global: ``nv show qos roce`` (trust, DSCP -> switch priority, ETS per traffic class),
+                          ``egress-queue-mapping`` (switch priority -> traffic class), ``pfc`` (lossless
+                          priorities), ``congestion-control`` (ECN per traffic class); ``queues`` are the
+                          traffic classes the applied config schedules or marks (``qos egress-scheduler`` /
+                          ``qos congestion-control`` of ``default-global``), as the ETS table shows them;
+                          ``pfc_watchdog``: on when a port has it on, timers from the applied config
+``ports``                 every front-panel port of ``nv show interface -o json`` (type ``swp``): speed, MTU,
+                          state, description and address from the applied config (the JSON when not set),
+                          ``pfc_priorities`` from its ``qos roce status`` and ``pfc_watchdog`` from its
+                          ``qos pfc-watchdog`` when those outputs were read
+``bgp``                   applied config; neighbours in address order, networks deduplicated in address order
+``breakouts``             every cage with an ``interface <cage> link breakout <n>x`` line
+``load_balancing``        applied config: ``system forwarding ecmp-hash``, ``router adaptive-routing``
+========================  =============================================================================
 
 NVUE QoS is global (one RoCE profile, one PFC list), so ``qos`` is device-wide and ports carry no per-port
 copies of it; PFC priorities and the watchdog state are per interface and are read per port.
