@@ -66,19 +66,20 @@ def test_cumulus_lab_reads_back_hashing_and_audit_finds_a_changed_field(lab: Lab
     leaf = _cumulus_leaf()
     conn: Any = netmiko_connect(lab, LEAF, "cumulus")
     try:
-        observed = DRIVER.observe(DRIVER.collect(conn, leaf), leaf)
-        assert observed["load_balancing"] == {"mode": "ecmp", "hash_fields": leaf.load_balancing.hash_fields}
+        observed = DRIVER.observe(DRIVER.collect(conn, leaf))
+        lb = observed.load_balancing
+        assert lb is not None and (lb.mode, lb.hash_fields) == ("ecmp", leaf.load_balancing.hash_fields)
         assert compare(DRIVER.expected(leaf), observed) == []
         # an operator turns the source port out of the hash: RoCE loses its per-QP entropy
         for command in ("nv set system forwarding ecmp-hash source-port off", "nv config apply -y"):
             conn.send_command(command)
-        drift = compare(DRIVER.expected(leaf), DRIVER.observe(DRIVER.collect(conn, leaf), leaf))
+        drift = compare(DRIVER.expected(leaf), DRIVER.observe(DRIVER.collect(conn, leaf)))
         assert [(d.path, d.observed) for d in drift] == [
             ("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol", "l4_dst_port"])]
         for command in ("nv set router adaptive-routing enable on", "nv config apply -y"):
             conn.send_command(command)
-        observed = DRIVER.observe(DRIVER.collect(conn, leaf), leaf)
-        assert observed["load_balancing"]["mode"] == "adaptive"
+        observed = DRIVER.observe(DRIVER.collect(conn, leaf))
+        assert observed.load_balancing is not None and observed.load_balancing.mode == "adaptive"
     finally:
         conn.disconnect()
 

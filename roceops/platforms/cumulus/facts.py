@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from roceops.platforms.cumulus.commands import INTERFACES_JSON as INTERFACES_COMMAND
+from roceops.platforms.cumulus.commands import SYSTEM_JSON as SYSTEM_COMMAND
 from roceops.platforms.cumulus.parsers import interfaces_json, parse_system_json
 from roceops.platforms.driver import DeviceFacts
 
-SYSTEM_COMMAND = "nv show system -o json"
-INTERFACES_COMMAND = "nv show interface -o json"
+__all__ = ["INTERFACES_COMMAND", "SYSTEM_COMMAND", "parse_facts"]
 _BUILD = re.compile(r"(\d+(?:\.\d+)+)")
 
 

@@ -439,7 +439,8 @@ def load_json(text: str, what: str) -> dict[str, Any]:
 
 
 def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
-    """``nv show interface -o json`` -> name -> {oper_up, admin_up, speed (Mb/s), mtu, stats, lldp, addresses}."""
+    """``nv show interface -o json`` -> name -> {type, oper_up, admin_up, speed (Mb/s), mtu, stats, lldp, addresses,
+    description}."""
     out = {}
     for name, entry in load_json(text, "nv show interface -o json").items():
         if not isinstance(entry, dict):
@@ -451,7 +452,8 @@ def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
             port = (nb.get("port") or {}).get("name") if isinstance(nb, dict) else None
             lldp = (system, port or "")
             break
-        out[name] = {"oper_up": link.get("oper-status") == "up" if "oper-status" in link else None,
+        out[name] = {"type": entry.get("type"),
+                     "oper_up": link.get("oper-status") == "up" if "oper-status" in link else None,
                      "admin_up": link.get("admin-status") == "up" if "admin-status" in link else None,
                      "speed": speed_mbps(str(link.get("speed", ""))), "mtu": link.get("mtu"),
                      "stats": dict(link.get("stats") or {}), "lldp": lldp,

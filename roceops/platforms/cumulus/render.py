@@ -119,6 +119,12 @@ def _load_balancing(device: SwitchIntent) -> dict[str, Any]:
     }
 
 
+def global_pfc_priorities(device: SwitchIntent) -> list[int]:
+    """The switch priorities of NVUE's one global PFC profile: every port's PFC priorities and the lossless ones."""
+    return sorted({prio for p in device.ports.values() for prio in p.pfc_priorities}
+                  | set(device.qos.lossless_priorities))
+
+
 def render_context(device: Any) -> dict[str, Any]:
     """Template variables for one Cumulus switch (see the module docstring for every decision)."""
     if not isinstance(device, SwitchIntent):
@@ -126,7 +132,7 @@ def render_context(device: Any) -> dict[str, Any]:
     qos = device.qos
     ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
     pfc_ports = [p for p in ports if p.pfc_priorities]
-    pfc_priorities = sorted({prio for p in pfc_ports for prio in p.pfc_priorities} | set(qos.lossless_priorities))
+    pfc_priorities = global_pfc_priorities(device)
     wd = qos.pfc_watchdog
     bgp = device.bgp
     return {

@@ -102,7 +102,7 @@ def connector(lab: LabThread, request: pytest.FixtureRequest) -> Iterator[Connec
 
 
 def audit(conn: Any) -> list[Drift]:
-    return compare(DRIVER.expected(intent()), DRIVER.observe(DRIVER.collect(conn, intent()), intent()))
+    return compare(DRIVER.expected(intent()), DRIVER.observe(DRIVER.collect(conn, intent())))
 
 
 def deploy(connector: Connector, *, commit: bool = True, driver: Any = DRIVER, timeout: int = 60) -> Any:

@@ -18,6 +18,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedBgpNeighbor
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus.driver import CONFIG, MARK, collect_commands, diff_commands, expected, split_marked
@@ -301,12 +302,13 @@ def test_expected_is_what_nvue_can_hold() -> None:
 
 def test_observe_configured_leaf_has_no_drift_and_fresh_leaf_has_plenty() -> None:
     intent = leaf_intent()
-    observed = DRIVER.observe(outputs(leaf_state(True)), intent)
+    observed = DRIVER.observe(outputs(leaf_state(True)))
     assert compare(DRIVER.expected(intent), observed) == []
-    assert set(observed["ports"]) == set(intent.ports)
-    assert observed["bgp"]["neighbors"][0] == {"ip": "10.1.0.16", "remote_asn": 4200100000, "port": "swp3s0",
-                                               "description": "spine01"}
-    paths = {d.path for d in compare(DRIVER.expected(intent), DRIVER.observe(outputs(leaf_state(False)), intent))}
+    assert observed.ports is not None and set(observed.ports) == set(intent.ports)
+    assert observed.bgp is not None and observed.bgp.neighbors is not None
+    assert observed.bgp.neighbors[0] == ObservedBgpNeighbor(ip="10.1.0.16", remote_asn=4200100000, port="swp3s0",
+                                                            description="spine01")
+    paths = {d.path for d in compare(DRIVER.expected(intent), DRIVER.observe(outputs(leaf_state(False))))}
     assert {"qos.trust", "qos.lossless_priorities", "ports[swp1s0].admin_up", "bgp.asn", "loopback"} <= paths
 
 

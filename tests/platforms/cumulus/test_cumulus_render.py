@@ -13,9 +13,11 @@ from roceops.audit.compare import compare
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus import PLATFORM
-from roceops.platforms.cumulus.driver import observed_breakouts
+from roceops.platforms.cumulus.expected import expected
+from roceops.platforms.cumulus.observe import observed_breakouts
 from roceops.platforms.cumulus.parsers import config_paths
 from roceops.platforms.cumulus.render import (
     cable_length,
@@ -267,8 +269,10 @@ def test_doctests() -> None:
 def test_audit_reads_back_the_breakouts() -> None:
     intent = intent_of("lab-mini", "leaf-su2-r1")
     cfg = config_paths("\n".join(commands("lab-mini", "leaf-su2-r1")))
-    assert observed_breakouts(cfg, intent) == {"swp1": 2, "swp2": 2, "swp3": 2, "swp4": 2}
+    assert observed_breakouts(cfg) == {"swp1": 2, "swp2": 2, "swp3": 2, "swp4": 2}
     cfg[("interface", "swp3", "link", "breakout")] = {"1x"}  # someone un-split a cage
     del cfg[("interface", "swp4", "link", "breakout")]
-    drift = {d.path for d in compare(intent, {"breakouts": observed_breakouts(cfg, intent)})}
+    cfg[("interface", "swp9", "link", "breakout")] = {"4x"}  # a cage roceops does not split: the switch's own
+    assert observed_breakouts(cfg) == {"swp1": 2, "swp2": 2, "swp3": 1, "swp9": 4}
+    drift = {d.path for d in compare(expected(intent), ObservedSwitch(breakouts=observed_breakouts(cfg)))}
     assert drift == {"breakouts[swp3]", "breakouts[swp4]"}

@@ -1,0 +1,42 @@
+"""The intent as a Cumulus NVUE switch shows it: the :class:`~roceops.plan.observed.ObservedSwitch` that
+:func:`roceops.platforms.cumulus.observe.observe` gives for a switch configured with the rendered commands.
+
+What NVUE can hold differs from the intent in three places:
+
+* PFC is one global profile (``default-global``): every port bound to it shows the profile's switch
+  priorities, so every port expects the rendered global list (:func:`render.global_pfc_priorities`), and so
+  do ``qos.lossless_priorities``; a queue is lossless when a PFC priority maps to it;
+* the watchdog detects in whole polling intervals (``robustness``), and is on for a port only where the
+  render turns it on (watchdog enabled, the port's flag, PFC on the port);
+* BGP neighbours and networks come back in address order (:func:`observe.address_key`), networks once each.
+"""
+
+from __future__ import annotations
+
+from roceops.plan.model import SwitchIntent
+from roceops.plan.observed import ObservedSwitch, as_observed
+from roceops.platforms.cumulus.observe import address_key
+from roceops.platforms.cumulus.render import global_pfc_priorities, robustness
+from roceops.platforms.driver import Intent
+
+
+def expected(intent: Intent) -> ObservedSwitch:
+    """The intent as NVUE shows it (see the module docstring), every field set."""
+    if not isinstance(intent, SwitchIntent):
+        raise TypeError("the Cumulus driver observes switches only")
+    qos = intent.qos
+    pfc = global_pfc_priorities(intent)
+    wd = qos.pfc_watchdog
+    lossless_q = {qos.tc_to_queue.get(sp, sp) for sp in pfc}
+    ports = {name: port.model_copy(update={
+        "pfc_priorities": pfc, "pfc_watchdog": wd.enabled and port.pfc_watchdog and bool(port.pfc_priorities)})
+        for name, port in intent.ports.items()}
+    queues = {q: queue.model_copy(update={"lossless": q in lossless_q}) for q, queue in qos.queues.items()}
+    new_wd = wd.model_copy(update={"detect_ms": robustness(wd.detect_ms, wd.poll_ms) * wd.poll_ms}) if wd.enabled \
+        else wd
+    new_qos = qos.model_copy(update={"lossless_priorities": pfc, "queues": queues, "pfc_watchdog": new_wd})
+    bgp = intent.bgp.model_copy(update={
+        "neighbors": sorted(intent.bgp.neighbors, key=lambda n: address_key(n.ip)),
+        "networks": sorted(set(intent.bgp.networks), key=address_key)})
+    shown = intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
+    return as_observed(shown, ObservedSwitch)
