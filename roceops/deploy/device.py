@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from roceops.audit.compare import Drift, compare
+from roceops.audit.compare import Drift
 from roceops.deploy.control import DeviceClock
 from roceops.deploy.facts import facts_problems
 from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
@@ -67,8 +67,7 @@ def verify_intent(driver: Driver, intent: Intent, rendered: RenderedDevice | Non
     skip = set(unverified(rendered)) if unverified is not None and rendered is not None else set()
 
     def check(conn: Any) -> None:
-        observed = driver.observe(driver.collect(conn, intent))
-        drift = compare(driver.expected(intent), observed, skip=skip)
+        drift = driver.verify(conn, intent, skip)
         if drift:
             raise VerifyFailed(drift)
     return check
@@ -170,7 +169,7 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         if problems:  # another device than the fabric describes: nothing is planned or sent
             outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
             return outcome
-        change = driver.plan_change(outcome.backup, rendered, intent)
+        change = driver.diff(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         outcome.reboot_required = bool(change.summary.get("reboot_required"))
         if change.empty:
@@ -211,7 +210,7 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         outcome.backup = current
-        change = driver.plan_restore(current, backup)
+        change = driver.restore(current, backup)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         if change.empty:
             outcome.status = "unchanged"

@@ -2,8 +2,8 @@
 
 Each room provides ``DRIVER`` (an object satisfying :class:`Driver`) next to ``PLATFORM``.
 The split follows the project rule *config building does no I/O; device I/O does
-no config building*: ``plan_change``/``plan_restore``/``observe``/``operational``
-are pure functions of text; ``read_config``/``apply``/``confirm``/``abort``/``collect``
+no config building*: ``diff``/``restore``/``observe``/``expected``/``operational``
+are pure functions of text or intent; ``read_config``/``apply``/``confirm``/``abort``/``collect``/``verify``
 talk to an open Netmiko connection and build nothing.
 
 Transactions are the platform's own:
@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roceops.audit.compare import Drift, compare
 from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.plan.observed import Observed
 from roceops.render.engine import RenderedDevice
@@ -80,11 +81,11 @@ class DeviceFacts:
 
 class Driver(Protocol):
     # --- pure ------------------------------------------------------------------------------
-    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+    def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         """Diff between the device's current configuration and the rendered one (managed parts only)."""
         ...
 
-    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+    def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         """The change that brings a device from ``current`` back to ``backup`` (journal rollback)."""
         ...
 
@@ -132,6 +133,19 @@ class Driver(Protocol):
         """
         ...
 
+
+    def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
+        """Read the device back: every departure of what ``observe`` sees from ``expected`` (``skip``: top-level
+        parts a deploy did not set). Rooms get it from :class:`ReadBack`."""
+        ...
+
+
+class ReadBack:
+    """``Driver.verify`` as every room does it: collect, observe, compare with expected (a mixin)."""
+
+    def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
+        driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in
+        return compare(driver.expected(intent), driver.observe(driver.collect(conn, intent)), skip=skip)
 
 class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -173,7 +173,7 @@ class FakeDriver:
         self.calls.append("read_config")
         return Snapshot(format="eos_cli", text="old\n")
 
-    def plan_change(self, current: Snapshot, rendered: Any, intent: Any) -> Change:
+    def diff(self, current: Snapshot, rendered: Any, intent: Any) -> Change:
         return Change(diff="+new", payload=["new"])
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:

@@ -149,3 +149,13 @@ def test_skip_leaves_top_level_fields_out() -> None:
     expected = obs.ObservedHost(sysctls={"a": "1"}, roce_mtu=4200)
     observed = obs.ObservedHost(sysctls={"a": "2"}, roce_mtu=1500)
     assert [d.path for d in compare(expected, observed, skip=("sysctls",))] == ["roce_mtu"]
+
+
+@pytest.mark.parametrize("platform", registry.names())
+def test_every_room_driver_has_the_whole_protocol(platform: str) -> None:
+    from roceops.platforms.driver import Driver
+
+    members = [n for n in vars(Driver) if not n.startswith("_")]
+    assert {"collect", "observe", "expected", "diff", "apply", "verify", "restore"} <= set(members)
+    driver = get_platform(platform).driver
+    assert not [n for n in members if not callable(getattr(driver, n, None))], platform

@@ -2,11 +2,11 @@
 
 Pure side (text in, text out):
 
-* :meth:`CumulusDriver.plan_change` compares the device's ``nv config show -o commands`` with the
+* :meth:`CumulusDriver.diff` compares the device's ``nv config show -o commands`` with the
   rendered ``nvue.commands`` on the *managed* paths (``system hostname``, ``interface`` except
   ``eth0``, ``qos``, ``router bgp``, ``vrf default router bgp``): ``nv set`` for new or changed
   leaves and set members, ``nv unset`` for managed entries the render does not have (the shortest
-  path that removes them without touching rendered ones). :meth:`plan_restore` does the same from
+  path that removes them without touching rendered ones). :meth:`restore` does the same from
   the current commands to a backup, on every path.
 * :meth:`observe` is :func:`roceops.platforms.cumulus.observe.observe` (the outputs alone -> ObservedSwitch)
   and :meth:`expected` is :func:`roceops.platforms.cumulus.expected.expected` (the intent as NVUE shows it).
@@ -20,7 +20,7 @@ first refusal, which raises :class:`DriverError`), ``nv config apply --confirm <
 :meth:`confirm` = ``--confirm-yes`` then read back (``--confirm-status`` shows nothing waiting and
 ``nv config show -o commands`` still holds what was applied); :meth:`abort` = ``--confirm-no`` when
 a confirm is pending, ``nv config detach``, and if the commands still differ from the backup,
-the ``plan_restore`` lines + ``nv config apply -y``. Reads are batched on one shell line with
+the ``restore`` lines + ``nv config apply -y``. Reads are batched on one shell line with
 ``echo`` markers (the switch's shell is bash), so a collect costs two round trips.
 """
 
@@ -67,6 +67,7 @@ from roceops.platforms.driver import (
     LldpNeighbor,
     OperState,
     PortOper,
+    ReadBack,
     Snapshot,
 )
 from roceops.render.engine import RenderedDevice
@@ -286,7 +287,7 @@ def _confirm_pending(status: str) -> bool:
 
 
 @dataclass
-class CumulusDriver:
+class CumulusDriver(ReadBack):
     """The NVUE room's Driver. Holds, per open transaction, what ``apply`` left applied (for ``confirm``)."""
 
     _applied: dict[tuple[str, int, str], str] = field(default_factory=dict)
@@ -294,10 +295,10 @@ class CumulusDriver:
     commit_timer: ClassVar[bool] = True  # ``nv config apply --confirm <t>`` reverts by itself unless confirmed
 
     # pure
-    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+    def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         return _change(*diff_commands(current.text, rendered.files[FILE]))
 
-    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+    def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         return _change(*diff_commands(current.text, backup.text, everything=True))
 
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
@@ -372,7 +373,7 @@ class CumulusDriver:
         now = self.read_config(conn)
         if now.text.strip() == backup.text.strip():
             return
-        change = self.plan_restore(now, backup)
+        change = self.restore(now, backup)
         if not change.empty:
             _push(conn, list(change.payload))
             out = _send(conn, "nv config apply -y")

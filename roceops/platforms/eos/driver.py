@@ -1,11 +1,11 @@
 """Arista EOS driver: hier_config remediation, ``configure session`` + ``commit timer`` transactions, audit collection.
 
-Pure side (no I/O): :meth:`EosDriver.plan_change` diffs the device's running-config against the rendered
+Pure side (no I/O): :meth:`EosDriver.diff` diffs the device's running-config against the rendered
 ``config.eos`` with hier_config, restricted to what roceops manages (hostname, ``service routing protocols
 model``, ``ip routing``, ``qos map ...``, global ``priority-flow-control ...`` lines, the intent's interfaces
 and Loopback0, ``router bgp``); management, users and every other section are never touched. The intended
 config is first put in the form EOS displays (:func:`display_form`: defaults EOS hides are dropped), so an
-applied config diffs to nothing. :meth:`plan_restore` diffs the whole config (it is a restore). Audit compares
+applied config diffs to nothing. :meth:`restore` diffs the whole config (it is a restore). Audit compares
 :meth:`observe` (the running-config as an ObservedSwitch, :func:`roceops.platforms.eos.parsers.observe_config`)
 with :meth:`expected` (the intent as EOS shows it, :mod:`roceops.platforms.eos.expected`).
 
@@ -46,6 +46,7 @@ from roceops.platforms.driver import (
     LldpNeighbor,
     OperState,
     PortOper,
+    ReadBack,
     Snapshot,
 )
 from roceops.platforms.eos import parsers as p
@@ -144,7 +145,7 @@ def _first_error(output: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
-class EosDriver:
+class EosDriver(ReadBack):
     """The EOS room's :class:`roceops.platforms.driver.Driver`."""
 
     confirm_command: ClassVar[str] = "configure session {txn} commit"
@@ -157,7 +158,7 @@ class EosDriver:
 
     # ---- pure
 
-    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+    def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         if not isinstance(intent, SwitchIntent):
             raise TypeError("the EOS driver manages switches only")
         intended = display_form(hconfig(rendered.files["config.eos"]))
@@ -168,7 +169,7 @@ class EosDriver:
                 child.delete()
         return _change(running, intended)
 
-    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+    def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         return _change(hconfig(current.text), hconfig(backup.text))
 
     def expected(self, intent: Intent) -> ObservedSwitch:

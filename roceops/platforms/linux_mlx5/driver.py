@@ -46,6 +46,7 @@ from roceops.platforms.driver import (
     PortOper,
     RdmaBandwidth,
     RdmaEnd,
+    ReadBack,
     Snapshot,
 )
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -116,7 +117,7 @@ def _errors(text: str) -> list[str]:
             if ERROR_TEXT.search(line) and line.strip() not in _BENIGN]
 
 
-class LinuxMlx5Driver:
+class LinuxMlx5Driver(ReadBack):
     """See the module docstring. ``chunk_commands``/``chunk_chars`` bound one write round trip."""
 
     snapshot_format = "host_state_json"
@@ -142,7 +143,7 @@ class LinuxMlx5Driver:
         boot_part = ("boot", "nccl") if skipped & set(PERSISTED) else ()  # NCCL is configured by its files
         return (*boot_part, *(("firmware",) if FIRMWARE_SCRIPT in skipped else ()))
 
-    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+    def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         if SCRIPT not in rendered.files:
             raise DriverError(f"{rendered.name}: the rendered files have no {SCRIPT}")
         try:
@@ -186,7 +187,7 @@ class LinuxMlx5Driver:
                               "(mlxconfig query failed: is MFT installed?)")
         return boot.firmware_commands(current, host.firmware.devices)
 
-    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+    def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         try:
             cur, want = dm.load(current.text), dm.load(backup.text)
             payload = restore_commands(cur, want)
@@ -304,7 +305,7 @@ class LinuxMlx5Driver:
         return None
 
     def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
-        change = self.plan_restore(self.read_config(conn), backup)
+        change = self.restore(self.read_config(conn), backup)
         self._run(conn, list(change.payload))
 
     def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:

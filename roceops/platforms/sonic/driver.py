@@ -17,7 +17,7 @@ collect        :data:`COLLECT`
 SONiC has no commit timer: ``confirm_timeout_s`` is not used. Until ``confirm`` the change is running but
 not saved (a reboot reverts it) and the checkpoint stays, so ``config rollback <txn>`` undoes it by hand.
 
-Scope of a change (:func:`plan_change`): only the tables roceops renders (:data:`MANAGED_TABLES`) are
+Scope of a change (:func:`diff`): only the tables roceops renders (:data:`MANAGED_TABLES`) are
 compared; in PORT, DEVICE_METADATA and FLEX_COUNTER_TABLE (:data:`FIELD_SCOPED`) only the keys and fields
 roceops renders, so lanes, MACs, breakout settings and counter groups of others are never touched.
 """
@@ -48,6 +48,7 @@ from roceops.platforms.driver import (
     LldpNeighbor,
     OperState,
     PortOper,
+    ReadBack,
     Snapshot,
 )
 from roceops.platforms.sonic import parsers as P
@@ -274,7 +275,7 @@ def _device_key(conn: Any, txn: str) -> tuple[str, int, str]:
 # --------------------------------------------------------------------------- the driver
 
 
-class SonicDriver:
+class SonicDriver(ReadBack):
     """Implements :class:`roceops.platforms.driver.Driver` for community SONiC."""
 
     platform = "sonic"
@@ -288,13 +289,13 @@ class SonicDriver:
 
     # ---- pure
 
-    def plan_change(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
+    def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         doc = _load(current, "the device's CONFIG_DB")
         target = _load(rendered.files["config_db.json"], f"{rendered.name} config_db.json")
         src, dst = scoped(doc, target)
         return make_change(src, dst, doc)
 
-    def plan_restore(self, current: Snapshot, backup: Snapshot) -> Change:
+    def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         doc = _load(current, "the device's CONFIG_DB")
         return make_change(doc, _load(backup, "the backup"), doc)
 
@@ -411,7 +412,7 @@ class SonicDriver:
             _sudo(conn, f"config rollback {txn}")  # verified below, by content
         now = self.read_config(conn)
         if now.text.strip() != backup.text.strip():
-            change = self.plan_restore(now, backup)
+            change = self.restore(now, backup)
             if not change.empty:
                 _apply_patch(conn, change, f"/tmp/{txn}-restore.json")
         with self._lock:

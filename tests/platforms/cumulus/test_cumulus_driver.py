@@ -192,7 +192,7 @@ def test_confirm_that_does_not_take_rolls_back(connector: Connector) -> None:
     driver = LateConfirm()
     conn = connector.connect()
     backup = driver.read_config(conn)
-    change = driver.plan_change(backup, rendered(), intent())
+    change = driver.diff(backup, rendered(), intent())
     driver.apply(conn, change, "direct", 1)
     with pytest.raises(ConfirmNotTaken, match="no pending confirm"):
         driver.confirm(conn, "direct")

@@ -281,13 +281,13 @@ def test_diff_sets_changed_and_unsets_unmanaged_leftovers_only_where_managed() -
 def test_plan_change_on_fresh_and_configured_devices() -> None:
     rendered = render_device(leaf_intent())
     fresh = Snapshot("nvue_commands", sh(leaf_state(False), "nv config show -o commands"))
-    change = DRIVER.plan_change(fresh, rendered, leaf_intent())
+    change = DRIVER.diff(fresh, rendered, leaf_intent())
     lines = rendered.files["nvue.commands"].splitlines()
     assert change.summary == {"set": len(lines) - 1, "unset": 0}  # the hostname is already set
     assert change.diff == "\n".join(change.payload) and "nv set system hostname" not in change.diff
     done = Snapshot("nvue_commands", sh(leaf_state(True), "nv config show -o commands"))
-    assert DRIVER.plan_change(done, rendered, leaf_intent()).empty
-    back = DRIVER.plan_restore(done, fresh)
+    assert DRIVER.diff(done, rendered, leaf_intent()).empty
+    back = DRIVER.restore(done, fresh)
     assert back.summary["set"] == 0 and "nv unset qos" in back.payload and "nv unset router" in back.payload
 
 

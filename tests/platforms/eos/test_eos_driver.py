@@ -205,7 +205,7 @@ def test_confirm_that_does_not_take_rolls_back(connector: Any, monkeypatch: pyte
 def test_commit_timer_expiry_is_reported_and_already_reverted(connector: Any) -> None:
     conn = connector("spine01").connect()
     backup = DRIVER.read_config(conn)
-    change = DRIVER.plan_change(backup, rendered("spine01"), intent("spine01"))
+    change = DRIVER.diff(backup, rendered("spine01"), intent("spine01"))
     DRIVER.apply(conn, change, "roceops-short", 2)
     assert DRIVER.read_config(conn).text != backup.text
     time.sleep(2.2)

@@ -433,13 +433,13 @@ def test_plan_change_converges_and_never_touches_unmanaged_config() -> None:
     st = lab_state(configured=False)
     run(st, "configure", "ntp server 192.0.2.1", "username ops privilege 1 role network-operator nopassword",
         "interface Ethernet1/1", "mtu 1500", "load-interval 5", "end")
-    first = DRIVER.plan_change(Snapshot("eos_cli", st.running_text()), rendered, want)
+    first = DRIVER.diff(Snapshot("eos_cli", st.running_text()), rendered, want)
     assert first.summary["add"] > 100
     assert not any(w in first.diff for w in ("ntp", "username", "Management1", "spanning-tree", "aaa"))
     assert "   no load-interval 5" in first.diff  # a managed interface is owned entirely
     run(st, "configure session t1", *first.payload, "commit")
     assert "ntp server 192.0.2.1" in st.running_text()
-    again = DRIVER.plan_change(Snapshot("eos_cli", st.running_text()), rendered, want)
+    again = DRIVER.diff(Snapshot("eos_cli", st.running_text()), rendered, want)
     assert again.empty and again.diff == ""
 
 
@@ -449,16 +449,16 @@ def test_plan_change_after_drift_and_plan_restore_round_trip() -> None:
     backup = Snapshot("eos_cli", st.running_text())
     st.apply_fault("pfc_off", port="Ethernet1/1")
     st.apply_fault("ecn_changed", min=51200, max=512000)
-    fix = DRIVER.plan_change(Snapshot("eos_cli", st.running_text()), render_device(want), want)
+    fix = DRIVER.diff(Snapshot("eos_cli", st.running_text()), render_device(want), want)
     assert fix.payload[:3] == ["interface Ethernet1/1", "priority-flow-control on",
                                "priority-flow-control priority 3 no-drop"]
     assert "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability " \
            "100" in fix.payload
     changed = Snapshot("eos_cli", st.running_text())
-    restore = DRIVER.plan_restore(changed, backup)
+    restore = DRIVER.restore(changed, backup)
     run(st, "configure session r1", *restore.payload, "commit")
     assert st.running_text() == backup.text
-    assert DRIVER.plan_restore(backup, backup).empty
+    assert DRIVER.restore(backup, backup).empty
 
 
 def test_lab_status_text_in_both_layouts_parses_to_the_same_rows() -> None:

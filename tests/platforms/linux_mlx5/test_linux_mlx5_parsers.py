@@ -243,8 +243,8 @@ def runtime_files(intent: HostIntent) -> RenderedDevice:
 
 def test_plan_change_installs_the_persistence_files_after_the_runtime_commands() -> None:
     intent = lab_host()
-    runtime = DRIVER.plan_change(snap(fresh_state(intent)), runtime_files(intent), intent).payload
-    full = DRIVER.plan_change(snap(fresh_state(intent)), render_device(intent), intent)
+    runtime = DRIVER.diff(snap(fresh_state(intent)), runtime_files(intent), intent).payload
+    full = DRIVER.diff(snap(fresh_state(intent)), render_device(intent), intent)
     assert full.payload[:len(runtime)] == runtime
     install = full.payload[len(runtime):]
     assert install[-1] == "systemctl enable roceops-roce.service" and "netplan generate" in install
@@ -259,7 +259,7 @@ def test_plan_change_fresh_host_then_nothing_left() -> None:
     intent = lab_host()
     rendered = runtime_files(intent)
     state = fresh_state(intent)
-    change = DRIVER.plan_change(snap(state), rendered, intent)
+    change = DRIVER.diff(snap(state), rendered, intent)
     assert not change.empty and change.summary["commands"] == len(change.payload)
     assert "pcp -> dscp" in change.diff and "0-25:0 26:3 27-47:0 48:6 49-63:0" in change.diff
     assert "ip addr replace 10.128.0.1/31 dev eth0" in change.payload
@@ -268,18 +268,18 @@ def test_plan_change_fresh_host_then_nothing_left() -> None:
     assert not any("rpg_time_reset" in c for c in change.payload)
     assert "echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/0" in change.payload
     target, _ = simulate(state, change.payload)
-    again = DRIVER.plan_change(snap(target), rendered, intent)
+    again = DRIVER.diff(snap(target), rendered, intent)
     assert again.empty and again.diff == ""
 
 
 def test_plan_change_removes_foreign_addresses_routes_and_rules() -> None:
     intent = lab_host()
-    state, _ = simulate(fresh_state(intent), DRIVER.plan_change(snap(fresh_state(intent)), runtime_files(intent),
+    state, _ = simulate(fresh_state(intent), DRIVER.diff(snap(fresh_state(intent)), runtime_files(intent),
                                                                  intent).payload)
     state["nics"]["eth0"]["addresses"].append("10.9.9.9/24")
     state["routes"].append({"dst": "10.50.0.0/16", "gateway": "10.128.0.0", "dev": "eth0", "table": "100"})
     state["rules"].append({"priority": 100, "src": "10.9.9.9/32", "table": "100"})
-    change = DRIVER.plan_change(snap(state), runtime_files(intent), intent)
+    change = DRIVER.diff(snap(state), runtime_files(intent), intent)
     assert change.payload == ["ip route del 10.50.0.0/16 via 10.128.0.0 dev eth0 table 100",
                               "ip addr del 10.9.9.9/24 dev eth0", "ip rule del priority 100 from 10.9.9.9/32 table 100"]
 
@@ -309,7 +309,7 @@ def test_mlnx_qos_model_semantics() -> None:
 def test_restore_commands_bring_any_state_back() -> None:
     intent = lab_host()
     backup = fresh_state(intent)
-    current, _ = simulate(backup, DRIVER.plan_change(snap(backup), runtime_files(intent), intent).payload)
+    current, _ = simulate(backup, DRIVER.diff(snap(backup), runtime_files(intent), intent).payload)
     current["nics"]["eth1"]["dscp2prio"].pop("5")  # a deleted APP entry
     cmds = restore_commands(current, backup)
     assert "mlnx_qos -i eth0 --trust pcp" in cmds and "cma_roce_tos -d mlx5_0 -p 1 -t 0" in cmds
@@ -319,9 +319,9 @@ def test_restore_commands_bring_any_state_back() -> None:
     partial = copy.deepcopy(current)
     restored, _ = simulate(backup, restore_commands(backup, partial))
     assert driver_model.dump(restored) == driver_model.dump(partial)
-    change = DRIVER.plan_restore(snap(current), snap(backup))
+    change = DRIVER.restore(snap(current), snap(backup))
     assert change.payload == cmds and "dscp -> pcp" in change.diff
-    assert DRIVER.plan_restore(snap(backup), snap(backup)).empty
+    assert DRIVER.restore(snap(backup), snap(backup)).empty
 
 
 def test_diff_table_and_ranges() -> None:

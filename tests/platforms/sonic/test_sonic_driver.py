@@ -168,7 +168,7 @@ def test_session_dropped_mid_push_is_rolled_back_on_reconnect(lab: LabThread, co
                                                               intent: SwitchIntent, rendered: RenderedDevice) -> None:
     conn = connector.connect()
     backup = DRIVER.read_config(conn)
-    lines = len(patch_file_text(DRIVER.plan_change(backup, rendered, intent)).splitlines())
+    lines = len(patch_file_text(DRIVER.diff(backup, rendered, intent)).splitlines())
     # answered: read_config, show version (facts), checkpoint, `cat > ... <<EOF`, the patch, EOF, apply-patch,
     # rm -f; the first verification command then meets a reset connection, with the patch already applied
     lab.inject("sonic-c", "drop", after=lines + 7)

@@ -388,7 +388,7 @@ def test_plan_change_touches_only_what_roceops_renders() -> None:
               "PORT": {"Ethernet0": {"lanes": "0,1,2,3,4,5,6,7", "speed": "400000", "autoneg": "on"}},
               "SYSLOG_SERVER": {"10.0.0.9": {}}, "DSCP_TO_TC_MAP": {"AZURE": {"0": "1"}}}
     rendered = render_device(leaf())
-    change = DRIVER.plan_change(Snapshot("config_db_json", json.dumps(device)), rendered, leaf())
+    change = DRIVER.diff(Snapshot("config_db_json", json.dumps(device)), rendered, leaf())
     paths = [op["path"] for op in change.payload]
     assert not any(p.startswith("/SYSLOG_SERVER") for p in paths)
     assert {"op": "remove", "path": "/DSCP_TO_TC_MAP/AZURE"} in change.payload  # a managed table: made exact
@@ -404,7 +404,7 @@ def test_plan_change_touches_only_what_roceops_renders() -> None:
 def test_moves_become_remove_and_add() -> None:
     current = {"BUFFER_PG": {"Ethernet0|3": {"profile": "p"}}, "PORT": {}}
     target = {"BUFFER_PG": {"Ethernet0|3-4": {"profile": "p"}}}
-    change = DRIVER.plan_restore(Snapshot("config_db_json", json.dumps(current)),
+    change = DRIVER.restore(Snapshot("config_db_json", json.dumps(current)),
                                  Snapshot("config_db_json", json.dumps(target)))
     assert {op["op"] for op in change.payload} <= {"add", "remove", "replace"}
     assert jsonpatch.apply_patch(current, change.payload) == target

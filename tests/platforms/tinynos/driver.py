@@ -8,12 +8,12 @@ from typing import Any
 
 from roceops.plan.model import SwitchIntent
 from roceops.plan.observed import ObservedSwitch, as_observed
-from roceops.platforms.driver import OperState, PortOper
+from roceops.platforms.driver import OperState, PortOper, ReadBack
 
 SHOW_CONFIG = "show-config"
 
 
-class TinyDriver:
+class TinyDriver(ReadBack):
     def collect(self, conn: Any, intent: Any, ports: Collection[str] | None = None) -> dict[str, str]:
         return {SHOW_CONFIG: conn.send_command(SHOW_CONFIG)}
 
