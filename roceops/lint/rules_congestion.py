@@ -124,3 +124,33 @@ def ecn_time_beyond_buffer(ctx: LintContext) -> Iterator[Hit]:
                         f"({human_bytes(model.buffer_bytes)})",
                     )
                     break
+
+
+@rule(
+    "ECN010",
+    "warning",
+    "an ECN threshold in us/ms on a switch whose ports run at several speeds: its one WRED profile per queue "
+    "converts the time at the model's port speed, so the slower ports mark at a longer queueing delay",
+    "write the class's thresholds in bytes, or keep one port speed per switch",
+    needs_fabric=True,
+)
+def ecn_time_mixed_speeds(ctx: LintContext) -> Iterator[Hit]:
+    assert ctx.fabric is not None
+    timed = [(f"{path}.{key}", threshold) for path, _name, ecn in ecn_policies(ctx.intent)
+             for key, threshold in (("min", ecn.min), ("max", ecn.max)) if threshold.unit in ("us", "ms")]
+    if not timed:
+        return
+    for group in ctx.switch_groups:
+        sw = group[0]
+        speeds = sorted({link.speed for link in ctx.fabric.links_of(sw.name)})
+        if len(speeds) < 2:
+            continue
+        slow = speeds[0]
+        for path, threshold in timed:
+            size = threshold.to_bytes(sw.port_speed)
+            delay_us = size * 8 / slow  # bytes at Mb/s -> us
+            yield Hit(path, f"{threshold} is converted at {sw.name}'s {sw.port_speed // 1000}G "
+                            f"({human_bytes(size)}), but its ports run at "
+                            f"{', '.join(f'{s // 1000}G' for s in speeds)}: at {slow // 1000}G that is "
+                            f"{delay_us:g} us of queue")
+        return  # one finding per threshold: the first mixed-speed switch names the problem

@@ -118,3 +118,16 @@ def test_host_breakout_needs_matching_nics_and_a_sku_mode() -> None:
     data["tiers"]["leaf"]["port_naming"] = {"pattern": "Ethernet{n}", "step": 4}
     with pytest.raises(TopologyError, match="needs the SKU's cages"):
         expand(FabricIntent.model_validate(data))
+
+
+def test_time_ecn_thresholds_on_a_mixed_speed_leaf_fire_ecn010() -> None:
+    data = example_dict("fabric-800g")
+    roce = next(tc for tc in data["qos"]["traffic_classes"] if tc.get("ecn"))
+    roce["ecn"] = {**roce["ecn"], "min": "2us"}
+    [hit] = [f for f in lint(FabricIntent.model_validate(data)).findings if f.id == "ECN010"]
+    # 2 us at 800G = 200,000 B, which a 400G host port drains in 4 us
+    assert hit.path.endswith(".ecn.min") and "at 400G that is 4 us of queue" in hit.message, hit.message
+    single = example_dict("fabric")  # every port at 400G: one conversion fits all
+    roce = next(tc for tc in single["qos"]["traffic_classes"] if tc.get("ecn"))
+    roce["ecn"] = {**roce["ecn"], "min": "2us"}
+    assert "ECN010" not in lint(FabricIntent.model_validate(single)).ids
