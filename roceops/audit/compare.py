@@ -8,8 +8,8 @@ setting (``ports[Ethernet0].queues``) is compared port by port, so every departi
 An *open* map (:func:`roceops.plan.observed.open_map`: the device's ports, NICs, sysctls, ...) holds more on
 the device than roceops manages: its extra entries are not drift.
 
-Most values compared are equal scalars (the 64 entries of a DSCP map, a port's MTU) or lists of them:
-those are settled by one ``==``; everything else goes through the general path.
+Most values compared are equal (a DSCP map, a port's MTU, a queue): one ``==`` settles those; only unequal
+values are walked field by field or entry by entry.
 
 >>> from roceops.plan.observed import ObservedQueue
 >>> want = ObservedQueue(scheduler="dwrr", weight=50, lossless=True)
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -30,8 +31,6 @@ from pydantic import BaseModel
 from roceops.plan.observed import open_fields
 
 DriftKind = Literal["mismatch", "missing", "unexpected"]
-
-_SCALARS = frozenset({int, str, float, bool, type(None)})  # exact types: _norm returns them unchanged
 
 
 @dataclass(frozen=True)
@@ -54,15 +53,9 @@ def _norm(value: Any) -> Any:
 
 
 def _plain_equal(exp_val: Any, obs_val: Any) -> bool:
-    """True when :func:`_compare_value` would find no drift, known without normalising: equal plain scalars,
-    or equal lists of plain scalars (False means: ask :func:`_compare_value`)."""
-    exp_type, obs_type = type(exp_val), type(obs_val)
-    if exp_type in _SCALARS:
-        return obs_type in _SCALARS and exp_val == obs_val
-    if exp_type is list and obs_type is list:
-        return exp_val == obs_val and all(type(v) in _SCALARS for v in exp_val) and all(
-            type(v) in _SCALARS for v in obs_val)
-    return False
+    """True when :func:`_compare_value` would find no drift, known by one ``==``: both sides are validated to the
+    same field types, so equal values (models: every field equal) have nothing to report."""
+    return exp_val is obs_val or bool(exp_val == obs_val)
 
 
 def compare(expected: BaseModel, observed: BaseModel, path: str = "",
@@ -79,19 +72,24 @@ def _compare_models(expected: BaseModel, observed: BaseModel, path: str, skip: C
     """:func:`compare`; ``same`` holds the (expected, observed) object pairs already found equal in this call:
     the ports of a switch share their maps and queue objects on both sides, so each pair is walked once."""
     out: list[Drift] = []
-    seen = observed.model_fields_set
-    wanted = expected.model_fields_set
     cls = type(expected)
     open_names = open_fields(cls)
-    for name in cls.model_fields:
-        if name not in seen or name not in wanted or name in skip:
+    exp_values, obs_values = expected.__dict__, observed.__dict__  # the fields' values, as getattr would give
+    for name in _both_set(cls, frozenset(expected.model_fields_set), frozenset(observed.model_fields_set)):
+        if name in skip:
             continue
-        exp_val = getattr(expected, name)
-        obs_val = getattr(observed, name)
-        if _plain_equal(exp_val, obs_val):
+        exp_val = exp_values[name]
+        obs_val = obs_values[name]
+        if (id(exp_val), id(obs_val)) in same or _plain_equal(exp_val, obs_val):
             continue
         out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, same, name in open_names))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _both_set(cls: type[BaseModel], wanted: frozenset[str], seen: frozenset[str]) -> tuple[str, ...]:
+    """The fields set on both sides, in the class's field order (the same few combinations recur)."""
+    return tuple(name for name in cls.model_fields if name in wanted and name in seen)
 
 
 def _compare_value(exp_val: Any, obs_val: Any, path: str, same: set[tuple[int, int]],
@@ -110,26 +108,16 @@ def _compare_value(exp_val: Any, obs_val: Any, path: str, same: set[tuple[int, i
     return out
 
 
-def _plain_map_equal(exp: dict[Any, Any], obs: dict[Any, Any]) -> bool:
-    """True when :func:`_compare_map` would find no drift, known without its per-key walk: equal maps whose
-    values are plain scalars."""
-    if len(exp) != len(obs) or exp != obs:
-        return False
-    return set(map(type, exp.values())) | set(map(type, obs.values())) <= _SCALARS
-
-
 def _compare_map(exp: dict[Any, Any], obs: dict[Any, Any], path: str, same: set[tuple[int, int]],
                  is_open: bool = False) -> list[Drift]:
     """Entry by entry; an open map's extra entries are the device's own (and so are those of plain maps in it)."""
-    if _plain_map_equal(exp, obs):
-        return []
     out: list[Drift] = []
     for key, exp_val in exp.items():
         if key not in obs:
             out.append(Drift(f"{path}[{key}]", _norm(exp_val), None, "missing"))
             continue
         obs_val = obs[key]
-        if _plain_equal(exp_val, obs_val):
+        if (id(exp_val), id(obs_val)) in same or _plain_equal(exp_val, obs_val):
             continue
         out.extend(_compare_value(exp_val, obs_val, f"{path}[{key}]", same, is_open))
     if not is_open:
