@@ -1,8 +1,9 @@
-"""Load-balancing rules: flow entropy on the leaf uplinks (docs/entropy.md) and hashing that can use it."""
+"""Load-balancing rules: flow entropy on the leaf uplinks (docs/entropy.md), hashing that can use it, and what
+each platform and SKU can render or run (docs/platforms.md, "Load balancing")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
 from roceops.lint.model import Hit, LintContext, rule
@@ -143,3 +144,54 @@ def hardware_cannot_do(ctx: LintContext) -> Iterator[Hit]:
     for (path, what, why), names in found.items():
         others = f" and {len(names) - 1} more" if len(names) > 1 else ""
         yield Hit(path, f"{what} on {names[0]}{others}: {why}")
+
+
+def _fabric_speeds(ctx: LintContext, sw: Switch) -> list[int]:
+    """The speeds (Mb/s) of ``sw``'s fabric ports: the switch ends of its leaf-spine and spine-core links, the
+    ports of its ECMP routes (host ports are not)."""
+    assert ctx.fabric is not None
+    return sorted({link.speed for link in ctx.fabric.links_of(sw.name) if link.tier != "host-leaf"})
+
+
+def _gbps(speeds: Iterable[int]) -> str:
+    return "/".join(f"{s // 1000}G" for s in sorted(speeds))
+
+
+@rule("LB005", "error", "adaptive routing on a switch with fabric ports at a speed its platform does not run "
+      "adaptive routing at (Cumulus on Spectrum-4: 200G and 400G, not 800G)",
+      "run the fabric links at a supported speed (break 800G cages out 2x400G), or keep mode ecmp for those "
+      "switches (overrides.groups.<group>.load_balancing.mode)", needs_fabric=True)
+def adaptive_routing_speed(ctx: LintContext) -> Iterator[Hit]:
+    assert ctx.fabric is not None
+    found: dict[tuple[str, str, str], list[str]] = {}  # (path, platform, bad speeds) -> switches
+    for sw in ctx.fabric.switches:
+        support = _support(sw.platform)
+        lb = plan_load_balancing(ctx.intent, sw)
+        if lb.mode != "adaptive" or not support.adaptive_speeds or "adaptive" not in support.modes:
+            continue  # not adaptive, no known limit, or LB003 already refuses the mode
+        off = [s for s in _fabric_speeds(ctx, sw) if s not in support.adaptive_speeds]
+        if off:
+            found.setdefault((_lb_source(ctx, sw, "mode"), sw.platform, _gbps(off)), []).append(sw.name)
+    for (path, platform, bad), names in found.items():
+        support = _support(platform)
+        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        yield Hit(path, f"mode adaptive on {names[0]}{others} ({platform}): fabric ports at {bad}, but adaptive "
+                        f"routing runs at {_gbps(support.adaptive_speeds)} only ({support.adaptive_speeds_source})")
+
+
+@rule("LB006", "warning", "a hash seed on a platform where applying it disrupts the switch (Cumulus: switchd "
+      "restarts and every port resets)",
+      "deploy a new or changed seed in a maintenance window, a few switches at a time (deploy --batch); the deploy "
+      "summary counts restarts_switchd for a change that applies one", needs_fabric=True)
+def disruptive_seed(ctx: LintContext) -> Iterator[Hit]:
+    assert ctx.fabric is not None
+    found: dict[tuple[str, str], list[str]] = {}  # (path, platform) -> switches
+    for sw in ctx.fabric.switches:
+        support = _support(sw.platform)
+        lb = plan_load_balancing(ctx.intent, sw)
+        if lb.hash_seed is not None and support.hash_seed and support.seed_disruption:
+            found.setdefault((_lb_source(ctx, sw, "hash_seed"), sw.platform), []).append(sw.name)
+    for (path, platform), names in found.items():
+        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        yield Hit(path, f"hash seed on {names[0]}{others} ({platform}): {_support(platform).seed_disruption}; "
+                        f"a deploy that sets or changes it takes those switches' links down")

@@ -1,9 +1,10 @@
 """What each switch platform's rendering can express of the load-balancing intent, with the source of
 that syntax or the reason it is missing (docs/platforms.md, "Load balancing").
 
-Each room's ``Platform.lb_support`` holds its data; lint (LB003) reads it: a setting a platform cannot
-render is an error, never a silent omission. Whether the SKU's ASIC can do it at all is the hardware
-profile's business (LB004).
+Each room's ``Platform.lb_support`` holds its data; lint reads it: a setting a platform cannot render is an
+error (LB003), never a silent omission; adaptive routing on ports at a speed the platform does not run it at is
+an error (LB005); a seed whose apply disrupts the switch is a warning (LB006). Whether the SKU's ASIC can do it
+at all is the hardware profile's business (LB004).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ class LbSupport:
     hash_seed: bool
     modes: frozenset[LoadBalancingMode]
     why_not: str  # what is missing and why, for the lint message
+    # port speeds (Mb/s) at which the platform runs adaptive routing on its fabric ports; empty: no limit known
+    adaptive_speeds: frozenset[int] = frozenset()
+    adaptive_speeds_source: str = ""  # where that limit is written, for the lint message
+    # what applying a hash seed does to the running switch besides setting it ("" = nothing known)
+    seed_disruption: str = ""
 
 
 def no_support(title: str) -> LbSupport:

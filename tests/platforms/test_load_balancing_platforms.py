@@ -18,6 +18,7 @@ from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.plan.model import LoadBalancingIntent, SwitchIntent
 from roceops.platforms.cumulus import DRIVER
+from roceops.platforms.lb_support import LbSupport
 from roceops.render.engine import render_device
 
 LEAF = "leaf-su2-r1"  # a Cumulus leaf of lab-mini (overrides.groups.cumulus sets the 5-tuple)
@@ -33,20 +34,38 @@ def test_cumulus_renders_hash_fields_and_adaptive_routing() -> None:
     leaf = _cumulus_leaf()
     assert leaf.load_balancing.hash_fields == ["src_ip", "dst_ip", "ip_protocol", "l4_src_port", "l4_dst_port"]
     adaptive = leaf.model_copy(update={"load_balancing": LoadBalancingIntent(
-        mode="adaptive", hash_fields=["src_ip", "dst_ip", "l4_src_port"])})
+        mode="adaptive", hash_fields=["src_ip", "dst_ip", "l4_src_port"], hash_seed=4294967295)})
     lines = render_device(adaptive).files["nvue.commands"].splitlines()
-    hashing = [line for line in lines if "ecmp-hash" in line or "adaptive-routing" in line]
+    hashing = [line for line in lines if "forwarding" in line or "adaptive-routing" in line]
+    fabric = sorted(p.name for p in leaf.ports.values() if p.role == "fabric")
+    assert fabric == ["swp3s0", "swp3s1", "swp4s0", "swp4s1"]  # the uplinks to the four spines
     assert hashing == [
         "nv set system forwarding ecmp-hash source-ip on",
         "nv set system forwarding ecmp-hash destination-ip on",
         "nv set system forwarding ecmp-hash ip-protocol off",
         "nv set system forwarding ecmp-hash source-port on",
         "nv set system forwarding ecmp-hash destination-port off",
+        "nv set system forwarding hash-seed 4294967295",
         "nv set router adaptive-routing enable on",
-    ]
+        *(f"nv set interface {port} router adaptive-routing enable on" for port in fabric),
+    ]  # host ports (swp1s0...) keep NVUE's default, off
     default = leaf.model_copy(update={"load_balancing": LoadBalancingIntent()})
     text = render_device(default).files["nvue.commands"]
-    assert "ecmp-hash" not in text and "adaptive-routing" not in text  # device defaults untouched
+    assert "forwarding" not in text and "adaptive-routing" not in text  # device defaults untouched
+    seed_zero = leaf.model_copy(update={"load_balancing": LoadBalancingIntent(hash_seed=0)})
+    assert "nv set system forwarding hash-seed 0\n" in render_device(seed_zero).files["nvue.commands"]
+
+
+def test_lb_support_says_what_each_room_renders() -> None:
+    from roceops.platforms.base import get_platform
+    cumulus = get_platform("cumulus").lb_support
+    assert isinstance(cumulus, LbSupport)
+    assert cumulus.hash_seed and cumulus.modes == {"ecmp", "adaptive"}
+    assert cumulus.adaptive_speeds == {200_000, 400_000} and "800G" in cumulus.adaptive_speeds_source
+    assert "restarts switchd" in cumulus.seed_disruption
+    for name in ("sonic", "eos"):
+        other = get_platform(name).lb_support
+        assert not isinstance(other, LbSupport) or (not other.hash_seed and not other.adaptive_speeds)
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +149,38 @@ def test_destination_qp_hashing_is_refused_where_it_cannot_be_rendered_or_confir
     twice."""
     report = lint(_lab_mini_with(hash_fields=["src_ip", "dst_ip", "roce_dest_qp"]))
     assert {f.id for f in report.findings if f.id.startswith("LB00") and f.id != "LB001"} == {"LB003"}
+
+
+def test_adaptive_routing_on_800g_fabric_ports_is_refused() -> None:
+    """LB005: Cumulus runs adaptive routing at 200G/400G only (no AR on Spectrum-4's 800G links). The 800G example
+    with Cumulus switches has 800G fabric links; lab-mini's Cumulus leaves (2x400G uplinks) are fine."""
+    from conftest import EXAMPLES
+
+    from roceops.model.loader import load
+    data = load(EXAMPLES["fabric-800g"]).intent.model_dump(mode="json", exclude_unset=True)
+    for tier in ("leaf", "spine"):
+        data["tiers"][tier].update(platform="cumulus")
+        data["tiers"][tier].pop("nos_version", None)
+    data["load_balancing"]["mode"] = "adaptive"
+    lb005 = [f for f in lint(FabricIntent.model_validate(data)).findings if f.id == "LB005"]
+    assert [(f.path, f.severity.value) for f in lb005] == [("load_balancing.mode", "error")]
+    assert "mode adaptive on leaf-su1-r1 and 15 more (cumulus): fabric ports at 800G, but adaptive routing runs " \
+           "at 200G/400G only" in lb005[0].message
+    assert not [f for f in lint(_cumulus_adaptive("Mellanox-SN5600-O128")).findings if f.id == "LB005"]
+
+
+def test_a_cumulus_seed_renders_and_warns_that_its_apply_restarts_switchd() -> None:
+    """LB003 no longer refuses a seed on Cumulus; LB004 accepts it on the SN5600 (Spectrum-4 confirms a seed);
+    LB006 warns that applying it restarts switchd, naming where the seed comes from."""
+    data = lab_mini().intent.model_dump(mode="json", exclude_unset=True)
+    data["overrides"]["groups"]["cumulus"]["load_balancing"]["hash_seed"] = 1931
+    report = lint(FabricIntent.model_validate(data))
+    lb = [f for f in report.findings if f.id.startswith("LB")]
+    assert [(f.id, f.path, f.severity.value) for f in lb] == [
+        ("LB006", "overrides.groups.cumulus.load_balancing.hash_seed", "warning")]
+    assert "hash seed on leaf-su2-r1 and 1 more (cumulus): applying a new hash seed restarts switchd, which resets " \
+           "every network port" in lb[0].message
+    assert report.ok
+    from roceops.topology.expand import expand
+    leaf = plan(expand(FabricIntent.model_validate(data)), LEAF)
+    assert isinstance(leaf, SwitchIntent) and leaf.load_balancing.hash_seed == 1931

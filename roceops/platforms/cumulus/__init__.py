@@ -47,12 +47,23 @@ PLATFORM = Platform(
     lab_reads_frr=True,
     # releases the templates are written for; 5.15+ wording (issue 16: `state enabled`, `ipv4 address`) is unconfirmed
     supported_releases=((5, 9), (5, 14)),
-    # NVUE 5.x <= 5.14: `nv set system forwarding ecmp-hash <field> on|off` and `nv set router adaptive-routing
-    # enable on` (docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/
-    # System-Forwarding/ and .../Adaptive-Routing/); no source found for a hash seed or a BTH/QP field.
-    lb_support=LbSupport(frozenset(FIVE_TUPLE), False, frozenset({"ecmp", "adaptive"}),
-        "Cumulus NVUE: no confirmed syntax for a hash seed, dynamic load balancing or hashing "
-        "on the RoCE destination QP"),
+    # NVUE 5.x <= 5.14 (docs/platforms.md, "Load balancing"): `nv set system forwarding ecmp-hash <field> on|off`,
+    # `nv set system forwarding hash-seed <0-4294967295>` (5.2.0+), `nv set router adaptive-routing enable on` and
+    # `nv set interface <port> router adaptive-routing enable on` (5.1.0+): CumulusNetworks/docs
+    # content/nvue-reference/Set-and-Unset-Commands/System-Forwarding.md @ 9b27575fbf81abe6a3f111abb7254b9e5b62e2ce,
+    # .../Adaptive-Routing.md @ 4e1a49e6a0bb72a45606133d2cd2a9b8c2db9341; AR speeds and the seed's switchd restart:
+    # content/cumulus-linux-514/Layer-3/Routing/Equal-Cost-Multipath-Load-Sharing.md
+    # @ 3209fbc5912b976d068ad61ac4fbff5421e3b159
+    # ("Spectrum-4 ASIC at 400G and 200G speeds", "does not support adaptive routing on 800G links"; "Configuring
+    # the hash seed restarts the `switchd` service, which causes all network ports to reset"). No source found for
+    # flowlet/DLB or a BTH/QP hash field.
+    lb_support=LbSupport(frozenset(FIVE_TUPLE), True, frozenset({"ecmp", "adaptive"}),
+        "Cumulus NVUE: no confirmed syntax for dynamic load balancing or hashing on the RoCE destination QP",
+        adaptive_speeds=frozenset({200_000, 400_000}),
+        adaptive_speeds_source="Cumulus Linux 5.14 docs, Equal Cost Multipath Load Sharing: adaptive routing on "
+                               "Spectrum-4 at 400G and 200G, not on 800G links",
+        seed_disruption="applying a new hash seed restarts switchd, which resets every network port of the switch "
+                        "(Cumulus Linux 5.14 docs, Equal Cost Multipath Load Sharing, Unique Hash Seed)"),
     vocabulary=("cumulus", "nvue", "nv set", "nv unset", "nv config", "nv show", "swp"),
 )
 

@@ -22,11 +22,14 @@ Naming and mapping decisions (all here, none in the templates):
   ``robustness`` (polling intervals before mitigation): polling-interval = ``poll_ms``,
   robustness = ceil(``detect_ms`` / ``poll_ms``). ``restore_ms`` and ``action`` cannot be expressed.
 * Speeds are ``400G``-style (Mb/s / 1000 + ``G``); descriptions are shell-quoted when needed.
-* Load balancing (NVUE reference, Set-and-Unset-Commands/System-Forwarding and /Adaptive-Routing): when the
-  intent lists hash fields, each of the five ``system forwarding ecmp-hash`` fields of :data:`ECMP_HASH_FIELD`
-  is set ``on`` or ``off`` (others keep the switch default); ``mode: adaptive`` renders the global
-  ``router adaptive-routing enable on`` (the <= 5.14 spelling). Seeds, DLB and QP hashing are refused by lint
-  (the room's ``PLATFORM.lb_support``), never dropped here.
+* Load balancing (NVUE reference, Set-and-Unset-Commands/System-Forwarding and /Adaptive-Routing; sources in
+  docs/platforms.md): when the intent lists hash fields, each of the five ``system forwarding ecmp-hash`` fields
+  of :data:`ECMP_HASH_FIELD` is set ``on`` or ``off`` (others keep the switch default); a seed renders
+  ``system forwarding hash-seed <n>`` (its apply restarts switchd: lint LB006 says so, the diff's summary counts
+  it as ``restarts_switchd``); ``mode: adaptive`` renders the global ``router adaptive-routing enable on`` (the
+  <= 5.14 spelling) and ``interface <port> router adaptive-routing enable on`` on every fabric port (the ports of
+  the ECMP routes: "on all the ports that are part of the same ECMP route"); host ports keep the default (off).
+  DLB and QP hashing are refused by lint (the room's ``PLATFORM.lb_support``), never dropped here.
 """
 
 from __future__ import annotations
@@ -109,13 +112,23 @@ def _ecn(qid: int, q: QueueIntent) -> dict[str, Any]:
             "probability": q.ecn.probability}
 
 
+def adaptive_routing_ports(device: SwitchIntent) -> list[str]:
+    """The ports ``interface <port> router adaptive-routing enable on`` goes to: every fabric port (the members of
+    the switch's ECMP routes) when the mode is adaptive, none otherwise."""
+    if device.load_balancing.mode != "adaptive":
+        return []
+    return sorted((p.name for p in device.ports.values() if p.role == "fabric"), key=port_key)
+
+
 def _load_balancing(device: SwitchIntent) -> dict[str, Any]:
     lb = device.load_balancing
     fields = lb.hash_fields
     return {
         "ecmp_hash": ([(key, "on" if name in fields else "off") for name, key in ECMP_HASH_FIELD.items()]
                       if fields is not None else []),
+        "hash_seed": lb.hash_seed,
         "adaptive_routing": lb.mode == "adaptive",
+        "adaptive_ports": adaptive_routing_ports(device),
     }
 
 
