@@ -121,8 +121,8 @@ def _params(values: list[str]) -> dict[str, object]:
 def inject(
     device: str = typer.Argument(..., help="device name"),
     fault: str = typer.Argument(..., help="pfc_off, ecn_changed, nic_reset, mtu_mismatch, link_down, link_flap, "
-                                "pause_storm, crc_errors, hash_polarized, firmware, reject_config, refuse, slow, "
-                                "auth_reject, drop"),
+                                "pause_storm, crc_errors, hash_polarized, ar_off, hash_seed, firmware, reject_config, "
+                                "refuse, slow, auth_reject, drop"),
     port: str | None = typer.Option(None, "--port", "-p", help="port or NIC the fault applies to"),
     param: list[str] = typer.Option([], "--param", help="extra parameter key=value (repeatable)"),
 ) -> None:

@@ -141,6 +141,8 @@ class ObservedSwitchPort(_O):
     pfc_priority_to_queue: dict[int, int] | None = None
     queues: dict[int, ObservedQueue] | None = None
     watchdog: ObservedPfcWatchdog | None = Field(default=None, description="the port's own watchdog timers/action")
+    adaptive_routing: bool | None = Field(default=None, description="adaptive routing on the port (the device-wide "
+                                          "load_balancing.mode adaptive, where the device enables it per port)")
 
 
 class ObservedBgpNeighbor(_O):

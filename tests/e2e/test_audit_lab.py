@@ -25,6 +25,8 @@ DRIFTS = [
     ("leaf-su2-r2", "ecn_changed", {"min": 50000, "max": 60000}, "qos.queues[3].ecn"),
     ("spine02", "ecn_changed", {"min": 50000, "max": 60000}, "ports["),  # EOS configures queues per interface
     ("leaf-su1-r1", "mtu_mismatch", {"port": "Ethernet8", "mtu": 1500}, "ports[Ethernet8].mtu"),
+    # an operator pins a hash seed lab-mini leaves to switchd's own: a redeploy unsets it
+    ("leaf-su2-r1", "hash_seed", {"seed": 7}, "load_balancing.hash_seed"),
     ("gpu001", "nic_reset", {"port": "eth0"}, "nics[eth0]"),
     ("gpu006", "mtu_mismatch", {"port": "eth1", "mtu": 1500}, "nics[eth1].mtu"),
     # a switch reporting another release than its fabric's: one facts.mismatch finding

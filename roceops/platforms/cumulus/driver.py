@@ -4,10 +4,12 @@ Pure side (text in, text out):
 
 * :meth:`CumulusDriver.diff` compares the device's ``nv config show -o commands`` with the
   rendered ``nvue.commands`` on the *managed* paths (``system hostname``, ``interface`` except
-  ``eth0``, ``qos``, ``router bgp``, ``vrf default router bgp``): ``nv set`` for new or changed
-  leaves and set members, ``nv unset`` for managed entries the render does not have (the shortest
-  path that removes them without touching rendered ones). :meth:`restore` does the same from
-  the current commands to a backup, on every path.
+  ``eth0``, ``qos``, ``router bgp``, ``vrf default router bgp``, ``system forwarding hash-seed``,
+  ``router adaptive-routing enable``): ``nv set`` for new or changed leaves and set members, ``nv unset``
+  for managed entries the render does not have (the shortest path that removes them without touching
+  rendered ones). :meth:`restore` does the same from the current commands to a backup, on every path.
+  A change that sets or unsets the hash seed counts ``restarts_switchd: 1`` in its summary (the deploy
+  table shows it): NVUE restarts switchd to apply a seed, which resets every network port.
 * :meth:`observe` is :func:`roceops.platforms.cumulus.observe.observe` (the outputs alone -> ObservedSwitch)
   and :meth:`expected` is :func:`roceops.platforms.cumulus.expected.expected` (the intent as NVUE shows it).
   :meth:`operational` reads counters from ``counters qos`` (PFC per priority, ECN), ``counters errors``
@@ -72,7 +74,7 @@ from roceops.platforms.driver import (
 )
 from roceops.render.engine import RenderedDevice
 
-__all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "split_marked"]
+__all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "restarts_switchd", "split_marked"]
 
 FILE = "nvue.commands"
 MARK = "ROCEOPS-OUT"
@@ -85,7 +87,10 @@ APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
 # (root, smallest path depth an `nv unset` may remove) - what a deploy owns on the switch
 MANAGED: tuple[tuple[tuple[str, ...], int], ...] = (
     (("system", "hostname"), 2), (("interface",), 2), (("qos",), 2), (("router", "bgp"), 2),
-    (("vrf", "default", "router", "bgp"), 4))
+    (("vrf", "default", "router", "bgp"), 4), (("system", "forwarding", "hash-seed"), 3),
+    (("router", "adaptive-routing", "enable"), 3))
+# applying a hash seed restarts switchd, which resets every network port (docs/platforms.md, "Load balancing")
+SEED = ("system", "forwarding", "hash-seed")
 UNMANAGED = (("interface", "eth0"),)
 
 
@@ -155,9 +160,21 @@ def diff_commands(current: str, target: str, everything: bool = False) -> tuple[
     return [_cmd("unset", t) for t in sorted(kept)], sets
 
 
+def restarts_switchd(lines: list[str]) -> bool:
+    """True when ``lines`` (``nv set``/``nv unset`` commands) change the hash seed.
+
+    >>> restarts_switchd(["nv set system forwarding hash-seed 7"]), restarts_switchd(["nv set system hostname a"])
+    (True, False)
+    """
+    return any(tuple(shlex.split(line)[2:5]) == SEED for line in lines)
+
+
 def _change(unsets: list[str], sets: list[str]) -> Change:
     lines = unsets + sets
-    return Change(diff="\n".join(lines), payload=lines, summary={"set": len(sets), "unset": len(unsets)})
+    summary = {"set": len(sets), "unset": len(unsets)}
+    if restarts_switchd(lines):
+        summary["restarts_switchd"] = 1
+    return Change(diff="\n".join(lines), payload=lines, summary=summary)
 
 
 # --------------------------------------------------------------------------- pure: operational state

@@ -8,7 +8,9 @@ What NVUE can hold differs from the intent in three places:
   do ``qos.lossless_priorities``; a queue is lossless when a PFC priority maps to it;
 * the watchdog detects in whole polling intervals (``robustness``), and is on for a port only where the
   render turns it on (watchdog enabled, the port's flag, PFC on the port);
-* BGP neighbours and networks come back in address order (:func:`observe.address_key`), networks once each.
+* BGP neighbours and networks come back in address order (:func:`observe.address_key`), networks once each;
+* ``load_balancing.mode: adaptive`` is also set per port: each port shows ``adaptive_routing`` on where the
+  render turns it on (the fabric ports, :func:`render.adaptive_routing_ports`) and off everywhere else.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from roceops.plan.model import SwitchIntent
 from roceops.plan.observed import ObservedSwitch, as_observed
 from roceops.platforms.cumulus.observe import address_key
-from roceops.platforms.cumulus.render import global_pfc_priorities, robustness
+from roceops.platforms.cumulus.render import adaptive_routing_ports, global_pfc_priorities, robustness
 from roceops.platforms.driver import Intent
 
 
@@ -38,5 +40,8 @@ def expected(intent: Intent) -> ObservedSwitch:
     bgp = intent.bgp.model_copy(update={
         "neighbors": sorted(intent.bgp.neighbors, key=lambda n: address_key(n.ip)),
         "networks": sorted(set(intent.bgp.networks), key=address_key)})
-    shown = intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp})
-    return as_observed(shown, ObservedSwitch)
+    shown = as_observed(intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp}), ObservedSwitch)
+    assert shown.ports is not None
+    ar = set(adaptive_routing_ports(intent))  # SwitchPort has no per-port copy of the mode: added on this side
+    return shown.model_copy(update={"ports": {name: port.model_copy(update={"adaptive_routing": name in ar})
+                                              for name, port in shown.ports.items()}})

@@ -15,10 +15,12 @@ ObservedSwitch            read from
 ``ports``                 every front-panel port of ``nv show interface -o json`` (type ``swp``): speed, MTU,
                           state, description and address from the applied config (the JSON when not set),
                           ``pfc_priorities`` from its ``qos roce status`` and ``pfc_watchdog`` from its
-                          ``qos pfc-watchdog`` when those outputs were read
+                          ``qos pfc-watchdog`` when those outputs were read; ``adaptive_routing`` from its
+                          ``interface <port> router adaptive-routing enable`` (no line: NVUE's default, off)
 ``bgp``                   applied config; neighbours in address order, networks deduplicated in address order
 ``breakouts``             every cage with an ``interface <cage> link breakout <n>x`` line
-``load_balancing``        applied config: ``system forwarding ecmp-hash``, ``router adaptive-routing``
+``load_balancing``        applied config: ``system forwarding ecmp-hash``, ``system forwarding hash-seed``
+                          (no line: None, the seed switchd picks at random), ``router adaptive-routing enable``
 ========================  =============================================================================
 
 NVUE QoS is global (one RoCE profile, one PFC list), so ``qos`` is device-wide and ports carry no per-port
@@ -123,7 +125,7 @@ def _observe_load_balancing(cfg: Config) -> dict[str, Any]:
     if any(v is not None for v in state.values()):
         fields = [name for name, key in ECMP_HASH_FIELD.items() if state[key] == "on"]
     mode = "adaptive" if _one(cfg, "router", "adaptive-routing", "enable") == "on" else "ecmp"
-    return {"mode": mode, "hash_fields": fields}
+    return {"mode": mode, "hash_fields": fields, "hash_seed": _number(_one(cfg, "system", "forwarding", "hash-seed"))}
 
 
 def _configured_queues(cfg: Config) -> set[int]:
@@ -176,7 +178,9 @@ def _observe_port(outputs: dict[str, str], cfg: Config, name: str, link: dict[st
     out = {"name": name, "speed": speed, "mtu": int(mtu) if mtu else link.get("mtu"),
            "admin_up": state == "up" if state else bool(link.get("admin_up")),
            "description": _one(cfg, "interface", name, "description") or "",
-           "address": addresses[0] if addresses else None}
+           "address": addresses[0] if addresses else None,
+           # `nv config show -o commands` lists what was set: no line is the default, off (NVUE reference)
+           "adaptive_routing": _one(cfg, "interface", name, "router", "adaptive-routing", "enable") == "on"}
     status = port_cmd(name, "qos roce status")
     if status in outputs:  # a port the collect did not read shows no PFC state (unset, not compared)
         text = optional_output(outputs, status)

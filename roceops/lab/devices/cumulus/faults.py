@@ -15,6 +15,10 @@ pfc_off        port=, priority= (opt.)     no port: the switch priority leaves t
 ecn_changed    min=, max= bytes (opt.)     ECN thresholds of the lossless traffic class
                                            (default: half the current values)
 mtu_mismatch   port= (opt.), mtu=1500      ``interface <port> link mtu`` (default: first swp)
+ar_off         port= (opt.)                ``interface <port> router adaptive-routing enable off``
+                                           (default: the first swp with it on, else the first swp)
+hash_seed      seed= (opt.)                ``system forwarding hash-seed <seed>`` (default: the
+                                           current seed + 1, or 1 when none is set)
 reject_config  (none)                      ``nv set``/``nv unset``/``nv config apply`` fail with
                                            ``Invalid config [rev_id: N]`` / ``Config invalid at ...``
 =============  ==========================  ====================================================
@@ -37,10 +41,11 @@ from roceops.util.sorting import port_key
 if TYPE_CHECKING:
     from roceops.lab.devices.cumulus.state import CumulusStateCore
 
-CONFIG_FAULTS = frozenset({"pfc_off", "ecn_changed", "mtu_mismatch", "reject_config"})
+CONFIG_FAULTS = frozenset({"pfc_off", "ecn_changed", "mtu_mismatch", "ar_off", "hash_seed", "reject_config"})
 OPER_FAULTS = frozenset(_PHYSICAL_FAULTS)
 PARAMS = {"pfc_off": {"port", "priority"}, "ecn_changed": {"min", "max"}, "mtu_mismatch": {"port", "mtu"},
-          "reject_config": set()}
+          "ar_off": {"port"}, "hash_seed": {"seed"}, "reject_config": set()}
+SEED_MAX = 4294967295  # NVUE: "a hash seed value between 0 and 4294967295"
 
 
 def _int(fault: str, params: Mapping[str, Any], key: str, default: int | None, lo: int, hi: int) -> int | None:
@@ -86,6 +91,29 @@ def apply_config_fault(state: CumulusStateCore, fault: str, params: Mapping[str,
     elif fault == "ecn_changed":
         _ecn_changed(state, _int(fault, params, "min", None, 0, 2**32 - 1), _int(fault, params, "max", None, 0,
                                                                                 2**32 - 1))
+    elif fault == "ar_off":
+        _ar_off(state, _port(state, fault, params, default_first=False))
+    elif fault == "hash_seed":
+        _hash_seed(state, _int(fault, params, "seed", None, 0, SEED_MAX))
+
+
+def _ar_off(state: CumulusStateCore, port: str | None) -> None:
+    """An operator turns adaptive routing off on one port (the global enable stays)."""
+    if port is None:
+        ports = sorted(state.physical.ports, key=port_key)
+        on = [p for p in ports if state.applied.get(("interface", p, "router", "adaptive-routing", "enable")) == "on"]
+        port = next(iter(on or ports), None)
+    if port is None:
+        raise LabError(f"fault 'ar_off': {state.name} has no ports")
+    name = port
+    state.operator_change(lambda t: _set(t, ("interface", name, "router", "adaptive-routing", "enable"), "off"))
+
+
+def _hash_seed(state: CumulusStateCore, seed: int | None) -> None:
+    """An operator sets another ECMP hash seed (on a real switch the apply restarts switchd)."""
+    current = state.applied.get(("system", "forwarding", "hash-seed"))
+    new = seed if seed is not None else (int(current) + 1) % (SEED_MAX + 1) if current else 1
+    state.operator_change(lambda t: _set(t, ("system", "forwarding", "hash-seed"), str(new)))
 
 
 def _set(tree: Tree, path: tuple[str, ...], value: str) -> None:

@@ -154,7 +154,13 @@ QOS_PFC = ("tx", "rx")
 SCHEMA_LEAVES: dict[str, Leaf] = {
     "system hostname": Leaf(HOSTNAME),
     "system forwarding ecmp-hash <ecmp-field>": Leaf(ON_OFF),
+    # NVUE reference Set-and-Unset-Commands/System-Forwarding (5.2.0+): "a hash seed value between 0 and 4294967295"
+    "system forwarding hash-seed": Leaf(_int(0, 4294967295)),
     "router adaptive-routing enable": Leaf(ON_OFF),
+    # NVUE reference Set-and-Unset-Commands/Adaptive-Routing (5.1.0+): per-interface enable (default off) and the
+    # link utilization threshold (1-100, default 70)
+    f"{IF} router adaptive-routing enable": Leaf(ON_OFF),
+    f"{IF} router adaptive-routing link-utilization-threshold": Leaf(_int(1, 100)),
     f"{IF} type": Leaf(_enum("swp", "loopback", "eth", "bond", "svi", "sub", "bridge", "vrf", "tunnel")),
     f"{IF} description": Leaf(TEXT),
     f"{IF} link state": Leaf(_enum("up", "down")),
