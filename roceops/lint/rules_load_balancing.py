@@ -158,7 +158,7 @@ def _gbps(speeds: Iterable[int]) -> str:
 
 
 @rule("LB005", "error", "adaptive routing on a switch with fabric ports at a speed its platform does not run "
-      "adaptive routing at (Cumulus on Spectrum-4: 200G and 400G, not 800G)",
+      "adaptive routing at (its Platform.lb_support.adaptive_speeds; Spectrum-4: 200G and 400G, not 800G)",
       "run the fabric links at a supported speed (break 800G cages out 2x400G), or keep mode ecmp for those "
       "switches (overrides.groups.<group>.load_balancing.mode)", needs_fabric=True)
 def adaptive_routing_speed(ctx: LintContext) -> Iterator[Hit]:
@@ -179,8 +179,8 @@ def adaptive_routing_speed(ctx: LintContext) -> Iterator[Hit]:
                         f"routing runs at {_gbps(support.adaptive_speeds)} only ({support.adaptive_speeds_source})")
 
 
-@rule("LB006", "warning", "a hash seed on a platform where applying it disrupts the switch (Cumulus: switchd "
-      "restarts and every port resets)",
+@rule("LB006", "warning", "a hash seed on a platform where applying it disrupts the switch (its "
+      "Platform.lb_support.seed_disruption: a forwarding-daemon restart that resets every port)",
       "deploy a new or changed seed in a maintenance window, a few switches at a time (deploy --batch); the deploy "
       "summary counts restarts_switchd for a change that applies one", needs_fabric=True)
 def disruptive_seed(ctx: LintContext) -> Iterator[Hit]:
