@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from roceops.audit.compare import Drift, compare
 from roceops.audit.findings import Finding, Severity
@@ -43,8 +42,8 @@ class EndFacts:
     """One end of a host-leaf link as observed (values as the parser gave them; None: not observable), and for a
     host NIC what its intent asks, so that a mismatch can be blamed on the end that departs from intent."""
 
-    pfc_priorities: Any = None
-    mtu: Any = None
+    pfc_priorities: list[int] | None = None
+    mtu: int | None = None
     intended_pfc: tuple[int, ...] | None = None
     intended_mtu: int | None = None
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -74,9 +73,10 @@ def _compare_models(expected: BaseModel, observed: BaseModel, path: str, skip: C
     out: list[Drift] = []
     cls = type(expected)
     open_names = open_fields(cls)
+    wanted, seen = expected.model_fields_set, observed.model_fields_set
     exp_values, obs_values = expected.__dict__, observed.__dict__  # the fields' values, as getattr would give
-    for name in _both_set(cls, frozenset(expected.model_fields_set), frozenset(observed.model_fields_set)):
-        if name in skip:
+    for name in cls.model_fields:
+        if name not in seen or name not in wanted or name in skip:
             continue
         exp_val = exp_values[name]
         obs_val = obs_values[name]
@@ -84,12 +84,6 @@ def _compare_models(expected: BaseModel, observed: BaseModel, path: str, skip: C
             continue
         out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, same, name in open_names))
     return out
-
-
-@lru_cache(maxsize=4096)
-def _both_set(cls: type[BaseModel], wanted: frozenset[str], seen: frozenset[str]) -> tuple[str, ...]:
-    """The fields set on both sides, in the class's field order (the same few combinations recur)."""
-    return tuple(name for name in cls.model_fields if name in wanted and name in seen)
 
 
 def _compare_value(exp_val: Any, obs_val: Any, path: str, same: set[tuple[int, int]],

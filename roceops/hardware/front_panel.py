@@ -29,6 +29,7 @@ from functools import lru_cache
 from roceops import registry
 from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
 from roceops.hardware.models import SwitchProfile
+from roceops.model.types import breakout_parts
 
 
 @dataclass(frozen=True)
@@ -86,22 +87,17 @@ def front_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int) -> li
     return out
 
 
-_MODE_PREFIX = re.compile(r"^(\d+)x(\d+)G")
 _SKU_PORT_NAME = re.compile(r"^Ethernet(\d+)$")
 
 
 def mode_prefix(mode: str) -> str:
-    """``2x400G(8)`` -> ``2x400G``: a platform.json mode without its lane count or alternative speeds."""
-    m = _MODE_PREFIX.match(mode)
-    return f"{m.group(1)}x{m.group(2)}G" if m else mode
-
-
-def breakout_speed(mode: str) -> int:
-    """The speed of each child port of a breakout mode, Mb/s: ``2x400G`` -> 400000."""
-    m = _MODE_PREFIX.match(mode)
-    if m is None:
-        raise ValueError(f"breakout mode {mode!r} is not like 2x400G")
-    return int(m.group(2)) * 1000
+    """``2x400G(8)`` -> ``2x400G``: a platform.json mode without its lane count or alternative speeds (a name
+    not like that is returned as it is)."""
+    try:
+        ports, speed = breakout_parts(mode)
+    except ValueError:
+        return mode
+    return f"{ports}x{speed // 1000}G"
 
 
 def breakout_panel(profile: SwitchProfile, naming: SkuPortNaming, speed: int, mode: str) -> list[FrontPanelPort]:

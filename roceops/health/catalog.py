@@ -132,13 +132,11 @@ class NicRoce(Check):
             return [self.result(ctx, item, None, "intent", None, ctx.host.error or "NIC settings not seen")]
         bad = [f for f in self.FIELDS
                if f in nic.model_fields_set and _norm(getattr(nic, f)) != _norm(getattr(ctx.nic, f))]
-        dcqcn = nic.dcqcn
-        seen = dcqcn.model_fields_set if dcqcn is not None else set()
         lossless = set(ctx.nic.pfc_priorities)
-        if ctx.nic.dcqcn.rp_enabled and "rp_enabled" in seen and not lossless <= set(dcqcn.rp_enabled or ()):  # type: ignore[union-attr]
-            bad.append("dcqcn.rp_enabled")
-        if ctx.nic.dcqcn.np_enabled and "np_enabled" in seen and not lossless <= set(dcqcn.np_enabled or ()):  # type: ignore[union-attr]
-            bad.append("dcqcn.np_enabled")
+        for part in ("rp_enabled", "np_enabled"):
+            seen = getattr(nic.dcqcn, part) if nic.dcqcn is not None else None
+            if getattr(ctx.nic.dcqcn, part) and seen is not None and not lossless <= set(seen):
+                bad.append(f"dcqcn.{part}")
         if not bad:
             return [self.result(ctx, item, True, "intent", "intent", "")]
         return [self.result(ctx, item, False, "intent", bad,

@@ -7,17 +7,15 @@ templates set up; a fabric asking for more is an error before anything is render
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
+from roceops.hardware.front_panel import mode_prefix
 from roceops.hardware.models import SwitchProfile
 from roceops.lint.common import gbps
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.intent import SwitchModel
 from roceops.platforms.base import get_platform
-
-_MODE_PREFIX = re.compile(r"^(\d+x\d+G)")
 
 
 def _profiles(ctx: LintContext) -> Iterator[tuple[str, SwitchModel, SwitchProfile, list[str]]]:
@@ -33,11 +31,6 @@ def _profiles(ctx: LintContext) -> Iterator[tuple[str, SwitchModel, SwitchProfil
             yield name, model, switch_profile(model.hwsku), tiers
         except UnknownSwitchProfile:
             continue
-
-
-def _mode_prefix(mode: str) -> str:
-    m = _MODE_PREFIX.match(mode)
-    return m.group(1) if m else mode
 
 
 def _modes_with(profile: SwitchProfile, speed: int) -> list[str]:
@@ -100,8 +93,8 @@ def unsupported_breakout(ctx: LintContext) -> Iterator[Hit]:
     for name, model, profile, _tiers in _profiles(ctx):
         if model.breakout is None:
             continue
-        cage_modes = sorted({_mode_prefix(m.name) for c in profile.cages for m in c.breakout_modes})
-        defaults = sorted({_mode_prefix(c.default_breakout) for c in profile.cages
+        cage_modes = sorted({mode_prefix(m.name) for c in profile.cages for m in c.breakout_modes})
+        defaults = sorted({mode_prefix(c.default_breakout) for c in profile.cages
                            if c.default_breakout and any(model.port_speed in p.speeds and p.cage == c.name
                                                          for p in profile.ports)})
         path = f"switch_models.{name}.breakout"

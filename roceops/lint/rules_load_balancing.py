@@ -92,8 +92,7 @@ def platform_cannot_render(ctx: LintContext) -> Iterator[Hit]:
         for key, what in _unrenderable(sw.platform, plan_load_balancing(ctx.intent, sw)):
             found.setdefault((_lb_source(ctx, sw, key), sw.platform, what), []).append(sw.name)
     for (path, platform, what), names in found.items():
-        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
-        yield Hit(path, f"{what} cannot be rendered on {names[0]}{others} ({platform}): "
+        yield Hit(path, f"{what} cannot be rendered on {_switches(names)} ({platform}): "
                         f"{_support(platform).why_not}")
 
 
@@ -142,8 +141,12 @@ def hardware_cannot_do(ctx: LintContext) -> Iterator[Hit]:
         for key, what, why in _hardware_gaps(ctx, sw):
             found.setdefault((_lb_source(ctx, sw, key), what, why), []).append(sw.name)
     for (path, what, why), names in found.items():
-        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
-        yield Hit(path, f"{what} on {names[0]}{others}: {why}")
+        yield Hit(path, f"{what} on {_switches(names)}: {why}")
+
+
+def _switches(names: list[str]) -> str:
+    """The first switch of a finding and how many more share it: ``leaf-1 and 3 more``."""
+    return names[0] + (f" and {len(names) - 1} more" if len(names) > 1 else "")
 
 
 def _fabric_speeds(ctx: LintContext, sw: Switch) -> list[int]:
@@ -174,8 +177,7 @@ def adaptive_routing_speed(ctx: LintContext) -> Iterator[Hit]:
             found.setdefault((_lb_source(ctx, sw, "mode"), sw.platform, _gbps(off)), []).append(sw.name)
     for (path, platform, bad), names in found.items():
         support = _support(platform)
-        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
-        yield Hit(path, f"mode adaptive on {names[0]}{others} ({platform}): fabric ports at {bad}, but adaptive "
+        yield Hit(path, f"mode adaptive on {_switches(names)} ({platform}): fabric ports at {bad}, but adaptive "
                         f"routing runs at {_gbps(support.adaptive_speeds)} only ({support.adaptive_speeds_source})")
 
 
@@ -192,6 +194,5 @@ def disruptive_seed(ctx: LintContext) -> Iterator[Hit]:
         if lb.hash_seed is not None and support.hash_seed and support.seed_disruption:
             found.setdefault((_lb_source(ctx, sw, "hash_seed"), sw.platform), []).append(sw.name)
     for (path, platform), names in found.items():
-        others = f" and {len(names) - 1} more" if len(names) > 1 else ""
-        yield Hit(path, f"hash seed on {names[0]}{others} ({platform}): {_support(platform).seed_disruption}; "
+        yield Hit(path, f"hash seed on {_switches(names)} ({platform}): {_support(platform).seed_disruption}; "
                         f"a deploy that sets or changes it takes those switches' links down")

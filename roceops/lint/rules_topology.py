@@ -6,10 +6,10 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
-from roceops.hardware.front_panel import breakout_speed
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps, some
 from roceops.lint.model import Hit, LintContext, rule
+from roceops.model.types import breakout_parts
 from roceops.topology.addressing import PoolExhausted
 from roceops.topology.fabric import Fabric, Switch
 from roceops.topology.sizing import TopologyError
@@ -80,7 +80,7 @@ def oversubscription(ctx: LintContext) -> Iterator[Hit]:
 def leaf_speed(ctx: LintContext) -> Iterator[Hit]:
     leaf = ctx.intent.switch_models[ctx.intent.tiers.leaf.model]
     nic = ctx.intent.node.nic_speed
-    host = breakout_speed(leaf.host_breakout) if leaf.host_breakout else leaf.port_speed
+    host = breakout_parts(leaf.host_breakout)[1] if leaf.host_breakout else leaf.port_speed
     if host != nic:
         what = f"host_breakout {leaf.host_breakout} ports" if leaf.host_breakout else "ports"
         yield Hit("node.nic_speed", f"NICs run at {gbps(nic)} but leaf model '{ctx.intent.tiers.leaf.model}' {what} "

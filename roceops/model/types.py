@@ -106,6 +106,21 @@ Speed = Annotated[
     PlainSerializer(format_speed, return_type=str, when_used="json"),
 ]
 
+_BREAKOUT_RE = re.compile(r"^(\d+)x(\d+)G")
+
+
+def breakout_parts(mode: str) -> tuple[int, int]:
+    """(ports, Mb/s per port) of a breakout mode: a fabric's ``2x400G`` or a platform.json ``2x400G(8)``.
+
+    >>> breakout_parts("2x400G"), breakout_parts("4x200G[100G](4)")
+    ((2, 400000), (4, 200000))
+    """
+    m = _BREAKOUT_RE.match(mode)
+    if m is None:
+        raise ValueError(f"breakout mode {mode!r} is not like 2x400G")
+    return int(m.group(1)), int(m.group(2)) * 1000
+
+
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|US|µS|MS)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"B": 1, "KB": 1024, "KIB": 1024, "MB": 1024 * 1024, "MIB": 1024 * 1024}
 _TIME_UNITS = {"US": 1, "µS": 1, "MS": 1000}

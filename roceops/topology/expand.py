@@ -10,7 +10,7 @@ from roceops import registry
 from roceops.hardware.front_panel import front_panel_of
 from roceops.model.intent import FabricIntent, TierIntent, default_port_naming
 from roceops.model.names import HOSTNAME, NETDEV, RDMA_DEV, SafeName
-from roceops.model.types import SwitchPlatform, SwitchRole
+from roceops.model.types import SwitchPlatform, SwitchRole, breakout_parts
 from roceops.topology.addressing import Pool, ip, split
 from roceops.topology.fabric import (
     Endpoint,
@@ -129,7 +129,7 @@ def _switch(b: _Build, role: SwitchRole, plane: int, index: int, groups: list[st
     model = intent.switch_models[tier.model]
     radix = model.radix
     if role == "leaf" and model.host_breakout is not None:  # each broken-out cage is that many ports
-        radix += b.sizing.leaf_down_cages * (int(model.host_breakout.split("x")[0]) - 1)
+        radix += b.sizing.leaf_down_cages * (breakout_parts(model.host_breakout)[0] - 1)
     sw = Switch(
         name=name, role=role, platform=platform, model=tier.model, hwsku=model.hwsku, plane=plane,
         index=index, radix=radix, port_speed=model.port_speed,

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, replace
 
 from roceops.model.intent import FabricIntent
+from roceops.model.types import breakout_parts
 
 
 class TopologyError(ValueError):
@@ -67,8 +68,8 @@ def split_cages(radix: int, oversubscription: float, cage_speed: int, host_break
     >>> split_cages(64, 1.0, 800_000, "2x400G")
     (32, 64, 32)
     """
-    n, speed = (int(x) for x in host_breakout.rstrip("G").split("x"))
-    host_bw = n * speed * 1000
+    n, speed = breakout_parts(host_breakout)
+    host_bw = n * speed
     cages = math.floor(radix * oversubscription * cage_speed / (host_bw + oversubscription * cage_speed))
     return cages, cages * n, radix - cages
 
@@ -88,7 +89,7 @@ def leaf_ports(intent: FabricIntent) -> tuple[int, int, int]:
         down, up = (leaf_model.radix, 0) if intent.rail_only else split_ports(leaf_model.radix, oversubscription)
         return down, up, down
     if intent.rail_only:
-        return leaf_model.radix * int(leaf_model.host_breakout.split("x")[0]), 0, leaf_model.radix
+        return leaf_model.radix * breakout_parts(leaf_model.host_breakout)[0], 0, leaf_model.radix
     cages, down, up = split_cages(leaf_model.radix, oversubscription, leaf_model.port_speed, leaf_model.host_breakout)
     return down, up, cages
 

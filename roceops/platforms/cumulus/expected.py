@@ -30,9 +30,6 @@ def expected(intent: Intent) -> ObservedSwitch:
     pfc = global_pfc_priorities(intent)
     wd = qos.pfc_watchdog
     lossless_q = {qos.tc_to_queue.get(sp, sp) for sp in pfc}
-    ports = {name: port.model_copy(update={
-        "pfc_priorities": pfc, "pfc_watchdog": wd.enabled and port.pfc_watchdog and bool(port.pfc_priorities)})
-        for name, port in intent.ports.items()}
     queues = {q: queue.model_copy(update={"lossless": q in lossless_q}) for q, queue in qos.queues.items()}
     new_wd = wd.model_copy(update={"detect_ms": robustness(wd.detect_ms, wd.poll_ms) * wd.poll_ms}) if wd.enabled \
         else wd
@@ -40,8 +37,11 @@ def expected(intent: Intent) -> ObservedSwitch:
     bgp = intent.bgp.model_copy(update={
         "neighbors": sorted(intent.bgp.neighbors, key=lambda n: address_key(n.ip)),
         "networks": sorted(set(intent.bgp.networks), key=address_key)})
-    shown = as_observed(intent.model_copy(update={"qos": new_qos, "ports": ports, "bgp": bgp}), ObservedSwitch)
+    shown = as_observed(intent.model_copy(update={"qos": new_qos, "bgp": bgp}), ObservedSwitch)
     assert shown.ports is not None
     ar = set(adaptive_routing_ports(intent))  # SwitchPort has no per-port copy of the mode: added on this side
-    return shown.model_copy(update={"ports": {name: port.model_copy(update={"adaptive_routing": name in ar})
-                                              for name, port in shown.ports.items()}})
+    ports = {name: port.model_copy(update={
+        "pfc_priorities": pfc, "adaptive_routing": name in ar,
+        "pfc_watchdog": wd.enabled and intent.ports[name].pfc_watchdog and bool(intent.ports[name].pfc_priorities)})
+        for name, port in shown.ports.items()}
+    return shown.model_copy(update={"ports": ports})

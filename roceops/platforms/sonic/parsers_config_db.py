@@ -38,9 +38,9 @@ and its Observed model built, once per document.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from functools import lru_cache
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from functools import cache, lru_cache
+from typing import Any
 
 from roceops.plan.observed import (
     ObservedBgp,
@@ -73,8 +73,6 @@ _MAP_FIELDS = {
 _DSCP_BINDING = _MAP_FIELDS["dscp_to_tc"][0]
 _PFC_BINDING = _MAP_FIELDS["pfc_priority_to_queue"][0]
 _NO_ENTRY: Mapping[str, str] = {}
-_K = TypeVar("_K", bound=Hashable)
-_V = TypeVar("_V")
 
 
 def unref(value: str | None) -> str | None:
@@ -157,20 +155,6 @@ def _by_port(entries: Mapping[tuple[str, int], Mapping[str, str]]) -> dict[str, 
     return out
 
 
-def _once(read: Callable[[_K], _V]) -> Callable[[_K], _V]:
-    """``read`` remembered per argument (CONFIG_DB names and tuples of them): the objects ports share are read
-    once per document."""
-    cache: dict[_K, _V] = {}
-
-    def memo(key: _K) -> _V:
-        try:
-            return cache[key]
-        except KeyError:
-            found = cache[key] = read(key)
-            return found
-    return memo
-
-
 def _int_map(table: Table, name: str | None) -> dict[int, int] | None:
     """The map ``name`` of ``table`` with integer keys and values; None when it is not there."""
     if name is None or name not in table:
@@ -184,7 +168,7 @@ def _int_map(table: Table, name: str | None) -> dict[int, int] | None:
 
 
 class _Reader:
-    """One CONFIG_DB document; its ``_once`` readers build the objects ports share once."""
+    """One CONFIG_DB document; its cached readers build the objects ports share once."""
 
     def __init__(self, db: ConfigDb) -> None:
         self.db = db
@@ -199,24 +183,24 @@ class _Reader:
                                          | set(self.queues_of_port) | set(self.pgs_of_port))
         self.ports = sorted(known, key=port_key)
         self.tables = {name: self.t(name) for name in ("PORT", "CABLE_LENGTH", "PFC_WD", "BUFFER_PROFILE")}
-        self.unref = _once(unref)
-        self.priorities = _once(priorities)
+        self.unref = cache(unref)
+        self.priorities = cache(priorities)
         self.maps = {field: self._map_reader(table) for field, (_, table) in _MAP_FIELDS.items()}
-        self.scheduler = _once(self._scheduler)
-        self.ecn = _once(self._ecn)
-        self.lossless_profile = _once(self._lossless_profile)
-        self.pfc_queues = _once(self._pfc_queues)
-        self.queue = _once(self._queue)
-        self.queues = _once(self._queues)
-        self.headroom = _once(self._headroom)
-        self.watchdog = _once(self._watchdog)
+        self.scheduler = cache(self._scheduler)
+        self.ecn = cache(self._ecn)
+        self.lossless_profile = cache(self._lossless_profile)
+        self.pfc_queues = cache(self._pfc_queues)
+        self.queue = cache(self._queue)
+        self.queues = cache(self._queues)
+        self.headroom = cache(self._headroom)
+        self.watchdog = cache(self._watchdog)
 
     def t(self, name: str) -> Table:
         return self.db.get(name) or {}
 
     def _map_reader(self, table: str) -> Callable[[str | None], dict[int, int] | None]:
         maps = self.t(table)
-        return _once(lambda name: _int_map(maps, name))
+        return cache(lambda name: _int_map(maps, name))
 
     # ---------------------------------------------------------------- device-wide qos
 
