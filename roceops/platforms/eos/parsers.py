@@ -76,7 +76,8 @@ ACTION_OF_WATCHDOG = {"drop": "drop", "no-drop": "forward"}
 UNIT_BYTES = {"bytes": 1, "kbytes": 1024, "mbytes": 1024 * 1024}
 DEFAULT_MTU = 1500
 DEFAULT_MARK_PROBABILITY = 100
-DEFAULT_TC_TO_QUEUE = {tc: tc for tc in range(8)}  # EOS's 8 traffic classes, each to its own tx-queue
+# EOS's 8 traffic classes, each to its own tx-queue (unconfirmed, docs/platforms.md; the render maps every TC)
+DEFAULT_TC_TO_QUEUE = {tc: tc for tc in range(8)}
 DEFAULT_QUEUE = ObservedQueue(scheduler="strict", weight=None, ecn=None)  # a tx-queue the config says nothing of
 FRONT_PANEL = re.compile(r"Ethernet\d+(?:/\d+)*")  # the interfaces reported as ports (not Management, Loopback...)
 
