@@ -14,7 +14,7 @@ from typing import Any
 
 from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.front_panel import front_panel_of
-from roceops.lab.sshserver import LabDeviceSpec
+from roceops.lab.spec import LabDeviceSpec
 from roceops.plan import plan
 from roceops.plan.qos_maps import lossless_priorities
 from roceops.platforms.templating import render_device

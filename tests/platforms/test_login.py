@@ -138,7 +138,7 @@ def test_a_remembered_prompt_the_driver_does_not_recognise_is_asked_for() -> Non
 
 
 def test_the_key_file_is_read_once_per_process_and_version(tmp_path) -> None:
-    import asyncssh
+    from roceops.lab.ssh_lib import asyncssh
 
     path = tmp_path / "id_ed25519"
     asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(path))
