@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from roceops import registry
+from roceops import api, registry
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.deploy.engine import DeployOptions, deploy
 from roceops.health.engine import HealthOptions, run_health
@@ -26,7 +26,6 @@ from roceops.lab.runtime import start_lab, stop_lab
 from roceops.lint import lint
 from roceops.model.loader import load
 from roceops.render.build import render_devices, write_build
-from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
 DEMO_BASE_ADDRESS = "127.20.0.1"
@@ -55,7 +54,7 @@ def _device_counts(fabric: Fabric) -> str:
 def run_demo(fabric_path: Path, out: Path, say: Callable[[str], None]) -> int:
     t0 = time.monotonic()
     source = load(fabric_path)
-    fabric = expand(source.intent)
+    fabric = api.expand(source.intent)
     report = lint(source.intent, fabric)
     say(f"1. validate: {fabric.intent.name} is {'valid' if report.ok else 'INVALID'} "
         f"({len(report.errors)} errors, {len(report.warnings)} warnings): {_device_counts(fabric)}")

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roceops.util.processes import alive
+
 DEFAULT_PATH = Path(".roceops/journal.sqlite")
 
 SCHEMA = """
@@ -86,7 +88,7 @@ class RunRow:
         """Never finished and its process is gone (killed), or stopped by a signal."""
         if self.finished is not None:
             return self.result == "interrupted"
-        return not self.elsewhere and (self.pid is None or not _alive(self.pid))
+        return not self.elsewhere and (self.pid is None or not alive(self.pid))
 
     @property
     def state(self) -> str:
@@ -102,16 +104,6 @@ class RunRow:
         if self.kind in ("deploy", "rollback"):
             return "commit" if self.args.get("commit") else "dry run"
         return "read"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 RUN_COLUMNS = ("id, kind, user, started, finished, fabric, fabric_sha256, result, exit_code, args, pid, device_count, "

@@ -25,3 +25,15 @@ def test_shared_helpers_have_examples() -> None:
     finder = doctest.DocTestFinder()
     tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(sorting) if t.examples}
     assert set(sorting.__all__) <= tested
+
+
+def test_public_api_functions_have_examples() -> None:
+    """``roceops.api``: load, expand, plan, render and compare (at least), each with a docstring example (run by
+    test_docstring_examples above)."""
+    from roceops import api
+
+    finder = doctest.DocTestFinder()
+    tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(api) if t.examples}
+    assert {"load", "expand", "plan", "render", "compare"} <= set(api.__all__)
+    assert set(api.__all__) <= tested
+    assert all(callable(getattr(api, name)) for name in api.__all__)

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import typer
 from rich.text import Text
 
+from roceops import api
 from roceops.cli.gc_tuning import run_gc
 from roceops.hints import command
 from roceops.model.loader import IntentError, LoadedIntent, load
@@ -23,7 +24,6 @@ from roceops.platforms.ssh_keys import key_file_problem
 from roceops.report.tables import LiteralConsole
 from roceops.resources import MissingResource, example_fabric
 from roceops.topology.addressing import PoolExhausted
-from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.topology.sizing import TopologyError
 
@@ -70,7 +70,7 @@ def load_fabric_or_exit(path: Path) -> Loaded:
     source = load_intent_or_exit(path)
     try:
         with run_gc(acyclic=True):
-            fabric = expand(source.intent)
+            fabric = api.expand(source.intent)
     except (TopologyError, PoolExhausted) as exc:
         line, col = source.locate(exc.path)
         fail(f"{source.file}:{line}:{col}: {exc.path}: {exc} "

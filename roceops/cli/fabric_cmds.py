@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from roceops import api
 from roceops.cli.common import (
     Exit,
     FabricOption,
@@ -23,7 +24,6 @@ from roceops.cli.common import (
 )
 from roceops.cli.gc_tuning import run_gc
 from roceops.lint import lint
-from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
 from roceops.report import tables
 from roceops.selection import LimitError, select
@@ -122,7 +122,7 @@ def intent(
     """
     fab = load_fabric_or_exit(fabric).fabric
     try:
-        di = plan(fab, device)
+        di = api.plan(fab, device)
     except KeyError as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))
     if fmt is TableOrJson.json:

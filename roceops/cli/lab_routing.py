@@ -15,8 +15,8 @@ from pathlib import Path
 from roceops.cli.common import Exit, fail
 from roceops.lab.spec import LabDeviceSpec
 from roceops.platforms.base import get_platform
+from roceops.util.processes import alive
 from roceops.verify.engine import VerifyUnavailable, preflight
-from roceops.verify.netns import process_alive
 
 KEEPER_FILE = "routing.json"
 START_TIMEOUT_S = 180.0
@@ -71,7 +71,7 @@ def stop(state: Path, timeout_s: float = 20.0) -> str | None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and process_alive(pid):
+    while time.monotonic() < deadline and alive(pid, reap=True):
         time.sleep(0.1)
     out.unlink(missing_ok=True)
     return run_id

@@ -12,12 +12,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from roceops import api
 from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.front_panel import front_panel_of
 from roceops.lab.spec import LabDeviceSpec
-from roceops.plan import plan
-from roceops.plan.qos_maps import lossless_priorities
-from roceops.platforms.templating import render_device
+from roceops.platforms.base import get_platform
 from roceops.topology.fabric import Fabric, Host, Switch
 
 NIC_FIRMWARE = "28.42.1000"
@@ -50,26 +49,25 @@ def _host_extra(fabric: Fabric, host: Host) -> dict[str, Any]:
     return {"hostname": host.name, "mgmt_ip": host.mgmt_ip, "nics": nics, "ports": nics}
 
 
-def _installed(files: dict[str, str]) -> dict[str, list[object]]:
-    """A host's persistence files where a deploy installs them: path -> [text, mode]."""
-    from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
-
-    return {INSTALL_TARGETS[name].path: [files[name], INSTALL_TARGETS[name].mode] for name in PERSISTED
+def _installed(platform: str, files: dict[str, str]) -> dict[str, list[object]]:
+    """A device's persistence files where a deploy installs them (its platform's ``installs``): path -> [text,
+    mode]."""
+    return {path: [files[name], mode] for name, (path, mode) in get_platform(platform).installs.items()
             if name in files}
 
 
 def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool = False) -> list[LabDeviceSpec]:
     wanted = set(names) if names is not None else None
-    lossless = lossless_priorities(fabric.intent.qos)
+    lossless = sorted({c.priority for c in fabric.intent.qos.lossless_classes})  # the fabric's PFC priorities
     specs = []
     for dev in fabric.devices():
         if wanted is not None and dev.name not in wanted:
             continue
         extra = _switch_extra(fabric, dev) if isinstance(dev, Switch) else _host_extra(fabric, dev)
         extra["lossless"] = lossless
-        if configured:  # the rendered files, applied by the personality as if pushed
-            extra["preload_files"] = render_device(plan(fabric, dev.name)).files
+        if configured:  # the rendered files (through the public API), applied by the personality as if pushed
+            extra["preload_files"] = api.render(api.plan(fabric, dev.name))
             if isinstance(dev, Host):
-                extra["preload_install"] = _installed(extra["preload_files"])
+                extra["preload_install"] = _installed(dev.platform, extra["preload_files"])
         specs.append(LabDeviceSpec(name=dev.name, platform=dev.platform, extra=extra))
     return specs

@@ -45,6 +45,7 @@ from roceops.lab.spec import (
     ensure_lab_keys,
     ensure_state_dir,
 )
+from roceops.util.processes import alive
 
 if TYPE_CHECKING:
     from roceops.lab.sshserver import LabServer
@@ -353,7 +354,7 @@ def _launch(
             status = None
         if status is not None and status.get("ready") and int(status["pid"]) == pid:
             return LabStarted(pid, state_dir, state_dir / OVERLAY_FILE, count, time.monotonic() - t0)
-        if not _alive(pid):
+        if not alive(pid):
             if error_file.exists():
                 continue
             raise LabError(f"lab process exited during startup; see {log_path}")
@@ -362,21 +363,6 @@ def _launch(
                 os.kill(pid, signal.SIGTERM)
             raise LabError(f"lab did not become ready within {timeout:g} s; see {log_path}")
         time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    """True if ``pid`` runs (a zombie counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def stop_lab(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from roceops.device.intent import (
     Bgp,
     BgpNeighbor,
@@ -133,10 +135,12 @@ def plan_bgp(fabric: Fabric, sw: Switch) -> Bgp:
 
 
 def _network_of(address: str) -> str:
-    ip, plen = address.split("/")
-    parts = [int(x) for x in ip.split(".")]
-    value = (parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3]) & ~((1 << (32 - int(plen))) - 1)
-    return f"{value >> 24}.{(value >> 16) & 255}.{(value >> 8) & 255}.{value & 255}/{plen}"
+    """The network an interface address is in.
+
+    >>> _network_of("10.128.1.1/31")
+    '10.128.1.0/31'
+    """
+    return str(ipaddress.IPv4Interface(address).network)
 
 
 def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort],

@@ -86,6 +86,8 @@ config formats, tools) that may appear in product code only inside the room.
     sku_port_naming: SkuPortNaming | None = None  # how it names a hardware profile's ports; None: port_naming
     lb_support: LbSupport | None = None  # None: no load-balancing rendering (ECMP only)
     persisted_outputs: tuple[str, ...] = ()  # installed by deploy --commit, skipped with --no-persist
+    # where deploy --commit installs each persisted output on the device: output -> (path, mode)
+    installs: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()

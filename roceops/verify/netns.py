@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from roceops.util.processes import alive
+
 RUN_PREFIX = "rv"
 NETNS_DIR = Path("/run/netns")
 IFNAMSIZ = 15  # Linux interface names: at most 15 bytes (IFNAMSIZ 16 with the NUL)
@@ -162,42 +164,18 @@ def pids_in(netns: str) -> list[int]:
 
 def kill_all(pids: Iterable[int], grace_s: float = 2.0) -> None:
     """SIGTERM, then SIGKILL after ``grace_s`` for whatever still runs."""
-    alive = set()
+    running = set()
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGTERM)
-            alive.add(pid)
+            running.add(pid)
     deadline = time.monotonic() + grace_s
-    while alive and time.monotonic() < deadline:
-        alive = {p for p in alive if _exists(p)}
+    while running and time.monotonic() < deadline:
+        running = {p for p in running if alive(p, reap=True)}
         time.sleep(0.05)
-    for pid in alive:
+    for pid in running:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-
-
-def process_alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie is not running)."""
-    return _exists(pid)
-
-
-def _exists(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)  # reap our own children
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return Path(f"/proc/{pid}").exists() and "zombie" not in _status(pid)
-
-
-def _status(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/status").read_text().lower()
-    except OSError:
-        return ""
 
 
 def remove_namespaces(names: Iterable[str]) -> None:
@@ -259,7 +237,7 @@ def start_time(pid: int) -> str:
 
 def owner_alive(pid: int, started: str) -> bool:
     """The run's owner still runs: same pid, same start time (not a reused pid)."""
-    return _exists(pid) and bool(started) and start_time(pid) == started
+    return alive(pid, reap=True) and bool(started) and start_time(pid) == started
 
 
 def owner_line(pid: int) -> str:

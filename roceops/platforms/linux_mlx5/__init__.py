@@ -44,6 +44,7 @@ PLATFORM = Platform(
     driver=DRIVER,
     lab_device="roceops.lab.devices.linux_mlx5",
     persisted_outputs=PERSISTED,
+    installs={name: (INSTALL_TARGETS[name].path, INSTALL_TARGETS[name].mode) for name in PERSISTED},
     firmware_outputs=(FIRMWARE_SCRIPT,),
     show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
     failure_patterns=(_driver.ERROR_TEXT,),

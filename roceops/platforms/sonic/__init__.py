@@ -7,23 +7,13 @@ The rendered document validates against SONiC's own YANG models
 
 from __future__ import annotations
 
-from typing import Any
-
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
+from roceops.platforms.sonic import driver as _driver
 from roceops.platforms.sonic.frr import frr_bgpd_conf
-from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
-
-BUFFER_MODEL: BufferModel | None = None  # None: what the intent says (traditional today)
-
-
-def _context(device: Any) -> dict[str, Any]:
-    return render_context(device, buffer_model=BUFFER_MODEL)
-
-
-from roceops.platforms.sonic import driver as _driver  # noqa: E402  (after BUFFER_MODEL: the driver reads it)
+from roceops.platforms.sonic.render import SonicRenderError, canonical_config_db, render_context
 
 PLATFORM = Platform(
     name="sonic",
@@ -39,7 +29,7 @@ PLATFORM = Platform(
         # `config apply-patch` / `config reload` can run for minutes on a loaded box.
         extras={"conn_timeout": 20, "read_timeout_override": 300},
     ),
-    context=_context,
+    context=render_context,
     driver=_driver.DRIVER,
     lab_device="roceops.lab.devices.sonic",
     # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets
@@ -65,4 +55,4 @@ PLATFORM = Platform(
 )
 DRIVER = _driver.DRIVER
 
-__all__ = ["BUFFER_MODEL", "DRIVER", "PLATFORM", "SonicRenderError", "canonical_config_db", "render_context"]
+__all__ = ["DRIVER", "PLATFORM", "SonicRenderError", "canonical_config_db", "render_context"]

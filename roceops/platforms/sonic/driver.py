@@ -160,9 +160,7 @@ def patch_file_text(change: Change) -> str:
 
 def expected(intent: Intent) -> ObservedSwitch:
     """The intent as CONFIG_DB shows it (:mod:`roceops.platforms.sonic.expected`)."""
-    from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
-
-    return expected_switch(_switch(intent), BUFFER_MODEL)
+    return expected_switch(_switch(intent))
 
 
 def observe(outputs: dict[str, str]) -> ObservedSwitch:

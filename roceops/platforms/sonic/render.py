@@ -324,14 +324,9 @@ def _metadata(device: SwitchIntent, model: BufferModel) -> dict[str, str]:
 
 
 def buffer_model_of(device: SwitchIntent, override: BufferModel | None = None) -> BufferModel:
-    """``override``, else ``SwitchQos.buffer_model`` should the plan ever carry it, else ``traditional``.
-
-    SwitchIntent does not carry the fabric's ``qos.buffers.model`` today, hence the explicit override.
-    """
-    model = override or getattr(device.qos, "buffer_model", None) or "traditional"
-    if model not in ("traditional", "dynamic"):
-        raise SonicRenderError(f"{device.name}: unknown buffer model {model!r}")
-    return model  # type: ignore[return-value]
+    """``override`` (a caller's, e.g. a test rendering the dynamic model), else the plan's
+    ``SwitchQos.buffer_model`` (the fabric's ``qos.buffers.model``)."""
+    return override or device.qos.buffer_model
 
 
 # --------------------------------------------------------------------------- context
