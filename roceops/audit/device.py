@@ -92,8 +92,7 @@ def parse_observation(obs: Observation) -> None:
     try:
         obs.observed = driver.observe(obs.outputs)
         obs.oper = driver.operational(obs.outputs, obs.intent)
-        read_facts = getattr(driver, "facts", None)  # switches only: hosts report no NOS facts
-        obs.facts = read_facts(obs.outputs) if read_facts is not None else None
+        obs.facts = driver.facts(obs.outputs)  # None for hosts: they report no NOS facts
     except Exception as exc:
         obs.observed, obs.oper = None, None
         obs.error = error_finding(obs.device, exc, "parse")

@@ -18,8 +18,8 @@ from typing import Any, Literal, Protocol
 from roceops.deploy.control import DeviceClock
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.compare import Drift
-from roceops.device.facts import facts_problems
-from roceops.device.intent import Intent
+from roceops.device.facts import mismatches
+from roceops.device.intent import Intent, SwitchIntent
 from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
@@ -64,8 +64,7 @@ def _error(exc: BaseException) -> str:
 def verify_intent(driver: Driver, intent: Intent, rendered: RenderedDevice | None = None) -> Callable[[Any], None]:
     """Read the device back and compare with intent; parts the deploy of ``rendered`` does not set (the
     driver's ``unverified``) are left out."""
-    unverified = getattr(driver, "unverified", None)
-    skip = set(unverified(rendered)) if unverified is not None and rendered is not None else set()
+    skip = set(driver.unverified(rendered)) if rendered is not None else set()
 
     def check(conn: Any) -> None:
         drift = driver.verify(conn, intent, skip)
@@ -103,7 +102,7 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
     within ``ROLLBACK_GRACE_S``.
     """
     assert outcome.backup is not None
-    timer = getattr(driver, "commit_timer", False)
+    timer = driver.commit_timer
     if clock is not None:
         clock.in_transaction, clock.restores_itself = True, timer
         if timer:  # the device reverts by itself no later than our deadline
@@ -228,3 +227,12 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)
+
+
+def facts_problems(driver: Driver, conn: Any, current: Snapshot, intent: Intent) -> list[str]:
+    """Read the device's facts (I/O through its driver) and compare them with ``intent``; a host (no NOS facts)
+    has nothing to report."""
+    if not isinstance(intent, SwitchIntent):
+        return []
+    facts = driver.read_facts(conn, current)
+    return [] if facts is None else mismatches(facts, intent)

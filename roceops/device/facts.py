@@ -8,11 +8,10 @@ docs/platforms.md "Device facts"); a device outside them could accept different 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from roceops import registry
-from roceops.device.change import DeviceFacts, Snapshot
-from roceops.device.intent import Intent, SwitchIntent
+from roceops.device.change import DeviceFacts
+from roceops.device.intent import SwitchIntent
 
 _TOKEN = re.compile(r"[.\-]")
 _LEADING_DIGITS = re.compile(r"\d+")
@@ -69,14 +68,3 @@ def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
             more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
             out.append(f"ports missing on the device: {', '.join(missing[:5])}{more}")
     return out
-
-
-def facts_problems(driver: Any, conn: Any, current: Snapshot, intent: Intent) -> list[str]:
-    """Read the device's facts (I/O through its driver) and compare them with ``intent``.
-
-    Hosts and drivers without ``read_facts`` have no NOS facts to check: nothing to report.
-    """
-    read = getattr(driver, "read_facts", None)
-    if read is None or not isinstance(intent, SwitchIntent):
-        return []
-    return mismatches(read(conn, current), intent)

@@ -16,7 +16,8 @@ class _M(BaseModel):
 class PortOper(_M):
     """Operational state of a switch port or NIC. Counter names are platform-neutral:
 
-    ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority, ``ecn_marked``, ``cnp_sent``,
+    ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority (``pfc_rx_total``/``pfc_tx_total`` over every priority
+    where a platform shows totals only), ``ecn_marked``, ``cnp_sent``,
     ``cnp_handled``, ``crc_errors``, ``fec_uncorrected``, ``symbol_errors``, ``carrier_changes``,
     ``pfcwd_storms``, ``rx_packets``, ``tx_packets``, ``pause_rx``/``pause_tx`` (link-level 802.3x pause).
     """

@@ -240,8 +240,10 @@ class PauseStorm(_RateCheck):
     name, description, unit = "counters.pause", "PFC pause-frame rate (storm)", "pause frames"
 
     def counters(self, ctx: LinkContext) -> tuple[str, ...]:
-        # link-level pause too: older mlx5 drivers count only those (no rx_prio*_pause)
-        return (*(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx")), "pause_rx", "pause_tx")
+        # link-level pause too: older mlx5 drivers count only those (no rx_prio*_pause); a port that shows PFC
+        # totals only (no per-priority counts) is judged on its totals, an upper bound of the lossless priorities'
+        return (*(f"pfc_{d}_{p}" for p in ctx.nic.pfc_priorities for d in ("rx", "tx")), "pause_rx", "pause_tx",
+                "pfc_rx_total", "pfc_tx_total")
 
     def limit(self, ctx: LinkContext, speed: int) -> float:
         return ctx.thresholds.pause_rate_max

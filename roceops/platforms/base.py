@@ -17,6 +17,7 @@ from typing import Any, Literal
 from roceops import registry
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
+from roceops.platforms.driver import Driver
 from roceops.platforms.lb_support import LbSupport
 from roceops.registry import UnknownPlatform
 
@@ -65,7 +66,7 @@ config formats, tools) that may appear in product code only inside the room.
     outputs: tuple[RenderOutput, ...]
     netmiko: NetmikoSettings
     context: Callable[[Any], dict[str, Any]]
-    driver: Any  # roceops.platforms.driver.Driver
+    driver: Driver
     lab_device: str
     port_naming: PortNaming | None = None  # switches: default port names when a tier does not set them
     show_commands: tuple[str, ...] = ()
@@ -107,8 +108,8 @@ def get_platform(name: str) -> Platform:
     return platform
 
 
-def get_driver(name: str) -> Any:
-    """The room's driver (see roceops.platforms.driver.Driver)."""
+def get_driver(name: str) -> Driver:
+    """The room's driver."""
     return get_platform(name).driver
 
 

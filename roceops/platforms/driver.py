@@ -21,9 +21,9 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from roceops.device.change import Change, RenderedDevice, Snapshot
+from roceops.device.change import Change, DeviceFacts, RenderedDevice, Snapshot
 from roceops.device.compare import Drift, compare
 from roceops.device.intent import Intent
 from roceops.device.observed import Observed
@@ -31,6 +31,11 @@ from roceops.device.oper import OperState, RdmaBandwidth, RdmaEnd
 
 
 class Driver(Protocol):
+    """Everything deploy, audit, health and verify call on a room's driver; :class:`RoomDriver` gives the parts
+    most rooms share (``verify``, and the defaults of the parts a platform may lack)."""
+
+    commit_timer: ClassVar[bool]  # an unconfirmed change reverts by itself (a platform commit timer)
+
     # --- pure ------------------------------------------------------------------------------
     def diff(self, current: Snapshot, rendered: RenderedDevice, intent: Intent) -> Change:
         """Diff between the device's current configuration and the rendered one (managed parts only)."""
@@ -52,8 +57,21 @@ class Driver(Protocol):
         """Parse the same outputs into operational state for health checks."""
         ...
 
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts | None:
+        """What the device says it is (release, hardware, ports), from ``collect``'s outputs; None: a platform
+        whose devices report no NOS facts (hosts)."""
+        ...
+
+    def unverified(self, rendered: RenderedDevice) -> Collection[str]:
+        """Top-level parts of the Observed model a deploy of ``rendered`` does not set (its read-back skips them)."""
+        ...
+
     # --- device I/O (conn is a netmiko BaseConnection) ---------------------------------------
     def read_config(self, conn: Any) -> Snapshot:
+        ...
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts | None:
+        """Read the device's facts before a push (``current``: the configuration just read); None: no NOS facts."""
         ...
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
@@ -84,15 +102,27 @@ class Driver(Protocol):
         """
         ...
 
-
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         """Read the device back: every departure of what ``observe`` sees from ``expected`` (``skip``: top-level
-        parts a deploy did not set). Rooms get it from :class:`ReadBack`."""
+        parts a deploy did not set). Rooms get it from :class:`RoomDriver`."""
         ...
 
 
-class ReadBack:
-    """``Driver.verify`` as every room does it: collect, observe, compare with expected (a mixin)."""
+class RoomDriver:
+    """What every room's driver class derives from: ``Driver.verify`` as every room does it (collect, observe,
+    compare with expected), and the defaults of the parts a platform may not have: no commit timer, every part
+    of a deploy verified, no NOS facts (a room overrides what its platform has)."""
+
+    commit_timer: ClassVar[bool] = False
+
+    def unverified(self, rendered: RenderedDevice) -> Collection[str]:
+        return ()
+
+    def facts(self, outputs: dict[str, str]) -> DeviceFacts | None:
+        return None
+
+    def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts | None:
+        return None
 
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in

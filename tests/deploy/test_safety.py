@@ -28,6 +28,7 @@ from roceops.model.loader import load
 from roceops.nornir_glue.inventory import NotInLab, build_inventory
 from roceops.nornir_glue.runner import connect_host
 from roceops.platforms.channel import DeadlineExceeded, read_timeout
+from roceops.platforms.driver import RoomDriver
 from roceops.selection import LimitError, select
 from roceops.topology.expand import expand
 
@@ -158,7 +159,7 @@ def test_bad_ssh_key_file_is_bad_input_before_any_connection(make: Any, message:
 # ---------------------------------------------------------------------------------------------- defects 4, 5
 
 
-class FakeDriver:
+class FakeDriver(RoomDriver):
     """A platform driver double recording what it was asked to do."""
 
     def __init__(self, commit_timer: bool, slow_apply_s: float = 0.0, journal: list[str] | None = None) -> None:

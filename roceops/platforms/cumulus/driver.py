@@ -61,7 +61,7 @@ from roceops.platforms.cumulus.expected import expected
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
 from roceops.platforms.cumulus.observe import observe
 from roceops.platforms.cumulus.render import is_set_leaf, nv_set_commands, nv_set_paths
-from roceops.platforms.driver import ReadBack
+from roceops.platforms.driver import RoomDriver
 
 __all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "restarts_switchd", "split_marked"]
 
@@ -293,7 +293,7 @@ def _confirm_pending(status: str) -> bool:
 
 
 @dataclass
-class CumulusDriver(ReadBack):
+class CumulusDriver(RoomDriver):
     """The NVUE room's Driver. Holds, per open transaction, what ``apply`` left applied (for ``confirm``)."""
 
     _applied: dict[tuple[str, int, str], str] = field(default_factory=dict)

@@ -38,7 +38,7 @@ from roceops.device.intent import Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import ReadBack
+from roceops.platforms.driver import RoomDriver
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import hconfig
 from roceops.platforms.eos.expected import expected as eos_expected
@@ -134,7 +134,7 @@ def _first_error(output: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
-class EosDriver(ReadBack):
+class EosDriver(RoomDriver):
     """The EOS room's :class:`roceops.platforms.driver.Driver`."""
 
     confirm_command: ClassVar[str] = "configure session {txn} commit"
@@ -174,7 +174,6 @@ class EosDriver(ReadBack):
         pfc = p.parse_pfc_counters_json(outputs[p.CMD_PFC]) if p.CMD_PFC in outputs else {}
         wd = p.parse_pfc_watchdog_json(outputs[p.CMD_PFC_WATCHDOG]) if p.CMD_PFC_WATCHDOG in outputs else None
         ecn = p.parse_ecn_counters_json(outputs[p.CMD_ECN]) if p.CMD_ECN in outputs else {}
-        lossless = list(intent.qos.lossless_priorities) if isinstance(intent, SwitchIntent) else []
         ports: dict[str, PortOper] = {}
         for name in getattr(intent, "ports", {}):
             i = intfs.get(name)
@@ -187,9 +186,8 @@ class EosDriver(ReadBack):
                     for prio, (rx, tx) in per.items():
                         rx_name, tx_name = _PFC_NAMES.get(prio) or (f"pfc_rx_{prio}", f"pfc_tx_{prio}")
                         counters[rx_name], counters[tx_name] = rx, tx
-                elif len(lossless) == 1:  # ANTA's shape has totals only: they are the lossless priority's
-                    counters[f"pfc_rx_{lossless[0]}"], counters[f"pfc_tx_{lossless[0]}"] = pfc[name]["rx"], pfc[name][
-                        "tx"]
+                else:  # totals only (ANTA's shape): which priority paused is not shown, so no per-priority count
+                    counters["pfc_rx_total"], counters["pfc_tx_total"] = pfc[name]["rx"], pfc[name]["tx"]
             if wd is not None:
                 counters["pfcwd_storms"] = wd.get(name, 0)
             if name in ecn:

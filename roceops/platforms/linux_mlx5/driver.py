@@ -40,7 +40,7 @@ from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
 from roceops.device.oper import OperState, PortOper, RdmaBandwidth, RdmaEnd
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import ReadBack
+from roceops.platforms.driver import RoomDriver
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as observed
@@ -108,7 +108,7 @@ def _errors(text: str) -> list[str]:
             if ERROR_TEXT.search(line) and line.strip() not in _BENIGN]
 
 
-class LinuxMlx5Driver(ReadBack):
+class LinuxMlx5Driver(RoomDriver):
     """See the module docstring. ``chunk_commands``/``chunk_chars`` bound one write round trip."""
 
     snapshot_format = "host_state_json"

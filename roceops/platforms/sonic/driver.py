@@ -40,7 +40,7 @@ from roceops.device.intent import HostIntent, Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
-from roceops.platforms.driver import ReadBack
+from roceops.platforms.driver import RoomDriver
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
@@ -262,7 +262,7 @@ def _device_key(conn: Any, txn: str) -> tuple[str, int, str]:
 # --------------------------------------------------------------------------- the driver
 
 
-class SonicDriver(ReadBack):
+class SonicDriver(RoomDriver):
     """Implements :class:`roceops.platforms.driver.Driver` for community SONiC."""
 
     platform = "sonic"

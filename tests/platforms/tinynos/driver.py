@@ -9,12 +9,12 @@ from typing import Any
 from roceops.device.intent import SwitchIntent
 from roceops.device.observed import ObservedSwitch, as_observed
 from roceops.device.oper import OperState, PortOper
-from roceops.platforms.driver import ReadBack
+from roceops.platforms.driver import RoomDriver
 
 SHOW_CONFIG = "show-config"
 
 
-class TinyDriver(ReadBack):
+class TinyDriver(RoomDriver):
     def collect(self, conn: Any, intent: Any, ports: Collection[str] | None = None) -> dict[str, str]:
         return {SHOW_CONFIG: conn.send_command(SHOW_CONFIG)}
 
