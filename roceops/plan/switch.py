@@ -135,12 +135,15 @@ def plan_bgp(fabric: Fabric, sw: Switch) -> Bgp:
 
 
 def _network_of(address: str) -> str:
-    """The network an interface address is in.
+    """The network an interface address is in. Addresses, not ``IPv4Network``: a network object is a reference
+    cycle, and planning runs with the cyclic GC off (tests/render/test_render_properties.py).
 
     >>> _network_of("10.128.1.1/31")
     '10.128.1.0/31'
     """
-    return str(ipaddress.IPv4Interface(address).network)
+    ip, plen = address.split("/")
+    host_bits = 32 - int(plen)
+    return f"{ipaddress.IPv4Address(int(ipaddress.IPv4Address(ip)) >> host_bits << host_bits)}/{plen}"
 
 
 def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort],

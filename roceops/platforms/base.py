@@ -50,8 +50,21 @@ class NetmikoSettings:
 
 
 @dataclass(frozen=True)
+class PlatformCode:
+    """A room's callables, apart from its data: the render context, the driver, and the translations ``verify
+    routing`` uses (None: the room has none)."""
+
+    context: Callable[[Any], dict[str, Any]]  # template variables for one device (its DeviceIntent and more)
+    driver: Driver
+    # a switch's rendered routing file (``Platform.routing_source``) -> FRR's bgpd.conf: (device name, text) -> text
+    routing_translation: Callable[[str, str], str] | None = None
+    host_routing: Callable[[str, str], Any] | None = None  # a host's routing from (netplan.yaml, sysctl.conf)
+
+
+@dataclass(frozen=True)
 class Platform:
-    """Everything the rest of roceops needs to know about one platform room, as data.
+    """Everything the rest of roceops needs to know about one platform room: its data, and its callables in
+    ``code`` (:class:`PlatformCode`).
 
     ``show_commands`` are the read-only commands its driver runs and ``failure_patterns`` the output lines
     that mean a command failed (scrapli-style platform definitions); ``lab_device`` is the module of its
@@ -65,19 +78,14 @@ config formats, tools) that may appear in product code only inside the room.
     kind: Literal["switch", "host"]
     outputs: tuple[RenderOutput, ...]
     netmiko: NetmikoSettings
-    context: Callable[[Any], dict[str, Any]]
-    driver: Driver
+    code: PlatformCode
     lab_device: str
     port_naming: PortNaming | None = None  # switches: default port names when a tier does not set them
     show_commands: tuple[str, ...] = ()
     failure_patterns: tuple[re.Pattern[str], ...] = ()
     templates: Path | None = None
     pfcwd_ranges_ms: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # detection/restoration limits
-    # `verify routing`: the rendered file holding a switch's routing and its translation to FRR's bgpd.conf
-    # (device name, file text -> bgpd.conf); for a host, its routing from (netplan.yaml, sysctl.conf)
-    routing_source: str | None = None
-    routing_translation: Callable[[str, str], str] | None = None
-    host_routing: Callable[[str, str], Any] | None = None
+    routing_source: str | None = None  # `verify routing`: the rendered file holding a switch's routing
     lab_reads_frr: bool = False  # its simulated device answers BGP from an FRR vty (`lab up --routing`)
     # releases its templates are written for (oldest, newest; leading numbers); None: not checked
     supported_releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
@@ -99,7 +107,7 @@ config formats, tools) that may appear in product code only inside the room.
 
     def render_context(self, device: Any) -> dict[str, Any]:
         """Template variables for one device (the DeviceIntent plus platform-specific derived names)."""
-        return self.context(device)
+        return self.code.context(device)
 
 
 def get_platform(name: str) -> Platform:
@@ -110,7 +118,8 @@ def get_platform(name: str) -> Platform:
 
 def get_driver(name: str) -> Driver:
     """The room's driver."""
-    return get_platform(name).driver
+    return get_platform(name).code.driver
 
 
-__all__ = ["NetmikoSettings", "Platform", "RenderOutput", "UnknownPlatform", "get_driver", "get_platform"]
+__all__ = ["NetmikoSettings", "Platform", "PlatformCode", "RenderOutput", "UnknownPlatform", "get_driver",
+           "get_platform"]

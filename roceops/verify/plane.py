@@ -148,9 +148,9 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
                       loopback=intent.loopback, bgpd_conf=None)
     platform = get_platform(intent.platform)  # the room's translation of its rendered routing config
     try:
-        if platform.routing_translation is None or platform.routing_source is None:
+        if platform.code.routing_translation is None or platform.routing_source is None:
             raise TranslationError(f"{platform.title} has no routing translation for `verify routing`")
-        node.bgpd_conf = platform.routing_translation(name, rendered.files[platform.routing_source])
+        node.bgpd_conf = platform.code.routing_translation(name, rendered.files[platform.routing_source])
     except (TranslationError, KeyError, ValueError) as exc:
         node.error = str(exc)
     return node
@@ -158,7 +158,7 @@ def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> 
 
 def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> HostNode:
     assert isinstance(intent, HostIntent)
-    host_routing = get_platform(intent.platform).host_routing
+    host_routing = get_platform(intent.platform).code.host_routing
     assert host_routing is not None, f"{intent.platform} has no host routing for `verify routing`"
     r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
     node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})

@@ -54,7 +54,7 @@ def test_observed_class_has_the_intent_shape_with_every_field_optional(intent_cl
 
 
 def _room_modules(name: str) -> list[ModuleType]:
-    package = importlib.import_module(type(get_platform(name).driver).__module__.rsplit(".", 1)[0])
+    package = importlib.import_module(type(get_platform(name).code.driver).__module__.rsplit(".", 1)[0])
     return [importlib.import_module(f"{package.__name__}.{m.name}") for m in pkgutil.iter_modules(package.__path__)]
 
 
@@ -96,7 +96,7 @@ def test_parsers_never_receive_the_intent(module: ModuleType) -> None:
 
 @pytest.mark.parametrize("platform", registry.names())
 def test_driver_observe_takes_only_the_outputs_and_returns_an_observed_model(platform: str) -> None:
-    driver = get_platform(platform).driver
+    driver = get_platform(platform).code.driver
     params = list(inspect.signature(driver.observe).parameters)
     assert params == ["outputs"], f"{platform}: observe{tuple(params)}"
     hints = typing.get_type_hints(driver.observe)
@@ -157,5 +157,5 @@ def test_every_room_driver_has_the_whole_protocol(platform: str) -> None:
 
     members = [n for n in vars(Driver) if not n.startswith("_")]
     assert {"collect", "observe", "expected", "diff", "apply", "verify", "restore"} <= set(members)
-    driver = get_platform(platform).driver
+    driver = get_platform(platform).code.driver
     assert not [n for n in members if not callable(getattr(driver, n, None))], platform

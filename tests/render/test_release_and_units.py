@@ -83,5 +83,5 @@ def test_eos_mtu_is_capped_at_9214_and_audited_as_rendered() -> None:
     assert {p.mtu for p in intent(EOS).ports.values()} == {9216}  # the fabric's switch MTU
     text = render_device(intent(EOS)).files["config.eos"]
     assert set(re.findall(r"\n   mtu (\d+)\n", text)) == {str(MAX_MTU)}
-    expected = get_platform("eos").driver.expected(intent(EOS))
+    expected = get_platform("eos").code.driver.expected(intent(EOS))
     assert {p.mtu for p in (expected.ports or {}).values()} == {MAX_MTU}

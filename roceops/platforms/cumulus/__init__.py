@@ -9,7 +9,7 @@ from __future__ import annotations
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.model.load_balancing import FIVE_TUPLE
-from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.base import NetmikoSettings, Platform, PlatformCode, RenderOutput
 from roceops.platforms.cumulus import driver as _driver
 from roceops.platforms.cumulus.driver import DRIVER
 from roceops.platforms.cumulus.frr import frr_bgpd_conf
@@ -32,8 +32,7 @@ PLATFORM = Platform(
         # `nv config apply` can take tens of seconds (switchd reload for QoS): allow for it in every read.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20, "read_timeout_override": 120},
     ),
-    context=render_context,
-    driver=DRIVER,
+    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf),
     lab_device="roceops.lab.devices.cumulus",
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     # a SKU's cages: swp<cage>, split ones swp<cage>s<k> (SN5600 2x400G of an 800G cage), breakout on the cage;
@@ -43,7 +42,6 @@ PLATFORM = Platform(
     show_commands=(*_driver.GLOBAL_SHOWS, *(f"nv show interface <port> {s}" for s in _driver.PORT_SHOWS)),
     failure_patterns=(_driver.ERROR,),
     routing_source="nvue.commands",
-    routing_translation=frr_bgpd_conf,
     lab_reads_frr=True,
     # releases the templates are written for; 5.15+ wording (issue 16: `state enabled`, `ipv4 address`) is unconfirmed
     supported_releases=((5, 9), (5, 14)),

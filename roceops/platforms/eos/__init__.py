@@ -7,7 +7,7 @@ to a ``configure session`` and commits with ``commit timer``.
 from __future__ import annotations
 
 from roceops.model.intent import PortNaming
-from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.base import NetmikoSettings, Platform, PlatformCode, RenderOutput
 from roceops.platforms.eos import driver as _driver
 from roceops.platforms.eos.driver import DRIVER
 from roceops.platforms.eos.frr import frr_bgpd_conf
@@ -31,14 +31,12 @@ PLATFORM = Platform(
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20},
         session_lines=("terminal width 511", "terminal length 0"),  # Netmiko's arista_eos session_preparation
     ),
-    context=render_context,
-    driver=DRIVER,
+    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf),
     lab_device="roceops.lab.devices.eos",
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),
     routing_source="config.eos",
-    routing_translation=frr_bgpd_conf,
     supported_releases=((4, 28), (4, 34)),  # releases the templates are written for
     # EOS: AVD models hash fields only for SAND (Jericho) platforms (load_balance.policies.sand_profiles,
     # EOS >= 4.33.1F); DLB exists (EOS 4.30.0F TOI) but its CLI is not confirmed by any source in hand.

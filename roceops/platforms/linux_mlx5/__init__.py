@@ -14,7 +14,7 @@ Install paths are :data:`INSTALL_TARGETS`; the scripts' executable lines (what a
 deploy sends) are :func:`script_commands`.
 """
 
-from roceops.platforms.base import Platform
+from roceops.platforms.base import Platform, PlatformCode
 from roceops.platforms.linux_mlx5 import driver as _driver
 from roceops.platforms.linux_mlx5 import driver_model as _model
 from roceops.platforms.linux_mlx5.driver import DRIVER
@@ -40,15 +40,13 @@ PLATFORM = Platform(
     kind="host",
     outputs=OUTPUTS,
     netmiko=NETMIKO,
-    context=host_context,
-    driver=DRIVER,
+    code=PlatformCode(context=host_context, driver=DRIVER, host_routing=host_routing),
     lab_device="roceops.lab.devices.linux_mlx5",
     persisted_outputs=PERSISTED,
     installs={name: (INSTALL_TARGETS[name].path, INSTALL_TARGETS[name].mode) for name in PERSISTED},
     firmware_outputs=(FIRMWARE_SCRIPT,),
     show_commands=(_model.CMD_ADDR, _model.CMD_ROUTES, _model.CMD_RULES, _model.CMD_RDMA),  # plus per-NIC reads
     failure_patterns=(_driver.ERROR_TEXT,),
-    host_routing=host_routing,
     vocabulary=("linux_mlx5", "mlnx_qos", "mlx5", "cma_roce"),  # (ConnectX: a NIC model, roceops/hardware)
 )
 

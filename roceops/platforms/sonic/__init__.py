@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
-from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.base import NetmikoSettings, Platform, PlatformCode, RenderOutput
 from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.sonic import driver as _driver
 from roceops.platforms.sonic.frr import frr_bgpd_conf
@@ -29,8 +29,7 @@ PLATFORM = Platform(
         # `config apply-patch` / `config reload` can run for minutes on a loaded box.
         extras={"conn_timeout": 20, "read_timeout_override": 300},
     ),
-    context=render_context,
-    driver=_driver.DRIVER,
+    code=PlatformCode(context=render_context, driver=_driver.DRIVER, routing_translation=frr_bgpd_conf),
     lab_device="roceops.lab.devices.sonic",
     # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets
     port_naming=PortNaming(pattern="Ethernet{n}", start=0, step=8),
@@ -39,7 +38,6 @@ PLATFORM = Platform(
     # sonic-pfcwd.yang accepted ranges, ms (docs/platforms.md, PFC_WD)
     pfcwd_ranges_ms={"detect_ms": (100, 5000), "restore_ms": (100, 60_000), "poll_ms": (100, 1000)},
     routing_source="config_db.json",
-    routing_translation=frr_bgpd_conf,
     lab_reads_frr=True,
     supported_releases=((202305,), (202511,)),  # releases the templates are written for
     sku_port_naming=SkuPortNaming(sku_names=True),  # the SKU's own names (port_config.ini), lanes, alias, index

@@ -145,7 +145,8 @@ def test_renders_and_validates_against_sonic_yang(validator: SonicYangValidator,
 
 def test_dynamic_buffer_model_validates(validator: SonicYangValidator) -> None:
     intent = intent_of("lab-mini", "leaf-su1-r1")
-    dynamic = dataclasses.replace(PLATFORM, context=lambda device: render_context(device, buffer_model="dynamic"))
+    dynamic = dataclasses.replace(PLATFORM, code=dataclasses.replace(
+        PLATFORM.code, context=lambda device: render_context(device, buffer_model="dynamic")))
     db = render_with(dynamic, intent)
     assert db["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic"
     headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from roceops.model.intent import PortNaming
-from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
+from roceops.platforms.base import NetmikoSettings, Platform, PlatformCode, RenderOutput
 from tinynos.driver import DRIVER, SHOW_CONFIG
 
 
@@ -33,8 +33,7 @@ PLATFORM = Platform(
     kind="switch",
     outputs=(RenderOutput(filename="config.json", template="main.j2", postprocess=_canonical),),
     netmiko=NetmikoSettings(device_type="linux"),
-    context=render_context,
-    driver=DRIVER,
+    code=PlatformCode(context=render_context, driver=DRIVER),
     lab_device="tinynos.device",
     port_naming=PortNaming(pattern="port{n}", start=1, step=1),
     show_commands=(SHOW_CONFIG,),
