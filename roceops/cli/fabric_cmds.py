@@ -22,6 +22,7 @@ from roceops.cli.common import (
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.scheduler_cmds import TopologyFormat, export_topology
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
@@ -66,17 +67,23 @@ def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
     raise typer.Exit(int(Exit.OK if report.ok else Exit.FINDINGS))
 
 
-def topology(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
-    """Device counts per tier, ports used/free per switch model, oversubscription.
+def topology(fabric: Path = FabricOption, fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format"),
+             output: Path | None = typer.Option(None, "--output", "-o", help="slurm/k8s-labels: write here")) -> None:
+    """Device counts per tier, ports used/free per switch model, oversubscription; or the topology for a
+    scheduler: --format slurm (topology.conf for topology/tree), --format k8s-labels (Topograph's node labels).
 
-    Example: roceops topology --format json
+    Example: roceops topology --format slurm -o /etc/slurm/topology.conf
     """
+    check_writable(output)
     fab = load_fabric_or_exit(fabric).fabric
+    if fmt in (TopologyFormat.slurm, TopologyFormat.k8s_labels):
+        export_topology(fab, fmt, output)
+        return
     rows = [t.model_dump(mode="json") for t in fab.summary]
     cables: dict[str, int] = {}
     for link in fab.links:
         cables[link.tier] = cables.get(link.tier, 0) + 1
-    if fmt is TableOrJson.json:
+    if fmt is TopologyFormat.json:
         print_json({"fabric": fab.intent.name, "tiers": fab.tiers, "summary": rows, "cables": cables})
         return
     table = tables.table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",

@@ -20,7 +20,8 @@ from roceops.audit.history import Resolved
 from roceops.report import tables
 
 
-def as_dict(result: AuditResult, resolved: list[Resolved]) -> dict[str, Any]:
+def as_dict(result: AuditResult, resolved: list[Resolved], run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``run``: the run's identity (fabric file hash, run id, shard: :mod:`roceops.report.shards`), added as is."""
     return {
         "fabric": result.fabric,
         "devices": len(result.devices),
@@ -29,11 +30,13 @@ def as_dict(result: AuditResult, resolved: list[Resolved]) -> dict[str, Any]:
         "unreachable": result.unreachable,
         "findings": [f.model_dump(mode="json") for f in result.findings],
         "resolved": [{"device": r.device, "path": r.path, "check": r.check} for r in resolved],
+        "audited": [[a.device, a.platform] for a in result.audits],
+        **(run or {}),
     }
 
 
-def to_json(result: AuditResult, resolved: list[Resolved]) -> str:
-    return json.dumps(as_dict(result, resolved), indent=2) + "\n"
+def to_json(result: AuditResult, resolved: list[Resolved], run: dict[str, Any] | None = None) -> str:
+    return json.dumps(as_dict(result, resolved, run), indent=2) + "\n"
 
 
 def print_table(console: Console, result: AuditResult, resolved: list[Resolved]) -> None:

@@ -11,7 +11,8 @@ from roceops.health.engine import HealthReport
 from roceops.report import tables
 
 
-def as_dict(report: HealthReport) -> dict[str, Any]:
+def as_dict(report: HealthReport, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``run``: the run's identity (fabric, file hash, run id, shard: :mod:`roceops.report.shards`), added as is."""
     return {
         "nodes": len(report.nodes),
         "devices": report.devices,
@@ -20,11 +21,12 @@ def as_dict(report: HealthReport) -> dict[str, Any]:
         "verdicts": [v.model_dump(mode="json") for v in report.verdicts],
         "results": [r.model_dump(mode="json") for r in report.results if r.status != "ok"],
         "checked": len(report.results),
+        **(run or {}),
     }
 
 
-def to_json(report: HealthReport) -> str:
-    return json.dumps(as_dict(report), indent=2) + "\n"
+def to_json(report: HealthReport, run: dict[str, Any] | None = None) -> str:
+    return json.dumps(as_dict(report, run), indent=2) + "\n"
 
 
 def drain_lines(report: HealthReport) -> str:

@@ -1,0 +1,164 @@
+"""Where roceops meets a scheduler: topology for Slurm and Kubernetes, sharded runs (``--shard I/N``) and
+``roceops merge`` of their JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from roceops.audit.scheduler_topology import topology_findings
+from roceops.cli.common import Exit, check_writable, err_console, fail
+from roceops.report import audit as audit_reports
+from roceops.report import health as health_reports
+from roceops.report.audit import write_atomic
+from roceops.report.shards import ShardMismatch, Shards, check_shards, merge_audit, merge_health
+from roceops.topology.fabric import Fabric
+from roceops.topology.scheduler import TopologyConfError, k8s_labels, parse_topology_conf, slurm_topology_conf
+from roceops.topology.sharding import Shard, parse_shard
+
+# run ids a scheduler gives every task of one array / indexed job (sbatch(1) OUTPUT ENVIRONMENT VARIABLES);
+# ROCEOPS_RUN_ID first, which a Kubernetes Indexed Job sets from its controller uid (playbooks/k8s/)
+RUN_ID_ENV = ("ROCEOPS_RUN_ID", "SLURM_ARRAY_JOB_ID")
+
+
+class TopologyFormat(StrEnum):
+    table = "table"
+    json = "json"
+    slurm = "slurm"
+    k8s_labels = "k8s-labels"
+
+
+def export_topology(fab: Fabric, fmt: TopologyFormat, output: Path | None) -> None:
+    """``topology --format slurm`` (topology.conf) or ``--format k8s-labels`` (JSON: node -> Topograph labels)."""
+    text = (slurm_topology_conf(fab) if fmt is TopologyFormat.slurm
+            else json.dumps(k8s_labels(fab), indent=2) + "\n")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+
+
+def shard_option(text: str | None) -> Shard | None:
+    """``--shard I/N`` as a typer parser: a bad spec is a usage error (exit 3)."""
+    if text is None or isinstance(text, Shard):
+        return text
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+ShardOption = typer.Option(None, "--shard", parser=shard_option, metavar="I/N",
+                           help="work on shard I of N (1-based) of the selection only; merge the JSON with "
+                                "`roceops merge` (Slurm: --shard $SLURM_ARRAY_TASK_ID/N)")
+RunIdOption = typer.Option(None, "--run-id", help="identity shared by every shard of one run (default "
+                                                  "$ROCEOPS_RUN_ID, else $SLURM_ARRAY_JOB_ID)")
+
+
+def run_id_for(shard: Shard | None, given: str | None, fallback: str) -> str:
+    """The run identity the JSON carries: ``--run-id``, else the scheduler's, else (unsharded only) the
+    journal's run id. A shard without one is a usage error: its siblings could not be told apart."""
+    found = given or next((v for k in RUN_ID_ENV if (v := os.environ.get(k))), None)
+    if found:
+        return found
+    if shard is not None:
+        fail(f"--shard {shard} needs a run identity shared by every shard: pass --run-id or set "
+             f"{' or '.join(RUN_ID_ENV)}")
+    return fallback
+
+
+def read_topology_conf(path: Path) -> Any:
+    """A scheduler's ``topology.conf``, parsed; unreadable or unparsable is bad input (exit 3)."""
+    try:
+        return parse_topology_conf(path.read_text(), str(path))
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    except TopologyConfError as exc:
+        fail(str(exc))
+
+
+def conf_findings(fab: Fabric, conf: Any, path: Path, names: list[str], hint_context: tuple[str, ...]) -> list:
+    """``schedule.topology`` findings for the selected hosts (``audit --topology-conf``)."""
+    hosts = {h.name for h in fab.hosts}
+    return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
+
+
+class MergeFormat(StrEnum):
+    json = "json"
+    junit = "junit"
+    prometheus = "prometheus"
+    markdown = "markdown"
+
+
+def _load(files: list[Path]) -> list[tuple[str, Any]]:
+    out = []
+    for f in files:
+        try:
+            out.append((str(f), json.loads(f.read_text())))
+        except OSError as exc:
+            fail(f"cannot read {f}: {exc.strerror or exc}")
+        except ValueError as exc:
+            fail(f"{f}: not JSON: {exc}")
+    return out
+
+
+def merge(
+    files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)"),
+    fmt: MergeFormat = typer.Option(MergeFormat.json, "--format"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+) -> None:
+    """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
+
+    Refuses (exit 3) files from another fabric, run or shard count; a missing shard is reported and the exit
+    code is at least 2 (not every device was audited). Otherwise the exit code is the audit's: 0 clean, 1 drift,
+    2 some devices unreachable. Example: roceops merge shard-*.json --format junit -o audit.xml
+    """
+    check_writable(output)
+    loaded = _load(files)
+    kind = "health" if loaded and isinstance(loaded[0][1], dict) and "verdicts" in loaded[0][1] else "audit"
+    try:
+        shards = check_shards(loaded, kind)
+        text, code = (_merged_audit(shards, fmt) if kind == "audit" else _merged_health(shards, fmt))
+    except ShardMismatch as exc:
+        fail(str(exc))
+    if shards.missing:
+        err_console.print(f"merge: {len(shards.missing)} of {shards.count} shards missing from run "
+                          f"{shards.run_id}: {', '.join(f'{i}/{shards.count}' for i in shards.missing)}; "
+                          "their devices were not audited", markup=False)
+        code = max(code, int(Exit.UNREACHABLE))
+    if output:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+    raise typer.Exit(code)
+
+
+def _run(shards: Shards) -> dict[str, Any]:
+    """The merged run's identity: the run's id, no shard, and which shards were missing."""
+    return {"fabric_sha256": shards.fabric_sha256,
+            "run": {"id": shards.run_id, "shard": None, "selected": shards.selected,
+                    "merged_shards": shards.count - len(shards.missing), "missing_shards": shards.missing}}
+
+
+def _merged_audit(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
+    result, resolved = merge_audit(shards)
+    text = {
+        MergeFormat.json: lambda: audit_reports.to_json(result, resolved, _run(shards)),
+        MergeFormat.junit: lambda: audit_reports.to_junit(result),
+        MergeFormat.markdown: lambda: audit_reports.to_markdown(result, resolved),
+        MergeFormat.prometheus: lambda: audit_reports.to_prometheus(result),
+    }[fmt]()
+    return text, result.exit_code
+
+
+def _merged_health(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
+    if fmt is not MergeFormat.json:
+        fail(f"health shards merge to --format json only (health writes table or json), not {fmt.value}")
+    report = merge_health(shards)
+    return health_reports.to_json(report, {"fabric": shards.fabric, **_run(shards)}), report.exit_code
