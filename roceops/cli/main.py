@@ -20,6 +20,7 @@ from roceops.cli import (
     plan_cmds,
     play_cmds,
     scheduler_cmds,
+    slurm_cmds,
     verify_cmds,
 )
 from roceops.cli.common import Exit, fail
@@ -96,6 +97,7 @@ app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")
 app.add_typer(plan_cmds.app, name="plan")
 app.add_typer(verify_cmds.app, name="verify")
+app.add_typer(slurm_cmds.app, name="slurm")
 
 if __name__ == "__main__":
     app()
