@@ -40,6 +40,11 @@ app = typer.Typer(help="Health inside Slurm: HealthCheckProgram and Prolog for t
                   no_args_is_help=True)
 
 SCONTROL_TIMEOUT_S = 10.0  # one scontrol call; slurmctld answers in well under a second when it is up
+# slurm.conf(5), 22.05: slurmd kills a HealthCheckProgram that runs past 60 s; 30 s + start-up + scontrol fits
+HEALTHCHECK_DEADLINE_S = 30.0
+# slurm.conf(5), 22.05, Prolog: "expected to complete execution quickly (in less time than MessageTimeout)",
+# whose default is 10 s; 6 s of checks + ~2 s of Python start-up stays under it
+PROLOG_DEADLINE_S = 6.0
 
 FabricEnv = typer.Option(Path("/etc/roceops/fabric.yaml"), "-f", "--fabric", envvar="ROCEOPS_FABRIC",
                          help="fabric intent YAML [env ROCEOPS_FABRIC]")
@@ -80,7 +85,7 @@ def healthcheck(
     node: str | None = NodeEnv,
     fabric_node: str | None = FabricNodeEnv,
     lab: bool = LabEnv,
-    deadline: float = typer.Option(30.0, "--deadline", min=1.0, envvar="ROCEOPS_HEALTHCHECK_DEADLINE",
+    deadline: float = typer.Option(HEALTHCHECK_DEADLINE_S, "--deadline", min=1.0, envvar="ROCEOPS_HEALTHCHECK_DEADLINE",
                                    help="seconds, under HealthCheckInterval [env ROCEOPS_HEALTHCHECK_DEADLINE]"),
     window: float = typer.Option(2.0, "--window", min=0.1, help="seconds between the two counter samples"),
     scontrol: str = typer.Option("scontrol", "--scontrol", envvar="ROCEOPS_SCONTROL", help="scontrol to run"),
@@ -120,7 +125,7 @@ def prolog(
     node: str | None = NodeEnv,
     fabric_node: str | None = FabricNodeEnv,
     lab: bool = LabEnv,
-    deadline: float = typer.Option(10.0, "--deadline", min=1.0, envvar="ROCEOPS_PROLOG_DEADLINE",
+    deadline: float = typer.Option(PROLOG_DEADLINE_S, "--deadline", min=1.0, envvar="ROCEOPS_PROLOG_DEADLINE",
                                    help="seconds; a Prolog must be fast [env ROCEOPS_PROLOG_DEADLINE]"),
     window: float = typer.Option(1.0, "--window", min=0.1, help="seconds between the two counter samples"),
     fail_unknown: bool = typer.Option(False, "--fail-unknown", help="also fail when the node could not be checked"),

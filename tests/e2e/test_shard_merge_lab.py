@@ -102,3 +102,30 @@ def test_audit_topology_conf_reports_a_node_under_another_leaf(in_lab, tmp_path:
     assert code == 1
     assert [(f["check"], f["device"], f["expected"], f["observed"]) for f in findings] == [
         ("schedule.topology", "gpu008", ["leaf-su2-r1", "leaf-su2-r2"], ["leaf-su2-r2"])]
+
+
+def test_health_sweep_shards_merge_to_the_unsharded_verdicts(in_lab, tmp_path: Path) -> None:
+    def sweep(name: str, *extra: str, code: int = 1) -> Path:
+        out = tmp_path / f"{name}.json"
+        result = cli("health", "-f", str(EXAMPLES["lab-mini"]), "--lab", "--all", "--window", "1s",
+                     "--deadline", "20s", "--format", "json", *extra)
+        assert result.exit_code == code, result.output
+        out.write_text(result.stdout)
+        return out
+
+    in_lab.thread.inject("gpu003", "pause_storm", port="eth0")  # a counter fault: nothing to redeploy
+    try:
+        whole = json.loads(sweep("whole").read_text())
+        shards = [sweep(f"h{i}", "--shard", f"{i}/2", "--run-id", "h1", code=code) for i, code in ((1, 1), (2, 0))]
+    finally:
+        in_lab.thread.clear(None)
+    assert [json.loads(p.read_text())["nodes"] for p in shards] == [4, 4]
+    merged = cli("merge", *(str(p) for p in shards))
+    assert merged.exit_code == 1, merged.output
+    got = json.loads(merged.stdout)
+    def verdicts(doc: dict) -> list[tuple[str, str, list[str]]]:  # a measured rate differs run to run: check names
+        return [(v["node"], v["status"], [r.split(":")[0] for r in v["reasons"]]) for v in doc["verdicts"]]
+
+    assert verdicts(got) == verdicts(whole)
+    assert [v["node"] for v in got["verdicts"] if v["status"] == "drain"] == ["gpu003"]
+    assert got["run"]["id"] == "h1" and got["run"]["missing_shards"] == []
