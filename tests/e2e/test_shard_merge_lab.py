@@ -129,3 +129,14 @@ def test_health_sweep_shards_merge_to_the_unsharded_verdicts(in_lab, tmp_path: P
     assert verdicts(got) == verdicts(whole)
     assert [v["node"] for v in got["verdicts"] if v["status"] == "drain"] == ["gpu003"]
     assert got["run"]["id"] == "h1" and got["run"]["missing_shards"] == []
+
+
+def test_empty_shards_merge_too(in_lab, tmp_path: Path) -> None:
+    whole, code = audit_json(tmp_path, "spines", "--limit", "spine")
+    shards = [audit_json(tmp_path, f"e{i}", "--limit", "spine", "--shard", f"{i}/4", "--run-id", "e")
+              for i in range(1, 5)]
+    assert [json.loads(p.read_text())["devices"] for p, _ in shards] == [1, 1, 0, 0]
+    assert {c for _, c in shards} == {code} == {0}
+    merged = cli("merge", *(str(p) for p, _ in shards))
+    assert merged.exit_code == 0
+    assert comparable(json.loads(merged.stdout)) == comparable(json.loads(whole.read_text()))
