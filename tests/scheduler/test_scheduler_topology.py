@@ -98,3 +98,31 @@ def test_k8s_labels_use_topographs_tier_keys() -> None:
     assert set(labels) == {f"gpu00{n}" for n in range(1, 9)}
     assert labels["gpu005"] == {f"{TIER_LABEL}0": "leaf-su2-r1", f"{TIER_LABEL}1": "lab-mini-plane1"}
     assert TIER_LABEL == "fabric.topograph.run/tier-"
+
+
+def _mini(**changes) -> object:
+    from conftest import example_dict
+
+    from roceops.model.intent import FabricIntent
+    from roceops.topology.expand import expand
+    data = example_dict("lab-mini")
+    data.update(changes)
+    if changes.get("planes", 1) > 1:
+        data["node"]["nic_model"] = "ConnectX-8"  # planes need a NIC with a plane per port (test_planes.py)
+    return expand(FabricIntent.model_validate(data))
+
+
+def test_one_root_per_plane_over_that_planes_spines() -> None:
+    conf = parse_topology_conf(slurm_topology_conf(_mini(planes=4)))
+    for p in range(1, 5):
+        assert conf.switches[f"lab-mini-plane{p}"] == [f"p{p}-spine01", f"p{p}-spine02"]
+        assert conf.switches[f"p{p}-spine01"] == [f"p{p}-leaf-su{s}-r{r}" for s in (1, 2) for r in (1, 2)]
+    assert conf.placement()["gpu001"] == [f"p{p}-leaf-su1-r{r}" for p in range(1, 5) for r in (1, 2)]
+
+
+def test_rail_only_has_leaves_and_no_parents() -> None:
+    fab = _mini(rail_only=True)
+    conf = parse_topology_conf(slurm_topology_conf(fab))
+    assert all(not children for children in conf.switches.values())
+    assert sorted(conf.nodes) == ["leaf-su1-r1", "leaf-su1-r2", "leaf-su2-r1", "leaf-su2-r2"]
+    assert k8s_labels(fab)["gpu001"] == {f"{TIER_LABEL}0": "leaf-su1-r1"}
