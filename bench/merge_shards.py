@@ -18,23 +18,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import superpod
 
+from roceops.audit import report as audit_report
 from roceops.audit.device import DeviceAudit
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
-from roceops.report.audit import to_json
-from roceops.report.shards import check_shards, identity, merge_audit
+from roceops.audit.merge import merge_audit
+from roceops.report import json_doc
+from roceops.report.result import Result
+from roceops.report.shards import check_shards, identity, with_identity
 from roceops.topology.expand import expand
 from roceops.topology.sharding import Shard, shard_names
 
 
-def findings_of(i: int, name: str) -> list[Finding]:
+def findings_of(i: int, name: str) -> list[Result]:
     if i % 100 == 0:
-        return [Finding(check="device.unreachable", device=name, path="", message="could not reach the device")]
+        return [Result(check="device.unreachable", device=name, path="", status="error",
+                       message="could not reach the device")]
     if i % 10:
         return []
-    return [Finding(check="config.drift", device=name, path=f"ports[Ethernet{k}].pfc_priorities", expected=[3],
+    return [Result(check="config.drift", device=name, path=f"ports[Ethernet{k}].pfc_priorities", expected=[3],
                     observed=[], message="PFC off", hint="roceops deploy --limit " + name) for k in (0, 4)] + [
-        Finding(check="pfc.mismatch", device=name, path="ports[Ethernet8].mtu", expected=9216, observed=1500)]
+        Result(check="pfc.mismatch", device=name, path="ports[Ethernet8].mtu", expected=9216, observed=1500)]
 
 
 def write_shards(folder: Path, sus: int, count: int) -> list[Path]:
@@ -51,7 +54,8 @@ def write_shards(folder: Path, sus: int, count: int) -> list[Path]:
                              findings=sorted((f for a in audits for f in a.findings),
                                              key=lambda f: (f.device, f.path, f.check)), seconds=60.0)
         path = folder / f"shard-{k}.json"
-        path.write_text(to_json(result, [], identity("0" * 64, "bench", shard, names, mine)))
+        run = with_identity(audit_report.run_of(result), identity("0" * 64, "bench", shard, names, mine))
+        path.write_text(json_doc.to_json(result.findings, run))
         paths.append(path)
     return paths
 
@@ -66,7 +70,7 @@ def main() -> None:
             start = time.perf_counter()
             docs = [(str(p), json.loads(p.read_text())) for p in paths]
             result, resolved = merge_audit(check_shards(docs, "audit"))
-            text = to_json(result, resolved)
+            text = json_doc.to_json(result.findings, audit_report.run_of(result, resolved))
             times.append(time.perf_counter() - start)
     print(f"merge of {count} shards: {len(result.devices)} devices, {len(result.findings)} findings, "
           f"{len(text) // 1024} KiB of JSON out: best {min(times):.3f} s, worst {max(times):.3f} s")

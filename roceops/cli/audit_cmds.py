@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from roceops.audit import report as reports
 from roceops.audit.checks import merge
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.audit.history import record
@@ -30,8 +31,9 @@ from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, conf_findings, 
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import audit as reports
-from roceops.report.shards import identity
+from roceops.report import json_doc
+from roceops.report.files import write_atomic
+from roceops.report.shards import identity, with_identity
 from roceops.topology.sharding import Shard, shard_names
 
 
@@ -92,18 +94,19 @@ def audit(
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is AuditFormat.table:
         if output:
-            reports.write_atomic(output, reports.to_markdown(result, resolved))
+            write_atomic(output, reports.to_markdown(result, resolved))
         reports.print_table(console, result, resolved)
     else:
         text = {
-            AuditFormat.json: lambda: reports.to_json(result, resolved, run),
+            AuditFormat.json: lambda: json_doc.to_json(result.findings,
+                                                       with_identity(reports.run_of(result, resolved), run)),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()
         if output:
-            reports.write_atomic(output, text)
+            write_atomic(output, text)
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)

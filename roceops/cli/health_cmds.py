@@ -25,12 +25,13 @@ from roceops.cli.fabric_cmds import TableOrJson
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, run_id_for
+from roceops.health import report as reports
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
-from roceops.report import health as reports
-from roceops.report.audit import write_atomic
-from roceops.report.shards import identity
+from roceops.report import json_doc
+from roceops.report.files import write_atomic
+from roceops.report.shards import identity, with_identity
 from roceops.topology.sharding import Shard, shard_nodes
 
 
@@ -91,8 +92,9 @@ def health(
     if drain_file is not None:
         write_atomic(drain_file, reports.drain_lines(report))
     if fmt is TableOrJson.json:
-        sys.stdout.write(reports.to_json(report, {"fabric": loaded.fabric.intent.name, **identity(
-            loaded.source.source_hash, run_id, shard, chosen, report.nodes)}))
+        run = with_identity(reports.run_of(report),
+                            identity(loaded.source.source_hash, run_id, shard, chosen, report.nodes))
+        sys.stdout.write(json_doc.to_json([r for r in report.results if r.status != "ok"], run))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

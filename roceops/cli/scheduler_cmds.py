@@ -12,12 +12,15 @@ from typing import Any
 
 import typer
 
+from roceops.audit import report as audit_reports
+from roceops.audit.merge import merge_audit
 from roceops.audit.scheduler_topology import topology_findings
 from roceops.cli.common import Exit, check_writable, err_console, fail
-from roceops.report import audit as audit_reports
-from roceops.report import health as health_reports
-from roceops.report.audit import write_atomic
-from roceops.report.shards import ShardMismatch, Shards, check_shards, merge_audit, merge_health
+from roceops.health import report as health_reports
+from roceops.health.merge import merge_health
+from roceops.report.files import write_atomic
+from roceops.report.formats import REPORTERS, report
+from roceops.report.shards import ShardMismatch, Shards, check_shards, with_identity
 from roceops.topology.fabric import Fabric
 from roceops.topology.scheduler import TopologyConfError, k8s_labels, parse_topology_conf, slurm_topology_conf
 from roceops.topology.sharding import Shard, parse_shard
@@ -89,11 +92,8 @@ def conf_findings(fab: Fabric, conf: Any, path: Path, names: list[str], hint_con
     return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
 
 
-class MergeFormat(StrEnum):
-    json = "json"
-    junit = "junit"
-    prometheus = "prometheus"
-    markdown = "markdown"
+# every file format the shared reporters offer (roceops.report.formats.REPORTERS): json, junit, markdown, prometheus
+MergeFormat = StrEnum("MergeFormat", {name: name for name in REPORTERS})  # type: ignore[misc]
 
 
 def _load(files: list[Path]) -> list[tuple[str, Any]]:
@@ -110,7 +110,7 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
 
 def merge(
     files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)"),
-    fmt: MergeFormat = typer.Option(MergeFormat.json, "--format"),
+    fmt: MergeFormat = typer.Option("json", "--format"),
     output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
 ) -> None:
     """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
@@ -139,7 +139,7 @@ def merge(
     raise typer.Exit(code)
 
 
-def _run(shards: Shards) -> dict[str, Any]:
+def _identity(shards: Shards) -> dict[str, Any]:
     """The merged run's identity: the run's id, no shard, and which shards were missing."""
     return {"fabric_sha256": shards.fabric_sha256,
             "run": {"id": shards.run_id, "shard": None, "selected": shards.selected,
@@ -148,17 +148,11 @@ def _run(shards: Shards) -> dict[str, Any]:
 
 def _merged_audit(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
     result, resolved = merge_audit(shards)
-    text = {
-        MergeFormat.json: lambda: audit_reports.to_json(result, resolved, _run(shards)),
-        MergeFormat.junit: lambda: audit_reports.to_junit(result),
-        MergeFormat.markdown: lambda: audit_reports.to_markdown(result, resolved),
-        MergeFormat.prometheus: lambda: audit_reports.to_prometheus(result),
-    }[fmt]()
-    return text, result.exit_code
+    run = with_identity(audit_reports.run_of(result, resolved), _identity(shards))
+    return report(fmt.value, result.findings, run), result.exit_code
 
 
 def _merged_health(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
-    if fmt is not MergeFormat.json:
-        fail(f"health shards merge to --format json only (health writes table or json), not {fmt.value}")
-    report = merge_health(shards)
-    return health_reports.to_json(report, {"fabric": shards.fabric, **_run(shards)}), report.exit_code
+    merged = merge_health(shards)
+    run = with_identity(health_reports.run_of(merged), _identity(shards))
+    return report(fmt.value, [r for r in merged.results if r.status != "ok"], run), merged.exit_code

@@ -5,28 +5,21 @@ Each ``audit --format json`` (and ``health --format json``) carries, beside what
 - ``fabric_sha256``: the fabric file's sha256 (``fabric`` already names it);
 - ``run``: ``{"id", "shard" ("I/N" or null), "selected" (devices or nodes selected before sharding), "positions"
   (each of this shard's devices' place in that selection)}``;
-- audit: ``audited``: ``[[device, platform], ...]`` in the run's order (reporters need each device's platform).
+- ``audited``: ``[[device, group], ...]`` in the run's order (an audit's group is the device's platform: JUnit
+  and Prometheus name it).
 
-:func:`merge_audit` rebuilds the :class:`~roceops.audit.engine.AuditResult` one unsharded run gives (devices in
-selection order, findings sorted as the audit sorts them, exit code from the merged findings), so every
-reporter writes from it what it writes for an unsharded audit. Sharded runs merge results, never reports.
+This module checks that shard files belong to one run and orders their entries; the merges themselves are
+:func:`roceops.audit.merge.merge_audit` and :func:`roceops.health.merge.merge_health`, which rebuild the result one
+unsharded run gives, so every reporter writes from it what it writes for an unsharded run. Sharded runs merge
+results, never reports.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
-from roceops.audit.checks import merge
-from roceops.audit.device import DeviceAudit
-from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
-from roceops.audit.history import Resolved
-from roceops.health.engine import HealthReport
-from roceops.health.model import CheckResult, Verdict
+from roceops.report.result import Run
 from roceops.topology.sharding import Shard, parse_shard
 
 
@@ -37,11 +30,17 @@ class ShardMismatch(ValueError):
 
 def identity(fabric_sha256: str, run_id: str, shard: Shard | None, selected: list[str],
              chosen: list[str]) -> dict[str, Any]:
-    """The keys a shard's JSON carries so that :func:`merge_audit` can check and order it."""
+    """The keys a shard's JSON carries so that merge can check and order it."""
     where = {n: i for i, n in enumerate(selected)}
     return {"fabric_sha256": fabric_sha256,
             "run": {"id": run_id, "shard": str(shard) if shard else None, "selected": len(selected),
                     "positions": [where[n] for n in chosen]}}
+
+
+def with_identity(run: Run, ident: dict[str, Any]) -> Run:
+    """``run`` whose JSON document also carries ``ident`` (:func:`identity`) and each device's group."""
+    audited = [[d, run.group(d)] for d in run.devices]
+    return run.model_copy(update={"document": {**run.document, "audited": audited, **ident}})
 
 
 @dataclass
@@ -98,7 +97,7 @@ def check_shards(files: list[tuple[str, Any]], kind: str) -> Shards:
                   missing=[i for i in range(1, count + 1) if i not in seen])
 
 
-def _ordered(shards: Shards, names_key: str) -> list[tuple[int, Any]]:
+def ordered(shards: Shards, names_key: str) -> list[tuple[int, Any]]:
     """(position in the selection, entry) of every shard's ``names_key`` list, in selection order."""
     out: list[tuple[int, Any]] = []
     for index, doc in shards.docs.items():
@@ -111,37 +110,3 @@ def _ordered(shards: Shards, names_key: str) -> list[tuple[int, Any]]:
     if len({p for p, _ in out}) != len(out):
         raise ShardMismatch("two shards audited the same device: they were not cut from one selection")
     return out
-
-
-def merge_audit(shards: Shards) -> tuple[AuditResult, list[Resolved]]:
-    """The audit one unsharded run gives, from its shards (see the module docstring)."""
-    try:
-        audited = [(str(d), str(p)) for _, (d, p) in _ordered(shards, "audited")]
-        findings = merge(Finding.model_validate(f) for doc in shards.docs.values() for f in doc["findings"])
-        resolved = [Resolved(device=str(r["device"]), path=str(r["path"]), check=str(r["check"]), first_seen=0.0)
-                    for doc in shards.docs.values() for r in doc.get("resolved", [])]
-    except (ValidationError, KeyError, TypeError, ValueError) as exc:
-        raise ShardMismatch(f"a shard file holds an entry roceops cannot read: {exc}") from None
-    by_device: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        by_device[f.device].append(f)
-    audits = [DeviceAudit(device=d, platform=p, findings=by_device[d]) for d, p in audited]
-    seconds = max(float(doc.get("seconds", 0.0)) for doc in shards.docs.values())
-    result = AuditResult(fabric=shards.fabric, devices=[d for d, _ in audited], audits=audits, findings=findings,
-                         seconds=seconds, shards=shards.count)
-    return result, sorted(resolved, key=lambda r: (r.device, r.path, r.check))
-
-
-def merge_health(shards: Shards) -> HealthReport:
-    """The health report one unsharded sweep of the same nodes gives (verdicts in selection order). The check
-    of NIC firmware across a run's nodes compares within each shard only: merge cannot redo it."""
-    try:
-        verdicts = [Verdict.model_validate(v) for _, v in _ordered(shards, "verdicts")]
-        results = [CheckResult.model_validate(r) for doc in shards.docs.values() for r in doc.get("results", [])]
-    except (ValidationError, TypeError) as exc:
-        raise ShardMismatch(f"a shard file holds an entry roceops cannot read: {exc}") from None
-    order = {v.node: i for i, v in enumerate(verdicts)}
-    results.sort(key=lambda r: order.get(r.node, len(order)))
-    return HealthReport(nodes=[v.node for v in verdicts], results=results, verdicts=verdicts,
-                        seconds=max(float(d.get("seconds", 0.0)) for d in shards.docs.values()),
-                        devices=sum(int(d.get("devices", 0)) for d in shards.docs.values()))
