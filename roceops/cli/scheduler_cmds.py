@@ -115,9 +115,10 @@ def merge(
 ) -> None:
     """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
 
-    Refuses (exit 3) files from another fabric, run or shard count; a missing shard is reported and the exit
-    code is at least 2 (not every device was audited). Otherwise the exit code is the audit's: 0 clean, 1 drift,
-    2 some devices unreachable. Example: roceops merge shard-*.json --format junit -o audit.xml
+    Files from another fabric, run or shard count are refused (exit 3).
+    A missing shard is named on stderr and the exit code is at least 2 (not every device was audited).
+    Otherwise the exit code is the unsharded run's: 0 clean, 1 drift, 2 some devices unreachable.
+    Example: roceops merge shard-*.json --format junit -o audit.xml
     """
     check_writable(output)
     loaded = _load(files)

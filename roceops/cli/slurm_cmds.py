@@ -47,13 +47,12 @@ HEALTHCHECK_DEADLINE_S = 30.0
 PROLOG_DEADLINE_S = 6.0
 
 FabricEnv = typer.Option(Path("/etc/roceops/fabric.yaml"), "-f", "--fabric", envvar="ROCEOPS_FABRIC",
-                         help="fabric intent YAML [env ROCEOPS_FABRIC]")
+                         help="fabric intent YAML")
 NodeEnv = typer.Option(None, "--node", envvar="SLURMD_NODENAME",
-                       help="this node's Slurm name [env SLURMD_NODENAME, else the short host name]")
+                       help="this node's Slurm name (else the short host name)")
 FabricNodeEnv = typer.Option(None, "--fabric-node", envvar="ROCEOPS_FABRIC_NODE",
-                             help="this node's name in the fabric, when it differs from its Slurm name "
-                                  "[env ROCEOPS_FABRIC_NODE]")
-LabEnv = typer.Option(False, "--lab", envvar="ROCEOPS_LAB", help="check against the running lab [env ROCEOPS_LAB]")
+                             help="this node's name in the fabric, when it differs from its Slurm name")
+LabEnv = typer.Option(False, "--lab", envvar="ROCEOPS_LAB", help="check against the running lab")
 
 
 def _check(fabric: Path, node: str | None, fabric_node: str | None, lab: bool, deadline: float,
@@ -86,7 +85,7 @@ def healthcheck(
     fabric_node: str | None = FabricNodeEnv,
     lab: bool = LabEnv,
     deadline: float = typer.Option(HEALTHCHECK_DEADLINE_S, "--deadline", min=1.0, envvar="ROCEOPS_HEALTHCHECK_DEADLINE",
-                                   help="seconds, under HealthCheckInterval [env ROCEOPS_HEALTHCHECK_DEADLINE]"),
+                                   help="seconds; under 60 (slurmd kills it then) and HealthCheckInterval"),
     window: float = typer.Option(2.0, "--window", min=0.1, help="seconds between the two counter samples"),
     scontrol: str = typer.Option("scontrol", "--scontrol", envvar="ROCEOPS_SCONTROL", help="scontrol to run"),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="resume the node when healthy again, if "
@@ -126,7 +125,7 @@ def prolog(
     fabric_node: str | None = FabricNodeEnv,
     lab: bool = LabEnv,
     deadline: float = typer.Option(PROLOG_DEADLINE_S, "--deadline", min=1.0, envvar="ROCEOPS_PROLOG_DEADLINE",
-                                   help="seconds; a Prolog must be fast [env ROCEOPS_PROLOG_DEADLINE]"),
+                                   help="seconds; with start-up, under MessageTimeout"),
     window: float = typer.Option(1.0, "--window", min=0.1, help="seconds between the two counter samples"),
     fail_unknown: bool = typer.Option(False, "--fail-unknown", help="also fail when the node could not be checked"),
 ) -> None:
