@@ -20,9 +20,16 @@ from roceops.health import report as health_reports
 from roceops.health.merge import merge_health
 from roceops.report.files import write_atomic
 from roceops.report.formats import REPORTERS, report
+from roceops.report.result import Result
 from roceops.report.shards import ShardMismatch, Shards, check_shards, with_identity
 from roceops.topology.fabric import Fabric
-from roceops.topology.scheduler import TopologyConfError, k8s_labels, parse_topology_conf, slurm_topology_conf
+from roceops.topology.scheduler import (
+    SlurmTopology,
+    TopologyConfError,
+    k8s_labels,
+    parse_topology_conf,
+    slurm_topology_conf,
+)
 from roceops.topology.sharding import Shard, parse_shard
 
 # run ids a scheduler gives every task of one array / indexed job (sbatch(1) OUTPUT ENVIRONMENT VARIABLES);
@@ -76,7 +83,7 @@ def run_id_for(shard: Shard | None, given: str | None, fallback: str) -> str:
     return fallback
 
 
-def read_topology_conf(path: Path) -> Any:
+def read_topology_conf(path: Path) -> SlurmTopology:
     """A scheduler's ``topology.conf``, parsed; unreadable or unparsable is bad input (exit 3)."""
     try:
         return parse_topology_conf(path.read_text(), str(path))
@@ -86,7 +93,8 @@ def read_topology_conf(path: Path) -> Any:
         fail(str(exc))
 
 
-def conf_findings(fab: Fabric, conf: Any, path: Path, names: list[str], hint_context: tuple[str, ...]) -> list:
+def conf_findings(fab: Fabric, conf: SlurmTopology, path: Path, names: list[str],
+                  hint_context: tuple[str, ...]) -> list[Result]:
     """``schedule.topology`` findings for the selected hosts (``audit --topology-conf``)."""
     hosts = {h.name for h in fab.hosts}
     return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
