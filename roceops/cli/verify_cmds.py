@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_console, fail, load_fabric_or_exit
 from roceops.cli.fabric_cmds import selected
+from roceops.cli.html_report import verify_html
 from roceops.report import verify as reports
 from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
 from roceops.verify.frr import FrrError
@@ -25,6 +26,7 @@ class VerifyFormat(StrEnum):
     json = "json"
     junit = "junit"
     markdown = "markdown"
+    html = "html"
 
 
 @app.command()
@@ -79,6 +81,8 @@ def routing(
             fail(f"could not build the routing plane (everything built was removed): {exc}", Exit.UNREACHABLE)
     if fmt is VerifyFormat.table:
         reports.print_table(console, result)
+    elif fmt is VerifyFormat.html:
+        sys.stdout.write(verify_html(result, loaded.fabric))
     else:
         text = {VerifyFormat.json: reports.to_json, VerifyFormat.junit: reports.to_junit,
                 VerifyFormat.markdown: reports.to_markdown}[fmt](result)
