@@ -85,7 +85,7 @@ def audit(
             AuditFormat.json: lambda: reports.to_json(result, resolved),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
-            AuditFormat.html: lambda: audit_html(result, loaded.fabric),
+            AuditFormat.html: lambda: audit_html(ctx, result, loaded.fabric),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()

@@ -74,7 +74,7 @@ class TopologyFormat(StrEnum):
     html = "html"
 
 
-def topology(fabric: Path = FabricOption,
+def topology(ctx: typer.Context, fabric: Path = FabricOption,
              fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format")) -> None:
     """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
     picture (tiers, SUs, rails, cable counts).
@@ -83,7 +83,7 @@ def topology(fabric: Path = FabricOption,
     """
     fab = load_fabric_or_exit(fabric).fabric
     if fmt.value in TOPOLOGY_PICTURES:
-        sys.stdout.write(TOPOLOGY_PICTURES[fmt.value](fab))
+        sys.stdout.write(TOPOLOGY_PICTURES[fmt.value](ctx, fab))
         return
     rows = [t.model_dump(mode="json") for t in fab.summary]
     cables: dict[str, int] = {}

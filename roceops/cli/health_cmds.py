@@ -103,7 +103,7 @@ def health(
     if fmt is HealthFormat.json:
         sys.stdout.write(reports.to_json(report))
     elif fmt is HealthFormat.html:
-        sys.stdout.write(health_html(report, loaded.fabric))
+        sys.stdout.write(health_html(ctx, report, loaded.fabric))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

@@ -1,54 +1,52 @@
-"""``--format html`` for audit, health and verify routing: adapt the run's results, render, write."""
+"""`--format html` of audit, health and verify routing, and the topology pictures: adapt, then render."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-import click
+import typer
 
 from roceops.audit.engine import AuditResult
 from roceops.health.engine import HealthReport
-from roceops.report.audit import write_atomic
 from roceops.report.html import adapters, render_html, topology_html, topology_svg
 from roceops.topology.fabric import Fabric
 from roceops.verify.engine import VerifyResult
 
 
-def invocation() -> str:
-    """The command line as typed (``roceops ...``); inside another program (tests), the command path and params."""
+def invocation(ctx: typer.Context) -> str:
+    """The command line as typed (``roceops ...``); run inside another program (tests), the command's path and
+    the parameters it was given."""
     if Path(sys.argv[0]).name == "roceops":
         return shlex.join(["roceops", *sys.argv[1:]])
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return "roceops"
-    params = [f"--{k.replace('_', '-')}={v}" for k, v in ctx.params.items() if v not in (None, False)]
-    return shlex.join([*ctx.command_path.split(), *params])
+    words = ["roceops", *ctx.command_path.split()[1:]]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if value in (None, False, [], ()) or value == param.default:
+            continue
+        if param.param_type_name == "argument":
+            words.append(str(value))
+        else:
+            words += [max(param.opts, key=len)] + ([] if value is True else [str(value)])
+    return shlex.join(words)
 
 
-def write(text: str, output: Path | None) -> None:
-    """To ``output`` atomically (the reporters' writer), else to stdout."""
-    if output is not None:
-        write_atomic(output, text)
-    else:
-        sys.stdout.write(text)
+def audit_html(ctx: typer.Context, result: AuditResult, fabric: Fabric) -> str:
+    return render_html(*adapters.from_audit(result, invocation(ctx)), fabric)
 
 
-def audit_html(result: AuditResult, fabric: Fabric) -> str:
-    return render_html(*adapters.from_audit(result, invocation()), fabric)
+def health_html(ctx: typer.Context, report: HealthReport, fabric: Fabric) -> str:
+    return render_html(*adapters.from_health(report, fabric, invocation(ctx)), fabric)
 
 
-def health_html(report: HealthReport, fabric: Fabric) -> str:
-    return render_html(*adapters.from_health(report, fabric, invocation()), fabric)
-
-
-def verify_html(result: VerifyResult, fabric: Fabric) -> str:
-    return render_html(*adapters.from_verify(result, fabric, invocation()), fabric)
+def verify_html(ctx: typer.Context, result: VerifyResult, fabric: Fabric) -> str:
+    return render_html(*adapters.from_verify(result, fabric, invocation(ctx)), fabric)
 
 
 # roceops topology --format <picture>: format -> writer of the plan
-TOPOLOGY_PICTURES = {
-    "svg": lambda fabric: topology_svg(fabric),
-    "html": lambda fabric: topology_html(fabric, invocation()),
+TOPOLOGY_PICTURES: dict[str, Callable[[typer.Context, Fabric], str]] = {
+    "svg": lambda ctx, fabric: topology_svg(fabric),
+    "html": lambda ctx, fabric: topology_html(fabric, invocation(ctx)),
 }

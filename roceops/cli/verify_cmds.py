@@ -31,6 +31,7 @@ class VerifyFormat(StrEnum):
 
 @app.command()
 def routing(
+    ctx: typer.Context,
     fabric: Path = FabricOption,
     limit: str | None = LimitOption,
     sample: int = typer.Option(4, "--sample", min=1, help="NICs each host NIC pings (own rail in other SUs, "
@@ -82,7 +83,7 @@ def routing(
     if fmt is VerifyFormat.table:
         reports.print_table(console, result)
     elif fmt is VerifyFormat.html:
-        sys.stdout.write(verify_html(result, loaded.fabric))
+        sys.stdout.write(verify_html(ctx, result, loaded.fabric))
     else:
         text = {VerifyFormat.json: reports.to_json, VerifyFormat.junit: reports.to_junit,
                 VerifyFormat.markdown: reports.to_markdown}[fmt](result)
