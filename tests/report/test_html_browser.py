@@ -39,6 +39,8 @@ CLICK = ("<script>document.querySelector('.map .dev[data-device=\"{device}\"]')"
          ".dispatchEvent(new MouseEvent('click', {{bubbles: true}}));</script>")
 FILTER = ("<script>var s = document.getElementById('f-status'); s.value = '{status}';"
           "s.dispatchEvent(new Event('change'));</script>")
+# keyboard focus on a device (as Tab gives it)
+FOCUS = "<script>document.querySelector('.map .dev[data-device=\"{device}\"]').focus();</script>"
 
 
 def _host(request_line: str) -> str:
@@ -165,7 +167,8 @@ def test_health_report_marks_exactly_the_drained_nodes(browser_log, own_hosts, l
     assert drained == {"gpu002", "gpu006"}
     report = tmp_path / "health.html"
     report.write_text(html)
-    dom, requests = _open(_with_script(report, FILTER.format(status="drain")), browser_log)
+    script = FILTER.format(status="drain") + FOCUS.format(device="gpu006")
+    dom, requests = _open(_with_script(report, script), browser_log)
     status = device_status(dom)
     assert {d for d, s in status.items() if s == "drain"} == drained
     assert _page_requests(requests, own_hosts) == []
@@ -174,6 +177,10 @@ def test_health_report_marks_exactly_the_drained_nodes(browser_log, own_hosts, l
     assert {a["data-device"] for a in tags if "dim" not in a["class"].split()} == drained
     rows = [a for t, a in elements(dom) if t == "tr" and "data-status" in a and "hide" not in a.get("class", "")]
     assert rows and {r["data-status"] for r in rows} == {"drain"}
+    # focus shows the node's findings (its NIC's MTU)
+    assert '<h2 id="panel-h">gpu006</h2>' in dom
+    panel = dom[dom.index('id="panel-rows"'):dom.index("</aside>")]
+    assert 'data-device="gpu006"' in panel and "nic.mtu" in panel and 'data-device="gpu002"' not in panel
 
 
 def test_verify_routing_report_shows_both_ends_of_a_broken_session(browser_log, own_hosts, tmp_path) -> None:
