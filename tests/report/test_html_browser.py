@@ -18,6 +18,8 @@ from htmlscan import device_status, elements, external_references
 from labtools import free_endpoint_base, lab_mini
 from typer.testing import CliRunner
 
+from roceops.audit.engine import AuditResult
+from roceops.audit.findings import Finding
 from roceops.cli.main import app
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
@@ -203,4 +205,24 @@ def test_verify_routing_report_shows_both_ends_of_a_broken_session(browser_log, 
     report.write_text(render_html(*adapters.from_verify(result, fabric, "roceops verify routing"), fabric))
     dom, requests = _open(report, browser_log)
     assert {d for d, s in device_status(dom).items() if s == "fail"} == {"leaf-su1-r1", peer}
+    assert _page_requests(requests, own_hosts) == []
+
+
+def test_large_fabric_tile_opens_its_collapsed_su(browser_log, own_hosts, tmp_path) -> None:
+    from test_html_report import ten_sus
+
+    fabric = ten_sus()
+    names = [d.name for d in fabric.devices()]
+    leaf = next(s.name for s in fabric.switches if s.role == "leaf" and s.su == 3)
+    finding = Finding(check="config.drift", device=leaf, path="ports[Ethernet0].pfc_priorities", expected=[3],
+                      observed=[])
+    result = AuditResult(fabric=fabric.intent.name, devices=names, audits=[], findings=[finding], seconds=9.0)
+    report = tmp_path / "large.html"
+    report.write_text(render_html(*adapters.from_audit(result, "roceops audit"), fabric))
+    click = "<script>document.querySelector('.map .tile[data-group=\"su3\"]').dispatchEvent(" \
+            "new MouseEvent('click', {bubbles: true, cancelable: true}));</script>"
+    dom, requests = _open(_with_script(report, click), browser_log)
+    opened = {a["id"]: "open" in a for t, a in elements(dom) if t == "details"}
+    assert opened["g-su3"] and sum(opened.values()) == 1
+    assert {d: s for d, s in device_status(dom).items() if s != "ok"} == {leaf: "drift"}
     assert _page_requests(requests, own_hosts) == []
