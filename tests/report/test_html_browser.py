@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 from roceops.audit.engine import AuditResult
 from roceops.audit.findings import Finding
 from roceops.cli.main import app
+from roceops.device.intent import SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.report.html import adapters, render_html
 from roceops.verify.engine import VerifyOptions, VerifyUnavailable, preflight, verify_routing
 
