@@ -40,6 +40,7 @@ class Edge:
     cables: int
     tier: str
     label: bool  # show the cable count beside the line
+    bundle: bool = False  # one line for many cables between two groups (labelled "N cables", not "xN")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +200,7 @@ def _edges(fabric: Fabric, boxes: dict[str, Box], host_y: float) -> list[Edge]:
         else:
             pairs[link.tier][(a, b)] += 1
     out = [Edge(boxes[leaf].x + BOX_W / 2, boxes[leaf].y + BOX_H, boxes[leaf].x + BOX_W / 2, host_y - 2, n,
-                "host-leaf", True) for leaf, n in to_hosts.items()]
+                "host-leaf", True, True) for leaf, n in to_hosts.items()]
     for tier, counts in pairs.items():
         if len(counts) > PAIR_LINES_MAX:
             out += _group_bundles(tier, counts, boxes)
@@ -223,7 +224,7 @@ def _group_bundles(tier: str, counts: Counter[tuple[str, str]], boxes: dict[str,
     out = []
     for (ga, gb), n in bundles.items():
         (x1, y1), (x2, y2) = centre(ga, True), centre(gb, False)
-        out.append(Edge(x1, y1, x2, y2, n, tier, True))
+        out.append(Edge(x1, y1, x2, y2, n, tier, True, True))
     return out
 
 

@@ -43,9 +43,9 @@ def _edge(e: Edge) -> str:
            f'stroke-width="{width:.1f}"><title>{e.cables} cables ({e.tier})</title></line>')
     if e.label:
         # near the lower end, where a switch's lines have spread apart (their midpoints often meet)
-        t = 0.5 if e.tier == "host-leaf" else 0.25
+        t = 0.5 if e.bundle else 0.25
         x, y = e.x1 + (e.x2 - e.x1) * t + 4, e.y1 + (e.y2 - e.y1) * t + 4
-        text = f"{e.cables} cables" if e.tier == "host-leaf" else f"&#215;{e.cables}"  # a multiplication sign
+        text = f"{e.cables} cables" if e.bundle else f"&#215;{e.cables}"  # a multiplication sign
         out += f'<text class="cnt" x="{x:.0f}" y="{y:.0f}">{text}</text>'
     return out
 
