@@ -20,29 +20,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import superpod
 
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
-from roceops.report.audit import write_atomic
-from roceops.report.html import adapters, render_html
+from roceops.audit.report import run_of
+from roceops.report.files import write_atomic
+from roceops.report.html import render_html
+from roceops.report.result import Result
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
 
 def made_up_audit(fabric: Fabric, per_device: int = 0) -> AuditResult:
-    findings = [Finding(check="config.drift", device=d.name, path=f"ports[Ethernet{4 * k}].mtu", expected=9216,
+    findings = [Result(check="config.drift", device=d.name, path=f"ports[Ethernet{4 * k}].mtu", expected=9216,
                         observed=1500) for d in fabric.devices() for k in range(per_device)]
     for s in fabric.switches:
         if s.role == "leaf":
-            findings.append(Finding(check="config.drift", device=s.name, path="ports[Ethernet0].pfc_priorities",
+            findings.append(Result(check="config.drift", device=s.name, path="ports[Ethernet0].pfc_priorities",
                                     expected=[3], observed=[], hint=f"roceops deploy --limit {s.name} --commit"))
         elif s.role == "spine" and s.index % 8 == 0:
-            findings.append(Finding(check="config.drift", device=s.name, path="qos.queues[3].ecn.min_bytes",
-                                    expected=153600, observed=51200, severity="warning"))
+            findings.append(Result(check="config.drift", device=s.name, path="qos.queues[3].ecn.min_bytes",
+                                    expected=153600, observed=51200, status="warn"))
     for i, h in enumerate(fabric.hosts):
         if i % 16 == 0:
-            findings.append(Finding(check="config.drift", device=h.name, path="nics[eth0].dcqcn.enabled_priorities",
+            findings.append(Result(check="config.drift", device=h.name, path="nics[eth0].dcqcn.enabled_priorities",
                                     expected=[3], observed=[]))
         elif i % 200 == 1:
-            findings.append(Finding(check="device.unreachable", device=h.name, path="", message="timed out"))
+            findings.append(Result(check="device.unreachable", device=h.name, status="error", message="timed out"))
     names = [d.name for d in fabric.devices()]
     return AuditResult(fabric=fabric.intent.name, devices=names, audits=[], findings=findings, seconds=12.0)
 
@@ -57,7 +58,7 @@ def main() -> None:
     result = made_up_audit(fabric, args.per_device)
     out = args.out or Path(tempfile.mkdtemp()) / "audit.html"
     start = time.perf_counter()
-    write_atomic(out, render_html(*adapters.from_audit(result, "roceops audit --format html"), fabric))
+    write_atomic(out, render_html(result.findings, run_of(result), fabric, "roceops audit --format html"))
     seconds = time.perf_counter() - start
     size = out.stat().st_size
     print(f"{args.sus} SUs, {sum(1 for _ in fabric.devices())} devices, {len(result.findings)} findings: "

@@ -24,11 +24,11 @@ from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
+from roceops.health import report as reports
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
-from roceops.report import health as reports
-from roceops.report.audit import write_atomic
+from roceops.report.files import write_atomic
 
 
 class HealthFormat(StrEnum):

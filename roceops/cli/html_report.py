@@ -9,10 +9,13 @@ from pathlib import Path
 
 import typer
 
+from roceops.audit import report as audit_report
 from roceops.audit.engine import AuditResult
+from roceops.health import report as health_report
 from roceops.health.engine import HealthReport
-from roceops.report.html import adapters, render_html, topology_html, topology_svg
+from roceops.report.html import render_html, topology_html, topology_svg
 from roceops.topology.fabric import Fabric
+from roceops.verify import report as verify_report
 from roceops.verify.engine import VerifyResult
 
 
@@ -34,15 +37,15 @@ def invocation(ctx: typer.Context) -> str:
 
 
 def audit_html(ctx: typer.Context, result: AuditResult, fabric: Fabric) -> str:
-    return render_html(*adapters.from_audit(result, invocation(ctx)), fabric)
+    return render_html(result.findings, audit_report.run_of(result), fabric, invocation(ctx))
 
 
 def health_html(ctx: typer.Context, report: HealthReport, fabric: Fabric) -> str:
-    return render_html(*adapters.from_health(report, fabric, invocation(ctx)), fabric)
+    return render_html(report.results, health_report.run_of(report), fabric, invocation(ctx))
 
 
 def verify_html(ctx: typer.Context, result: VerifyResult, fabric: Fabric) -> str:
-    return render_html(*adapters.from_verify(result, fabric, invocation(ctx)), fabric)
+    return render_html(result.findings, verify_report.run_of(result), fabric, invocation(ctx))
 
 
 # roceops topology --format <picture>: format -> writer of the plan

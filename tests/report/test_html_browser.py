@@ -19,14 +19,16 @@ from labtools import free_endpoint_base, lab_mini
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
+from roceops.audit.report import run_of as audit_run
 from roceops.cli.main import app
 from roceops.device.intent import SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.report.html import adapters, render_html
+from roceops.report.html import render_html
+from roceops.report.result import Result
 from roceops.verify.engine import VerifyOptions, VerifyUnavailable, preflight, verify_routing
+from roceops.verify.report import run_of as verify_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.lab,
               pytest.mark.skipif(chromium() is None, reason="Debian's chromium is not installed (apt-get install "
@@ -202,7 +204,7 @@ def test_verify_routing_report_shows_both_ends_of_a_broken_session(browser_log, 
     peer = next(link.b.device for link in fabric.links_of("leaf-su1-r1")
                 if link.b_ip and link.b_ip.split("/")[0] == first.ip)
     report = tmp_path / "verify.html"
-    report.write_text(render_html(*adapters.from_verify(result, fabric, "roceops verify routing"), fabric))
+    report.write_text(render_html(result.findings, verify_run(result), fabric, "roceops verify routing"))
     dom, requests = _open(report, browser_log)
     assert {d for d, s in device_status(dom).items() if s == "fail"} == {"leaf-su1-r1", peer}
     assert _page_requests(requests, own_hosts) == []
@@ -214,11 +216,11 @@ def test_large_fabric_tile_opens_its_collapsed_su(browser_log, own_hosts, tmp_pa
     fabric = ten_sus()
     names = [d.name for d in fabric.devices()]
     leaf = next(s.name for s in fabric.switches if s.role == "leaf" and s.su == 3)
-    finding = Finding(check="config.drift", device=leaf, path="ports[Ethernet0].pfc_priorities", expected=[3],
+    finding = Result(check="config.drift", device=leaf, path="ports[Ethernet0].pfc_priorities", expected=[3],
                       observed=[])
     result = AuditResult(fabric=fabric.intent.name, devices=names, audits=[], findings=[finding], seconds=9.0)
     report = tmp_path / "large.html"
-    report.write_text(render_html(*adapters.from_audit(result, "roceops audit"), fabric))
+    report.write_text(render_html(result.findings, audit_run(result), fabric, "roceops audit"))
     click = "<script>document.querySelector('.map .tile[data-group=\"su3\"]').dispatchEvent(" \
             "new MouseEvent('click', {bubbles: true, cancelable: true}));</script>"
     dom, requests = _open(_with_script(report, click), browser_log)

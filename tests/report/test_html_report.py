@@ -11,34 +11,41 @@ from labtools import lab_mini
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
+from roceops.audit.report import run_of as audit_run
 from roceops.cli.main import app
 from roceops.health.engine import HealthReport
-from roceops.health.model import CheckResult, Verdict
+from roceops.health.model import Verdict
+from roceops.health.report import run_of as health_run
 from roceops.model.intent import FabricIntent
-from roceops.report.html import adapters, render_html, topology_html, topology_svg
+from roceops.report.html import render_html, topology_html, topology_svg
 from roceops.report.html.layout import FULL_MAP_MAX
+from roceops.report.result import Result
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.verify.engine import VerifyResult
+from roceops.verify.report import run_of as verify_run
 
 ALL = [d.name for d in lab_mini().devices()]
 
 
-def audit_result(findings: list[Finding], devices: list[str] = ALL) -> AuditResult:
+def audit_result(findings: list[Result], devices: list[str] = ALL) -> AuditResult:
     return AuditResult(fabric="lab-mini", devices=devices, audits=[], findings=findings, seconds=1.5)
 
 
-def pfc_off(device: str = "leaf-su1-r1") -> Finding:
-    return Finding(check="config.drift", device=device, path="ports[Ethernet0].pfc_priorities", expected=[3],
+def audit_html(result: AuditResult, fabric: Fabric, command: str) -> str:
+    return render_html(result.findings, audit_run(result), fabric, command)
+
+
+def pfc_off(device: str = "leaf-su1-r1") -> Result:
+    return Result(check="config.drift", device=device, path="ports[Ethernet0].pfc_priorities", expected=[3],
                    observed=[], hint=f"roceops deploy --limit {device} --commit")
 
 
 def test_audit_report_marks_each_device_once_by_its_worst_finding() -> None:
-    findings = [pfc_off(), Finding(check="device.unreachable", device="gpu003", path="", message="refused"),
-                Finding(check="config.drift", device="spine01", path="mtu", expected=9216, observed=1500,
-                        severity="warning")]
-    html = render_html(*adapters.from_audit(audit_result(findings), "roceops audit --lab --format html"), lab_mini())
+    findings = [pfc_off(), Result(check="device.unreachable", device="gpu003", status="error", message="refused"),
+                Result(check="config.drift", device="spine01", path="mtu", expected=9216, observed=1500,
+                        status="warn")]
+    html = audit_html(audit_result(findings), lab_mini(), "roceops audit --lab --format html")
     status = device_status(html)
     assert sorted(status) == sorted(ALL)
     assert {d: s for d, s in status.items() if s != "ok"} == {
@@ -51,9 +58,9 @@ def test_audit_report_marks_each_device_once_by_its_worst_finding() -> None:
 
 
 def test_report_is_self_contained_and_escapes_observed_values() -> None:
-    evil = Finding(check="config.drift", device="leaf-su1-r1", path="description", expected="x",
+    evil = Result(check="config.drift", device="leaf-su1-r1", path="description", expected="x",
                    observed='<script src="https://evil.example/x.js"></script>')
-    html = render_html(*adapters.from_audit(audit_result([evil]), "roceops audit"), lab_mini())
+    html = audit_html(audit_result([evil]), lab_mini(), "roceops audit")
     assert external_references(html.replace("&lt;script src=&#34;https://evil.example", "")) == []
     assert '<script src="https://evil.example' not in html
     tags = elements(html)
@@ -64,7 +71,7 @@ def test_report_is_self_contained_and_escapes_observed_values() -> None:
 
 
 def test_every_status_has_its_own_icon_and_text_not_only_a_colour() -> None:
-    html = render_html(*adapters.from_audit(audit_result([pfc_off()]), "roceops audit"), lab_mini())
+    html = audit_html(audit_result([pfc_off()]), lab_mini(), "roceops audit")
     tags = elements(html)
     icons = {a["id"] for t, a in tags if t == "symbol"}
     assert icons == {f"i-{s}" for s in ("ok", "drift", "fail", "drain", "unreachable", "unknown")}
@@ -74,21 +81,20 @@ def test_every_status_has_its_own_icon_and_text_not_only_a_colour() -> None:
 
 
 def test_devices_outside_the_run_are_drawn_as_not_checked() -> None:
-    html = render_html(*adapters.from_audit(audit_result([pfc_off()], ["leaf-su1-r1", "gpu001"]), "roceops audit"),
-                       lab_mini())
+    html = audit_html(audit_result([pfc_off()], ["leaf-su1-r1", "gpu001"]), lab_mini(), "roceops audit")
     out = [a["data-device"] for t, a in elements(html) if t == "g" and a.get("data-scope") == "out"]
     assert sorted(out) == sorted(set(ALL) - {"leaf-su1-r1", "gpu001"})
 
 
 def test_health_report_marks_the_drained_nodes_and_keeps_warnings_as_notes() -> None:
-    results = [CheckResult(node="gpu002", check="nic.pfc", item="eth0", status="fail", expected=[3], observed=[]),
-               CheckResult(node="gpu005", check="leaf.uplinks", item="leaf-su2-r1", status="warn", message="skew"),
-               CheckResult(node="gpu006", check="leaf.port", item="leaf-su2-r2:swp2", status="unknown")]
+    results = [Result(device="gpu002", check="nic.pfc", path="eth0", status="fail", expected=[3], observed=[]),
+               Result(device="gpu005", check="leaf.uplinks", path="leaf-su2-r1", status="warn", message="skew"),
+               Result(device="gpu006", check="leaf.port", path="leaf-su2-r2:swp2", status="unknown")]
     nodes = ["gpu002", "gpu005", "gpu006", "gpu007"]
     verdicts = [Verdict(node="gpu002", status="drain"), Verdict(node="gpu005", status="ok"),
                 Verdict(node="gpu006", status="unknown"), Verdict(node="gpu007", status="ok")]
     report = HealthReport(nodes=nodes, results=results, verdicts=verdicts, seconds=2.0, devices=8)
-    html = render_html(*adapters.from_health(report, lab_mini(), "roceops health"), lab_mini())
+    html = render_html(report.results, health_run(report), lab_mini(), "roceops health")
     status = device_status(html)
     assert {d for d, s in status.items() if s == "drain"} == {"gpu002"}
     assert status["gpu006"] == "unknown" and status["gpu005"] == "ok" and status["leaf-su2-r1"] == "ok"
@@ -99,10 +105,10 @@ def test_verify_report_fails_both_ends_of_a_broken_session() -> None:
     fabric = lab_mini()
     link = next(link for link in fabric.links if link.tier == "leaf-spine")
     assert link.b_ip
-    finding = Finding(check="bgp.session", device=link.a.device, path=f"bgp[{link.b_ip.split('/')[0]}]",
+    finding = Result(check="bgp.session", device=link.a.device, path=f"bgp[{link.b_ip.split('/')[0]}]",
                       expected="Established", observed="Active")
     result = VerifyResult(fabric="lab-mini", run_id="rv1", devices=ALL, findings=[finding], seconds=7.0)
-    html = render_html(*adapters.from_verify(result, fabric, "roceops verify routing"), fabric)
+    html = render_html(result.findings, verify_run(result), fabric, "roceops verify routing")
     assert {d for d, s in device_status(html).items() if s == "fail"} == {link.a.device, link.b.device}
 
 
@@ -124,7 +130,7 @@ def test_large_fabric_collapses_per_su_with_the_worst_status() -> None:
     assert len(names) > FULL_MAP_MAX
     leaf = next(s.name for s in fabric.switches if s.role == "leaf" and s.su == 3)
     result = AuditResult(fabric=fabric.intent.name, devices=names, audits=[], findings=[pfc_off(leaf)], seconds=9.0)
-    html = render_html(*adapters.from_audit(result, "roceops audit"), fabric)
+    html = audit_html(result, fabric, "roceops audit")
     tags = elements(html)
     tiles = {a["data-group"]: a.get("data-status") for t, a in tags if t == "a" and "tile" in a.get("class", "")}
     assert tiles["su3"] == "drift" and all(s == "ok" for g, s in tiles.items() if g != "su3")

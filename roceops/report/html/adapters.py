@@ -1,26 +1,25 @@
-"""Today's audit, health and verify results -> the report's Items and RunMeta (the one place that knows them).
-
-When audit, health and verify share one Result type, these three become one adapter; the renderer stays as it is.
-"""
+"""A run's results (:class:`~roceops.report.result.Result`) and metadata (:class:`~roceops.report.result.Run`)
+-> the map's Items and RunMeta: what each result's status means for its device depends on the command that ran
+(an audit finding is drift, a health failure drains the node, a verify finding fails the device)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
-from roceops.health.engine import HealthReport
-from roceops.health.model import CheckResult
 from roceops.report.html.model import Item, RunMeta, Status
+from roceops.report.result import Result, Run
 from roceops.topology.fabric import Fabric
-from roceops.verify.engine import VerifyResult
 
-# audit findings that say a device was not read, and what the map calls them
-_NOT_READ: dict[str, Status] = {"device.unreachable": "unreachable", "device.timeout": "unreachable",
-                                "device.unparsable": "unknown", "device.failed": "unknown"}
-# a health result's status -> what it makes its node (a failure drains; a warning never does)
-_HEALTH: dict[str, Status] = {"fail": "drain", "unknown": "unknown", "warn": "ok"}
+# Result.status -> the device's status on the map, per command (ok and skipped results are not drawn)
+_STATUS: dict[str, dict[str, Status]] = {
+    "audit": {"fail": "drift", "warn": "drift", "error": "unreachable", "unknown": "unknown"},
+    "health": {"fail": "drain", "warn": "ok", "error": "unknown", "unknown": "unknown"},  # a warning never drains
+    "verify routing": {"fail": "fail", "warn": "fail", "error": "fail", "unknown": "unknown"},
+}
+_ANY: dict[str, Status] = {"fail": "fail", "warn": "drift", "error": "unreachable", "unknown": "unknown"}
+# audit: a device that answered but could not be read is unknown, not unreachable
+_READ_BUT_NOT_UNDERSTOOD = ("device.unparsable", "device.failed")
 
 
 def started_at(seconds: float) -> str:
@@ -28,67 +27,65 @@ def started_at(seconds: float) -> str:
     return (datetime.now(UTC) - timedelta(seconds=seconds)).replace(microsecond=0).isoformat()
 
 
-def _item(f: Finding, status: Status, device: str | None = None, message: str | None = None) -> Item:
-    return Item(device=device or f.device, check=f.check, status=status, path=f.path, expected=f.expected,
-                observed=f.observed, severity=f.severity, message=f.message if message is None else message,
-                hint=f.hint)
+def _status(r: Result, command: str) -> Status | None:
+    if command == "audit" and r.status == "error" and r.check in _READ_BUT_NOT_UNDERSTOOD:
+        return "unknown"
+    return _STATUS.get(command, _ANY).get(r.status)
 
 
-def from_audit(result: AuditResult, command: str) -> tuple[list[Item], RunMeta]:
-    items = [_item(f, _NOT_READ.get(f.check, "drift")) for f in result.findings]
-    verdict = {0: "no drift", 1: f"drift on {len({f.device for f in result.drift})} devices"}.get(
-        result.exit_code, f"{len(result.unreachable)} devices not audited")
-    return items, RunMeta(kind="audit", fabric=result.fabric, command=command, started=started_at(result.seconds),
-                          seconds=round(result.seconds, 3), exit_code=result.exit_code, verdict=verdict,
-                          scope=tuple(result.devices))
+def _item(r: Result, status: Status, device: str | None = None, message: str | None = None) -> Item:
+    return Item(device=device or r.device, check=r.check, status=status, path=r.path, expected=r.expected,
+                observed=r.observed, severity="warning" if r.status == "warn" else "error",
+                message=r.message if message is None else message, hint=r.hint)
 
 
-def _health_item(r: CheckResult) -> Item:
-    return Item(device=r.node, check=r.check, status=_HEALTH[r.status], path=r.item, expected=r.expected,
-                observed=r.observed, severity="warning" if r.status == "warn" else "error", message=r.message,
-                hint="drain the node and fix the item named" if r.status == "fail" else "")
-
-
-def from_health(report: HealthReport, fabric: Fabric, command: str) -> tuple[list[Item], RunMeta]:
-    """Nodes take their verdict (a failure drains, a warning is a note); their leaves are in scope, ok unless
-    they could not be read (those results name the node, as its verdict does)."""
-    items = [_health_item(r) for r in report.results if r.status in _HEALTH]
-    leaves = [nic.leaf for n in report.nodes if n in fabric.by_name for nic in getattr(fabric.by_name[n], "nics", [])]
-    drained = sum(1 for v in report.verdicts if v.status == "drain")
-    unknown = sum(1 for v in report.verdicts if v.status == "unknown")
-    verdict = f"{drained} to drain, {unknown} unknown of {len(report.nodes)} nodes"
-    return items, RunMeta(kind="health", fabric=fabric.intent.name, command=command,
-                          started=started_at(report.seconds), seconds=round(report.seconds, 3),
-                          exit_code=report.exit_code, verdict=verdict,
-                          scope=tuple(dict.fromkeys([*report.nodes, *leaves])))
-
-
-def _session_peer(fabric: Fabric, f: Finding) -> str | None:
-    """The far end of a ``bgp.session`` finding (its path is ``bgp[<peer address>]``)."""
-    if f.check != "bgp.session" or not f.path.startswith("bgp["):
+def session_peer(fabric: Fabric, r: Result) -> str | None:
+    """The far end of a ``bgp.session`` result (its path is ``bgp[<peer address>]``)."""
+    if r.check != "bgp.session" or not r.path.startswith("bgp["):
         return None
-    ip = f.path[4:-1]
-    for link in fabric.links_of(f.device):
+    ip = r.path[4:-1]
+    for link in fabric.links_of(r.device):
         for end, addr in ((link.a, link.a_ip), (link.b, link.b_ip)):
-            if end.device != f.device and addr and addr.split("/")[0] == ip:
+            if end.device != r.device and addr and addr.split("/")[0] == ip:
                 return end.device
     return None
 
 
-def from_verify(result: VerifyResult, fabric: Fabric, command: str) -> tuple[list[Item], RunMeta]:
-    """Every finding fails its device; a broken session fails both its ends (the far end gets a copy)."""
-    items: list[Item] = []
-    for f in result.findings:
-        items.append(_item(f, "fail"))
-        if (peer := _session_peer(fabric, f)) is not None:
-            items.append(_item(f, "fail", device=peer, message=f"{f.message} (far end of {f.device})"))
-    verdict = {0: "routing verified", 1: f"{len(result.findings)} findings"}.get(
-        result.exit_code, "some devices could not be built")
-    return items, RunMeta(kind="verify routing", fabric=result.fabric, command=command,
-                          started=started_at(result.seconds), seconds=round(result.seconds, 3),
-                          exit_code=result.exit_code, verdict=verdict, scope=tuple(result.devices))
+def items_of(results: Sequence[Result], run: Run, fabric: Fabric) -> list[Item]:
+    """One Item per result that is not ok or skipped; a broken session (verify routing) also marks its far end."""
+    out: list[Item] = []
+    for r in results:
+        status = _status(r, run.command)
+        if status is None:
+            continue
+        out.append(_item(r, status))
+        if run.command == "verify routing" and (peer := session_peer(fabric, r)) is not None:
+            out.append(_item(r, status, device=peer, message=f"{r.message} (far end of {r.device})"))
+    return out
 
 
-def affected(items: Iterable[Item]) -> set[str]:
-    """Devices some item makes worse than ok."""
-    return {i.device for i in items if i.status != "ok"}
+def _scope(run: Run, fabric: Fabric) -> tuple[str, ...]:
+    """The devices the run checked: health checks its nodes and their leaves' ports."""
+    leaves = [nic.leaf for n in run.devices if n in fabric.by_name for nic in getattr(fabric.by_name[n], "nics", [])]
+    return tuple(dict.fromkeys([*run.devices, *(leaves if run.command == "health" else [])]))
+
+
+def _verdict(run: Run, items: list[Item]) -> str:
+    bad = {i.device for i in items if i.status != "ok"}
+    if run.command == "health":
+        drain = {i.device for i in items if i.status == "drain"}
+        unknown = {i.device for i in items if i.status == "unknown"} - drain
+        return f"{len(drain)} to drain, {len(unknown)} unknown of {len(run.devices)} nodes"
+    if run.command == "audit":
+        return {0: "no drift", 1: f"drift on {len(bad)} devices"}.get(
+            run.exit_code, f"{len({i.device for i in items if i.status in ('unreachable', 'unknown')})} devices "
+                           "not audited")
+    if run.exit_code == 0:
+        return "routing verified" if run.command == "verify routing" else "no findings"
+    return f"{len(items)} findings on {len(bad)} devices"
+
+
+def meta_of(run: Run, items: list[Item], fabric: Fabric, command_line: str) -> RunMeta:
+    return RunMeta(kind=run.command, fabric=run.fabric or fabric.intent.name, command=command_line or run.command,
+                   started=started_at(run.seconds), seconds=round(run.seconds, 3), exit_code=run.exit_code,
+                   verdict=_verdict(run, items), scope=_scope(run, fabric))

@@ -1,6 +1,6 @@
-"""What the HTML report reads: one :class:`Item` per finding (device, check, path, status, expected, observed,
-message, fix hint) and the run's :class:`RunMeta`. Adapters (``adapters.py``) build them from a run's results,
-so the renderer never depends on how audit, health or verify keep theirs.
+"""What the page is drawn from: one :class:`Item` per result that is not ok (device, check, path, the status it
+gives its device on the map, expected, observed, message, fix hint) and the run's :class:`RunMeta`.
+``adapters.py`` builds them from a run's :class:`~roceops.report.result.Result` list and its Run.
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ STATUSES: tuple[Status, ...] = ("ok", "drift", "fail", "drain", "unreachable", "
 
 # worst wins when a device (or a collapsed group) has several: a device we could not read outranks any finding
 RANK: dict[str, int] = {"ok": 0, "unknown": 1, "drift": 2, "drain": 3, "fail": 4, "unreachable": 5}
-
-Kind = Literal["audit", "health", "verify routing", "merge"]
-
 
 @dataclass(frozen=True, slots=True)
 class Item:
@@ -42,7 +39,7 @@ class RunMeta(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Kind
+    kind: str  # the command: audit, health, verify routing (or a merge of their shards)
     fabric: str
     command: str
     started: str  # ISO 8601, UTC

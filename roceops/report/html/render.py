@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -14,8 +15,9 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-from roceops.report.html import layout, svg
+from roceops.report.html import adapters, layout, svg
 from roceops.report.html.model import RANK, STATUSES, Item, RunMeta, Status, device_statuses, worst
+from roceops.report.result import Result, Run
 from roceops.topology.fabric import Fabric
 
 # no fetch of any kind: only the inline style and script of the page itself, and data: images
@@ -104,8 +106,15 @@ def _summary(items: list[Item], status: dict[str, Status], scope: set[str]) -> d
     return {"checks": rows, "statuses": [(s, per_status.get(s, 0)) for s in STATUSES]}
 
 
-def render_html(results: list[Item], meta: RunMeta, fabric: Fabric) -> str:
-    """The report of one run (audit, health, verify routing or a merge of shards) as one HTML page."""
+def render_html(results: Sequence[Result], run: Run, fabric: Fabric, command_line: str = "") -> str:
+    """The report of one run (audit, health, verify routing, or a merge of shards) as one HTML page: its results,
+    its Run, the fabric it ran on (the map) and the command line that started it (shown as typed)."""
+    items = adapters.items_of(results, run, fabric)
+    return render_page(items, adapters.meta_of(run, items, fabric, command_line), fabric)
+
+
+def render_page(results: list[Item], meta: RunMeta, fabric: Fabric) -> str:
+    """The page of ``results`` (already adapted) of the run ``meta``."""
     scope = set(meta.scope)
     status = device_statuses(results, scope)
     checks: dict[str, set[str]] = defaultdict(set)
