@@ -76,7 +76,7 @@ def test_every_status_has_its_own_icon_and_text_not_only_a_colour() -> None:
     icons = {a["id"] for t, a in tags if t == "symbol"}
     assert icons == {f"i-{s}" for s in ("ok", "drift", "fail", "drain", "unreachable", "unknown")}
     leaf = next(a for t, a in tags if a.get("data-device") == "leaf-su1-r1")
-    assert leaf["aria-label"] == "leaf-su1-r1: drift, 1 findings" and leaf["tabindex"] == "0"
+    assert leaf["aria-label"] == "leaf-su1-r1: drift, 1 finding" and leaf["tabindex"] == "0"
     assert ">leaf-su1-r1</text>" in html  # the name is text, not a path
 
 

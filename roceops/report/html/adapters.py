@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from roceops.report.html.model import Item, RunMeta, Status
+from roceops.report.html.model import Item, RunMeta, Status, plural
 from roceops.report.result import Result, Run
 from roceops.topology.fabric import Fabric
 
@@ -35,7 +35,7 @@ def _status(r: Result, command: str) -> Status | None:
 
 def _item(r: Result, status: Status, device: str | None = None, message: str | None = None) -> Item:
     return Item(device=device or r.device, check=r.check, status=status, path=r.path, expected=r.expected,
-                observed=r.observed, severity="warning" if r.status == "warn" else "error",
+                observed=r.observed, severity=r.status,
                 message=r.message if message is None else message, hint=r.hint)
 
 
@@ -77,12 +77,12 @@ def _verdict(run: Run, items: list[Item]) -> str:
         unknown = {i.device for i in items if i.status == "unknown"} - drain
         return f"{len(drain)} to drain, {len(unknown)} unknown of {len(run.devices)} nodes"
     if run.command == "audit":
-        return {0: "no drift", 1: f"drift on {len(bad)} devices"}.get(
-            run.exit_code, f"{len({i.device for i in items if i.status in ('unreachable', 'unknown')})} devices "
-                           "not audited")
+        not_read = {i.device for i in items if i.status in ("unreachable", "unknown")}
+        return {0: "no drift", 1: f"drift on {plural(len(bad), 'device')}"}.get(
+            run.exit_code, f"{plural(len(not_read), 'device')} not audited")
     if run.exit_code == 0:
         return "routing verified" if run.command == "verify routing" else "no findings"
-    return f"{len(items)} findings on {len(bad)} devices"
+    return f"{plural(len(items), 'finding')} on {plural(len(bad), 'device')}"
 
 
 def meta_of(run: Run, items: list[Item], fabric: Fabric, command_line: str) -> RunMeta:

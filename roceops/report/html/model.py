@@ -29,7 +29,7 @@ class Item:
     path: str = ""
     expected: Any = None
     observed: Any = None
-    severity: str = "error"
+    severity: str = "fail"  # the Result's own status: fail, warn, error (not checked), unknown
     message: str = ""
     hint: str = ""
 
@@ -47,6 +47,15 @@ class RunMeta(BaseModel):
     exit_code: int
     verdict: str
     scope: tuple[str, ...]
+
+
+def plural(n: int, word: str) -> str:
+    """``1 device``, ``2 devices``.
+
+    >>> plural(1, "finding"), plural(3, "device")
+    ('1 finding', '3 devices')
+    """
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def worst(statuses: Iterable[str]) -> Status:

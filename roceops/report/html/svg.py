@@ -10,7 +10,7 @@ from html import escape
 from importlib.resources import files
 
 from roceops.report.html.layout import BOX_H, BOX_W, TILE_H, TILE_W, Drawing, Edge, Tile
-from roceops.report.html.model import Status, worst
+from roceops.report.html.model import Status, plural, worst
 
 # one 16x16 glyph per status, drawn in currentColor (so it follows the status colour and stays visible in print)
 ICONS: dict[str, str] = {
@@ -60,7 +60,7 @@ def _device(box_name: str, tier: str, caption: str, x: float, y: float, status: 
     word = _status_word(status, in_scope)
     attrs = f' data-status="{status if in_scope else "unknown"}"' if status is not None else ""
     attrs += "" if in_scope else ' data-scope="out"'
-    count = f", {findings} findings" if findings else ""
+    count = f", {plural(findings, 'finding')}" if findings else ""
     icon = (f'<use href="#i-{status if in_scope else "unknown"}" x="{x + 5:.0f}" y="{y + 7:.0f}" width="16" '
             f'height="16"/>' if status is not None else "")
     tx = x + (25 if status is not None else 8)
