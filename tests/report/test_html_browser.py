@@ -70,10 +70,12 @@ def own_hosts(browser_log: RequestLog, tmp_path_factory: pytest.TempPathFactory)
     return hosts - {CANARY}
 
 
-def _open(page: Path, log: RequestLog, png: Path | None = None) -> tuple[str, list[str]]:
-    """(DOM after scripts, requests made meanwhile); with ``png``, a 1400x1000 screenshot in the same run."""
+def _open(page: Path, log: RequestLog, png: Path | None = None,
+          flags: list[str] | None = None) -> tuple[str, list[str]]:
+    """(DOM after scripts, requests made meanwhile); with ``png``, a 1400x1000 screenshot in the same run;
+    ``flags``: more Chromium flags."""
     before = len(log.requests)
-    extra = [f"--screenshot={png}", "--window-size=1400,1000"] if png else []
+    extra = ([f"--screenshot={png}", "--window-size=1400,1000"] if png else []) + (flags or [])
     dom = dump_dom(page, log, extra)
     time.sleep(0.3)  # the log's thread records a request just after Chromium sent it
     return dom, log.requests[before:]
@@ -228,3 +230,25 @@ def test_large_fabric_tile_opens_its_collapsed_su(browser_log, own_hosts, tmp_pa
     assert opened["g-su3"] and sum(opened.values()) == 1
     assert {d: s for d, s in device_status(dom).items() if s != "ok"} == {leaf: "drift"}
     assert _page_requests(requests, own_hosts) == []
+
+
+def test_without_javascript_the_map_and_tables_still_render(browser_log, own_hosts, tmp_path) -> None:
+    fabric = lab_mini()
+    names = [d.name for d in fabric.devices()]
+    finding = Result(check="config.drift", device="leaf-su1-r1", path="ports[Ethernet0].pfc_priorities",
+                     expected=[3], observed=[])
+    result = AuditResult(fabric="lab-mini", devices=names, audits=[], findings=[finding], seconds=1.0)
+    page = render_html(result.findings, audit_run(result), fabric, "roceops audit")
+    # scripts off for this page only (its CSP forbids them): Chromium's own switch for that also stops --dump-dom
+    allowed = "script-src &#39;unsafe-inline&#39;"  # as the page's CSP meta tag spells it
+    assert allowed in page
+    report = tmp_path / "nojs.html"
+    report.write_text(page.replace(allowed, "script-src &#39;none&#39;"))
+    png = tmp_path / "nojs.png"
+    dom, requests = _open(report, browser_log, png)
+    assert {d: s for d, s in device_status(dom).items() if s != "ok"} == {"leaf-su1-r1": "drift"}
+    tags = elements(dom)
+    assert any(t == "form" and a.get("id") == "filters" and "hidden" in a for t, a in tags)  # no script: no filters
+    assert [a["data-device"] for t, a in tags if t == "tr" and "data-device" in a] == ["leaf-su1-r1"]
+    assert _page_requests(requests, own_hosts) == []
+    _screenshot_is_a_page(png)
