@@ -61,8 +61,9 @@ def test_report_is_self_contained_and_escapes_observed_values() -> None:
     evil = Result(check="config.drift", device="leaf-su1-r1", path="description", expected="x",
                    observed='<script src="https://evil.example/x.js"></script>')
     html = audit_html(audit_result([evil]), lab_mini(), "roceops audit")
-    assert external_references(html.replace("&lt;script src=&#34;https://evil.example", "")) == []
     assert '<script src="https://evil.example' not in html
+    assert html.count("evil.example") == 1  # as text in its table cell, escaped, and nowhere else
+    assert all("evil.example" in ref for ref in external_references(html))
     tags = elements(html)
     assert [a for t, a in tags if t in ("link", "img", "iframe", "object", "embed")] == []
     assert all("src" not in a for t, a in tags if t == "script")
