@@ -26,6 +26,7 @@ from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.hints import hint_context
+from roceops.cli.html_report import audit_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, conf_findings, read_topology_conf, run_id_for
 from roceops.journal import open_journal
@@ -43,6 +44,7 @@ class AuditFormat(StrEnum):
     junit = "junit"
     prometheus = "prometheus"
     markdown = "markdown"
+    html = "html"
 
 
 def audit(
@@ -102,6 +104,7 @@ def audit(
                                                        with_identity(reports.run_of(result, resolved), run)),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
+            AuditFormat.html: lambda: audit_html(ctx, result, loaded.fabric),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()

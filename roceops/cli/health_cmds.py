@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+from enum import StrEnum
 from pathlib import Path
 
 import hostlist
@@ -21,8 +22,8 @@ from roceops.cli.common import (
     parse_duration,
 )
 from roceops.cli.deploy_cmds import LabOption
-from roceops.cli.fabric_cmds import TableOrJson
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, run_id_for
 from roceops.health import report as reports
@@ -35,6 +36,12 @@ from roceops.report.shards import identity, with_identity
 from roceops.topology.sharding import Shard, shard_nodes
 
 
+class HealthFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
+
+
 def health(
     ctx: typer.Context,
     nodes: str | None = typer.Argument(None, help="Slurm host list (gpu[001-032,040]); default $SLURM_JOB_NODELIST"),
@@ -44,7 +51,7 @@ def health(
                                  help="time between the two counter samples"),
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
-    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
@@ -91,10 +98,12 @@ def health(
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:
         write_atomic(drain_file, reports.drain_lines(report))
-    if fmt is TableOrJson.json:
+    if fmt is HealthFormat.json:
         run = with_identity(reports.run_of(report),
                             identity(loaded.source.source_hash, run_id, shard, chosen, report.nodes))
         sys.stdout.write(json_doc.to_json([r for r in report.results if r.status != "ok"], run))
+    elif fmt is HealthFormat.html:
+        sys.stdout.write(health_html(ctx, report, loaded.fabric))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

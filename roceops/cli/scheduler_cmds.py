@@ -15,12 +15,14 @@ import typer
 from roceops.audit import report as audit_reports
 from roceops.audit.merge import merge_audit
 from roceops.audit.scheduler_topology import topology_findings
-from roceops.cli.common import Exit, check_writable, err_console, fail
+from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit
+from roceops.cli.html_report import invocation
 from roceops.health import report as health_reports
 from roceops.health.merge import merge_health
 from roceops.report.files import write_atomic
 from roceops.report.formats import REPORTERS, report
-from roceops.report.result import Result
+from roceops.report.html import render_html
+from roceops.report.result import Result, Run
 from roceops.report.shards import ShardMismatch, Shards, check_shards, with_identity
 from roceops.topology.fabric import Fabric
 from roceops.topology.scheduler import (
@@ -37,17 +39,12 @@ from roceops.topology.sharding import Shard, parse_shard
 RUN_ID_ENV = ("ROCEOPS_RUN_ID", "SLURM_ARRAY_JOB_ID")
 
 
-class TopologyFormat(StrEnum):
-    table = "table"
-    json = "json"
-    slurm = "slurm"
-    k8s_labels = "k8s-labels"
+SCHEDULER_FORMATS = ("slurm", "k8s-labels")  # topology --format values this module writes
 
 
-def export_topology(fab: Fabric, fmt: TopologyFormat, output: Path | None) -> None:
+def export_topology(fab: Fabric, fmt: str, output: Path | None) -> None:
     """``topology --format slurm`` (topology.conf) or ``--format k8s-labels`` (JSON: node -> Topograph labels)."""
-    text = (slurm_topology_conf(fab) if fmt is TopologyFormat.slurm
-            else json.dumps(k8s_labels(fab), indent=2) + "\n")
+    text = slurm_topology_conf(fab) if fmt == "slurm" else json.dumps(k8s_labels(fab), indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
@@ -100,8 +97,9 @@ def conf_findings(fab: Fabric, conf: SlurmTopology, path: Path, names: list[str]
     return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
 
 
-# every file format the shared reporters offer (roceops.report.formats.REPORTERS): json, junit, markdown, prometheus
-MergeFormat = StrEnum("MergeFormat", {name: name for name in REPORTERS})  # type: ignore[misc]
+# every file format the shared reporters offer (roceops.report.formats.REPORTERS: json, junit, markdown,
+# prometheus), and html, which also draws the fabric's map (so it needs the fabric file)
+MergeFormat = StrEnum("MergeFormat", {name: name for name in [*REPORTERS, "html"]})  # type: ignore[misc]
 
 
 def _load(files: list[Path]) -> list[tuple[str, Any]]:
@@ -117,25 +115,36 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
 
 
 def merge(
+    ctx: typer.Context,
     files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)"),
     fmt: MergeFormat = typer.Option("json", "--format"),
     output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", help="--format html: the fabric file the shards "
+                                                                    "ran on (its map)"),
 ) -> None:
     """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
 
     Files from another fabric, run or shard count are refused (exit 3).
     A missing shard is named on stderr and the exit code is at least 2 (not every device was audited).
     Otherwise the exit code is the unsharded run's: 0 clean, 1 drift, 2 some devices unreachable.
+    --format html draws the fabric's map too: give the fabric file the shards ran on (-f).
     Example: roceops merge shard-*.json --format junit -o audit.xml
     """
+    if fmt.value == "html" and fabric is None:
+        fail("--format html draws the fabric's map: pass the fabric file the shards ran on (-f)")
     check_writable(output)
     loaded = _load(files)
     kind = "health" if loaded and isinstance(loaded[0][1], dict) and "verdicts" in loaded[0][1] else "audit"
     try:
         shards = check_shards(loaded, kind)
-        text, code = (_merged_audit(shards, fmt) if kind == "audit" else _merged_health(shards, fmt))
+        results, run = _merged_audit(shards) if kind == "audit" else _merged_health(shards)
     except ShardMismatch as exc:
         fail(str(exc))
+    if fabric is not None and fmt.value == "html":
+        text = render_html(results, run, _fabric_of(fabric, shards), invocation(ctx))
+    else:
+        text = report(fmt.value, results, run)
+    code = run.exit_code
     if shards.missing:
         err_console.print(f"merge: {len(shards.missing)} of {shards.count} shards missing from run "
                           f"{shards.run_id}: {', '.join(f'{i}/{shards.count}' for i in shards.missing)}; "
@@ -155,13 +164,21 @@ def _identity(shards: Shards) -> dict[str, Any]:
                     "merged_shards": shards.count - len(shards.missing), "missing_shards": shards.missing}}
 
 
-def _merged_audit(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
+def _merged_audit(shards: Shards) -> tuple[list[Result], Run]:
     result, resolved = merge_audit(shards)
-    run = with_identity(audit_reports.run_of(result, resolved), _identity(shards))
-    return report(fmt.value, result.findings, run), result.exit_code
+    return result.findings, with_identity(audit_reports.run_of(result, resolved), _identity(shards))
 
 
-def _merged_health(shards: Shards, fmt: MergeFormat) -> tuple[str, int]:
+def _merged_health(shards: Shards) -> tuple[list[Result], Run]:
     merged = merge_health(shards)
-    run = with_identity(health_reports.run_of(merged), _identity(shards))
-    return report(fmt.value, [r for r in merged.results if r.status != "ok"], run), merged.exit_code
+    return ([r for r in merged.results if r.status != "ok"],
+            with_identity(health_reports.run_of(merged), _identity(shards)))
+
+
+def _fabric_of(path: Path, shards: Shards) -> Fabric:
+    """The fabric file for the map: the very file the shards ran on (its sha256), else bad input."""
+    loaded = load_fabric_or_exit(path)
+    if loaded.source.source_hash != shards.fabric_sha256:
+        fail(f"{path} (sha256 {loaded.source.source_hash[:12]}) is not the fabric file the shards ran on "
+             f"(sha256 {shards.fabric_sha256[:12]})")
+    return loaded.fabric

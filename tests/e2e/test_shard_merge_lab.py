@@ -65,6 +65,13 @@ def test_three_shards_merge_to_the_unsharded_audit(in_lab, tmp_path: Path) -> No
     assert got["run"] == {"id": "r1", "shard": None, "selected": 14, "merged_shards": 3, "missing_shards": []}
     for fmt in ("junit", "markdown", "prometheus"):
         assert cli("merge", *(str(p) for p, _ in shards), "--format", fmt).exit_code == 1
+    page = cli("merge", *(str(p) for p, _ in shards), "--format", "html", "-f", str(EXAMPLES["lab-mini"]))
+    assert page.exit_code == 1 and page.stdout.lstrip().lower().startswith("<!doctype html")
+    assert all(d in page.stdout for d in ("leaf-su1-r1", "gpu005", "spine02"))
+    no_map = cli("merge", *(str(p) for p, _ in shards), "--format", "html")
+    assert no_map.exit_code == 3 and "-f" in no_map.stderr
+    other = cli("merge", *(str(p) for p, _ in shards), "--format", "html", "-f", str(EXAMPLES["fabric"]))
+    assert other.exit_code == 3 and "is not the fabric file the shards ran on" in other.stderr
 
 
 def test_merge_reports_missing_and_foreign_shards(in_lab, tmp_path: Path) -> None:
