@@ -50,7 +50,7 @@ def test_an_unregistered_platform_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_platform_without_frr_translation_is_named_in_the_routing_plane(tinynos: None, tmp_path: Path) -> None:
-    """Platform.routing_translation defaults to None: verify routing names the switch, the others translate."""
+    """PlatformCode.routing_translation defaults to None: verify routing names the switch, the others translate."""
     fabric = expand(load(_fabric_file(tmp_path)).intent)
     intents = {d.name: plan(fabric, d.name) for d in fabric.devices()}
     plane = build_plane("rv0test", fabric, intents, {n: render_device(i) for n, i in intents.items()})
