@@ -41,7 +41,7 @@ class MonitoringPolicy(StrictModel):
                                  "§7.2: marks with CNPs = working DCQCN; the floor is a roceops choice)")
     pfcwd_storms_max: Count = Field(
         default=0, description="PFC watchdog storm detections allowed in the window (domain.md §7.3: no stormed "
-                               "queues, SONiC pfcwd)")
+                               "queues)")
     lossless_drops_max: Count = Field(
         default=0, description="drops allowed on a lossless queue in the window (domain.md §7.1: any buffer "
                                "overrun breaks the lossless contract)")

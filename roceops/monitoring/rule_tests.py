@@ -70,9 +70,9 @@ def _cases(intent: FabricIntent) -> list[Case]:
         Case("RoCEFabricLinkFlapping", True, [("link_flaps_total", {**_PLACE, "port": "Ethernet8"},
                                                over(m.link_flaps_max))], {**_PLACE, "port": "Ethernet8"}),
         Case("RoCEFabricLinkFlapping", False, [("link_flaps_total", nic, over(m.link_flaps_max))]),
-        Case("RoCETelemetryTargetDown", True, [("target_up", {**_PLACE, "platform": "sonic"}, -1.0)],
-             {**_PLACE, "platform": "sonic"}),
-        Case("RoCETelemetryTargetDown", False, [("target_up", {**_PLACE, "platform": "sonic"}, 0.0)]),
+        Case("RoCETelemetryTargetDown", True, [("target_up", {**_PLACE, "platform": "nos"}, -1.0)],
+             {**_PLACE, "platform": "nos"}),
+        Case("RoCETelemetryTargetDown", False, [("target_up", {**_PLACE, "platform": "nos"}, 0.0)]),
     ]
 
 
