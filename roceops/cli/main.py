@@ -19,6 +19,7 @@ from roceops.cli import (
     lab_cmds,
     plan_cmds,
     play_cmds,
+    telemetry_cmds,
     verify_cmds,
 )
 from roceops.cli.common import Exit, fail
@@ -89,6 +90,7 @@ app.command()(audit_cmds.audit)
 app.command()(health_cmds.health)
 app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
+app.command()(telemetry_cmds.telemetry)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")

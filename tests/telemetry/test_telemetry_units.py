@@ -1,0 +1,113 @@
+"""The collector's parts without a network: the SONiC room's decoding, what is exported (lossy zeros not, lossless
+queues labelled), the store's bounds, the shard split, and that the CLI starts without grpc."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+
+from roceops.platforms.gnmi_paths import Reading
+from roceops.platforms.sonic.gnmi_paths import GNMI, decode
+from roceops.telemetry.gnmi_worker import Backoff, keep, readings_of
+from roceops.telemetry.store import Store
+from roceops.telemetry.targets import Target
+from roceops.util.shard import ShardError, parse_shard, shard_of
+
+LEAF = Target("leaf-su1-r1", "sonic", "gnmi", "127.0.0.1", 1, ("leaf-su1-r1", "leaf", "1", "1"),
+              lossless_priorities=frozenset({3}), lossless_queues=frozenset({3}))
+
+
+def test_sonic_updates_decode_into_neutral_readings() -> None:
+    ports = {"Ethernet0": {"SAI_PORT_STAT_PFC_3_RX_PKTS": "12", "SAI_PORT_STAT_PFC_3_TX_PKTS": "4",
+                           "SAI_PORT_STAT_IF_IN_ERRORS": "9"}, "Ethernet8": "not a dict"}
+    got = list(decode("COUNTERS/Ethernet*", ports))
+    assert got == [Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "rx")),
+                           12.0),
+                   Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "tx")),
+                           4.0)]
+    queues = {"Ethernet0:3": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "5", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": "7"},
+              "bad-key": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "1"}}
+    assert {(r.metric, r.value) for r in decode("/COUNTERS/Ethernet*/Queues", queues)} == {
+        ("queue_drops_total", 5.0), ("ecn_marked_packets_total", 7.0)}
+    assert list(decode("COUNTERS/Ethernet*/Unknown", ports)) == []
+    assert list(decode("COUNTERS/Ethernet*", ["not", "a", "map"])) == []
+
+
+def test_lossy_zero_counters_are_not_exported_and_drops_say_lossless() -> None:
+    pfc = lambda prio, value: Reading("pfc_pause_frames_total",  # noqa: E731
+                                      (("port", "Ethernet0"), ("priority", str(prio)), ("direction", "rx")), value)
+    assert keep(LEAF, pfc(3, 0.0)) is not None  # lossless: exported from zero on, so rate() sees the first frames
+    assert keep(LEAF, pfc(0, 0.0)) is None
+    assert keep(LEAF, pfc(0, 2.0)) is not None  # PFC on a lossy priority once it moves (the alert's input)
+    drop = keep(LEAF, Reading("queue_drops_total", (("port", "Ethernet0"), ("queue", "3")), 0.0))
+    assert drop is not None and drop.labels[-1] == ("lossless", "true")
+    lossy = keep(LEAF, Reading("queue_drops_total", (("port", "Ethernet0"), ("queue", "0")), 4.0))
+    assert lossy is not None and lossy.labels[-1] == ("lossless", "false")
+
+
+def test_pygnmi_updates_of_unknown_paths_are_ignored() -> None:
+    update = {"update": {"update": [{"path": "COUNTERS/Ethernet*", "val": {"Ethernet0": {
+        "SAI_PORT_STAT_PFC_3_RX_PKTS": "1"}}}, {"path": "SOMETHING/else", "val": {}}]}}
+    got = list(readings_of(LEAF, GNMI, update))
+    assert [path for path, _ in got] == ["COUNTERS/Ethernet*"] and len(got[0][1]) == 1
+
+
+def _exposition(store: Store) -> str:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(store)
+    return generate_latest(registry).decode()
+
+
+def test_store_is_bounded_and_keeps_the_last_sample_only() -> None:
+    store = Store(max_series=10)
+    store.register("leaf-su1-r1", "sonic", LEAF.place)
+    many = [Reading("pfc_pause_frames_total", (("port", f"Ethernet{i}"), ("priority", "3"), ("direction", "rx")),
+                    float(i)) for i in range(25)]
+    for _ in range(50):  # a long run: still one sample per part
+        assert store.put("leaf-su1-r1", many, part="ports") == 10
+    assert store.series_count() == 10
+    assert store.put("leaf-su1-r1", many[:3], part="queues") == 0  # the device's cap covers all its parts
+    text = _exposition(store)
+    assert "roceops_telemetry_dropped_series_total 753.0" in text
+    assert 'roceops_target_up{device="leaf-su1-r1",platform="sonic",rail="1",su="1",tier="leaf"} 1.0' in text
+
+
+def test_a_down_device_keeps_its_last_counters_and_says_so() -> None:
+    store = Store()
+    store.register("gpu001", "linux_mlx5", ("gpu001", "host", "1", ""))
+    store.put("gpu001", [Reading("nic_cnp_sent_total", (("port", "eth1"), ("rail", "2")), 7.0)])
+    store.down("gpu001")
+    text = _exposition(store)
+    assert 'roceops_target_up{device="gpu001",platform="linux_mlx5",rail="",su="1",tier="host"} 0.0' in text
+    # a NIC's rail overrides the host's empty one
+    assert 'roceops_nic_cnp_sent_total{device="gpu001",port="eth1",rail="2",su="1",tier="host"} 7.0' in text
+
+
+def test_backoff_doubles_to_its_cap_and_resets() -> None:
+    b = Backoff(1.0, 8.0)
+    delays = [b.next() for _ in range(6)]
+    assert 0.8 <= delays[0] <= 1.2 and 6.4 <= delays[-1] <= 9.6 and delays[3] >= 6.4
+    b.reset()
+    assert b.next() <= 1.2
+
+
+def test_shards_split_every_device_into_exactly_one() -> None:
+    names = [f"leaf-su{s}-r{r}" for s in range(1, 65) for r in range(1, 9)]
+    owners = {n: [i for i in range(4) if shard_of(n, 4) == i] for n in names}
+    assert all(len(v) == 1 for v in owners.values())
+    sizes = [sum(1 for v in owners.values() if v == [i]) for i in range(4)]
+    assert min(sizes) > len(names) / 4 * 0.8  # roughly even
+    assert parse_shard("3/4") == (3, 4)
+    for bad in ("4/4", "x/2", "1/0", "-1/2"):
+        with pytest.raises(ShardError):
+            parse_shard(bad)
+
+
+def test_the_cli_starts_without_grpc() -> None:
+    code = "import sys; import roceops.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] in " \
+           "('grpc', 'pygnmi', 'google')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
