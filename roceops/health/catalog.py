@@ -31,6 +31,7 @@ class Sample:
     second: OperState | None = None
     window_s: float = 0.0
     error: str | None = None
+    counters_only: bool = False  # counters from Prometheus (health --counters-from): no configuration was read
 
 
 @dataclass
@@ -157,6 +158,10 @@ class LeafPort(Check):
 
     def test(self, ctx: LinkContext) -> list[CheckResult]:
         item = self.port_item(ctx)
+        if ctx.switch.counters_only and ctx.switch.error is None:
+            return [CheckResult(node=ctx.node, check=self.name, item=item, status="skipped",
+                                message="leaf configuration not read: its counters came from Prometheus "
+                                        "(--counters-from); `roceops audit` checks the configuration")]
         p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
         cfg = observed_port(ctx.switch, ctx.leaf_port.name)
         if p is None and cfg is None:

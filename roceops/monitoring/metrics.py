@@ -16,6 +16,8 @@ COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pfcwd_storms_total": ("PFC watchdog storm detections on a queue", ("port", "queue")),
     "queue_drops_total": ("packets dropped on an egress queue", ("port", "queue", "lossless")),
     "link_flaps_total": ("carrier changes of a port (link up/down transitions)", ("port",)),
+    "port_rx_errors_total": ("frames a switch port received with errors (CRC/FCS; the RX_ERR of show commands)",
+                             ("port",)),
     "nic_ecn_marked_packets_total": ("ECN-marked RoCE packets a NIC received (notification point)", ("port",)),
     "nic_cnp_sent_total": ("CNPs a NIC sent for ECN-marked packets it received", ("port",)),
     "nic_cnp_handled_total": ("CNPs a NIC handled as a sender (reaction point)", ("port",)),

@@ -1,6 +1,7 @@
 """End to end on real components: Debian's prometheus scrapes `roceops telemetry --lab` on lab-mini with the
 rules `render` writes for the fabric; a pause storm on leaf-su1-r1 Ethernet0 makes RoCEPauseStorm fire through
-Prometheus' HTTP API, clearing it resolves the alert, and SIGTERM stops the collector cleanly."""
+Prometheus' HTTP API, clearing it resolves the alert, `health --counters-from` gives the verdicts of the SSH path
+(healthy and during a storm), and SIGTERM stops the collector cleanly."""
 
 from __future__ import annotations
 
@@ -23,17 +24,21 @@ import yaml
 from conftest import EXAMPLES, REPO
 from labtools import free_endpoint_base, lab_mini
 
+from roceops.health.engine import HealthOptions, run_health
+from roceops.health.model import CheckResult
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.monitoring import monitoring_files
 from roceops.topology.expand import expand
+from roceops.topology.fabric import Fabric
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = [pytest.mark.telemetry, pytest.mark.lab,
               pytest.mark.skipif(PROMETHEUS is None, reason="Debian's prometheus is not installed")]
 SCRAPE_S, COLLECT_S = 1, 0.5
 LEAF, PORT = "leaf-su1-r1", "Ethernet0"
+NODES = ["gpu001", "gpu002"]
 
 
 def _free_port() -> int:
@@ -58,6 +63,7 @@ def _wait(check: Callable[[], Any], timeout: float, step: float = 0.2) -> Any:
 @dataclass
 class Stack:
     lab: LabThread
+    fabric: Fabric
     fabric_file: Path
     prometheus: str  # http://127.0.0.1:PORT
     collector: subprocess.Popen[str]
@@ -106,7 +112,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{prom_port}"
     try:
-        s = Stack(lab, fabric_file, url, collector, env)
+        s = Stack(lab, fabric, fabric_file, url, collector, env)
         ready = _wait(lambda: s.query('roceops_target_up{device="leaf-su1-r1"} == 1'), timeout=30)
         assert ready, "prometheus never scraped the collector"
         yield s
@@ -148,6 +154,30 @@ def test_a_pause_storm_fires_and_clearing_resolves_it(stack: Stack) -> None:
     assert fired_after <= 2 * SCRAPE_S + COLLECT_S + 0.5, f"fired after {fired_after:.1f} s"
     stack.lab.clear(LEAF)
     assert _wait(lambda: not stack.firing("RoCEPauseStorm"), timeout=15), "RoCEPauseStorm did not resolve"
+
+
+def _verdicts(stack: Stack, counters_from: str | None) -> tuple[list[tuple[str, str]], list[CheckResult]]:
+    opts = HealthOptions(window_s=1.5, deadline_s=30, lab_dir=stack.lab.state_dir, counters_from=counters_from)
+    report = run_health(stack.fabric, NODES, opts)
+    return [(v.node, v.status) for v in report.verdicts], report.results
+
+
+def test_health_from_prometheus_gives_the_ssh_verdicts(stack: Stack) -> None:
+    healthy_ssh, _ = _verdicts(stack, None)
+    healthy_prom, results = _verdicts(stack, stack.prometheus)
+    assert healthy_ssh == healthy_prom == [(n, "ok") for n in NODES]
+    leaf_checks = {r.check: r.status for r in results if r.item.startswith(f"{LEAF}:{PORT}")}
+    assert leaf_checks["leaf.port"] == "skipped" and leaf_checks["counters.pause"] == "ok"
+    stack.lab.inject(LEAF, "pause_storm", port=PORT)
+    try:
+        time.sleep(2 * SCRAPE_S)  # the storm is in Prometheus' lookback
+        storm_ssh, _ = _verdicts(stack, None)
+        storm_prom, results = _verdicts(stack, stack.prometheus)
+    finally:
+        stack.lab.clear(LEAF)
+    assert storm_ssh == storm_prom and ("gpu001", "drain") in storm_prom
+    pause = next(r for r in results if r.check == "counters.pause" and r.item == f"{LEAF}:{PORT}")
+    assert pause.status == "fail"
 
 
 def test_sigterm_stops_the_collector_cleanly(stack: Stack) -> None:

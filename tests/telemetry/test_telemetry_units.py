@@ -24,7 +24,8 @@ def test_sonic_updates_decode_into_neutral_readings() -> None:
     ports = {"Ethernet0": {"SAI_PORT_STAT_PFC_3_RX_PKTS": "12", "SAI_PORT_STAT_PFC_3_TX_PKTS": "4",
                            "SAI_PORT_STAT_IF_IN_ERRORS": "9"}, "Ethernet8": "not a dict"}
     got = list(decode("COUNTERS/Ethernet*", ports))
-    assert got == [Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "rx")),
+    assert got == [Reading("port_rx_errors_total", (("port", "Ethernet0"),), 9.0),
+                   Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "rx")),
                            12.0),
                    Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "tx")),
                            4.0)]

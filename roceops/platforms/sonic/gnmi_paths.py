@@ -5,6 +5,7 @@ path (target COUNTERS_DB)         fields read                                   
 ================================  ==============================================  ==================================
 ``COUNTERS/Ethernet*``            ``SAI_PORT_STAT_PFC_<p>_RX_PKTS`` / ``_TX_PKTS``  pfc_pause_frames_total{port,
                                                                                    priority,direction}
+                                  ``SAI_PORT_STAT_IF_IN_ERRORS``                   port_rx_errors_total{port}
 ``COUNTERS/Ethernet*/Queues``     ``SAI_QUEUE_STAT_DROPPED_PACKETS``               queue_drops_total{port,queue}
                                   ``SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS``       ecn_marked_packets_total{port,queue}
 ``COUNTERS/Ethernet*/Pfcwd``      ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED``         pfcwd_storms_total{port,queue}
@@ -15,8 +16,11 @@ sonic-net/sonic-gnmi sonic_data_client/virtual_db.go@95f4400d96982c9f6a6a02ed62e
 field names: sonic-net/SONiC doc/system-telemetry/grpc_telemetry.md@0fdbfb0b1b617ee1de408a028b1184656a6882f2; the
 WRED/ECN queue counter (present only with the WRED_ECN_QUEUE flex counter group enabled):
 sonic-net/SONiC doc/qos/ECN_and_WRED_statistics_HLD.md@ebcd2a4a987f1d6027cd57677dc6806b8a9adcdb; the PFC watchdog
-fields: sonic-net/sonic-gnmi gnmi_server/server_test.go@15422d280f2933cdcd258b3bfd958471fb878554. Port 8080 is the
-port of the telemetry doc's examples (grpc_telemetry.md above); deployments often change it (``--gnmi-port``).
+fields: sonic-net/sonic-gnmi gnmi_server/server_test.go@15422d280f2933cdcd258b3bfd958471fb878554;
+``SAI_PORT_STAT_IF_IN_ERRORS`` is what ``show interfaces counters`` prints as RX_ERR (the SSH path's crc_errors):
+sonic-net/sonic-utilities utilities_common/portstat.py@648be3b0cafac61be1ed9db4cbfa5b457c4ae038
+(counter_bucket_dict). Port 8080 is the port of the telemetry doc's examples (grpc_telemetry.md above), unconfirmed
+as today's default.
 Not streamed here: link flaps (no COUNTERS_DB field found for carrier changes; the SSH path reads ``show
 interfaces flap``).
 """
@@ -45,6 +49,9 @@ def _ports(value: dict[str, Any]) -> Iterator[Reading]:
     for port, fields in value.items():
         if not isinstance(fields, dict):
             continue
+        errors = _number(fields.get("SAI_PORT_STAT_IF_IN_ERRORS"))
+        if errors is not None:
+            yield Reading("port_rx_errors_total", (("port", port),), errors)
         for prio, direction, field in _PFC:
             n = _number(fields.get(field))
             if n is not None:
