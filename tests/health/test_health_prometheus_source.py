@@ -36,7 +36,7 @@ ANSWERS: dict[str, list[dict[str, Any]]] = {
 
 
 class _Prometheus(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)["query"][0]
         result = ANSWERS["target_up"] if query.startswith("roceops_target_up") else ANSWERS["range"]
         body = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}).encode()
