@@ -199,8 +199,8 @@ async def serve(
         gnmi = LabGnmi(lab)
         loop = asyncio.get_running_loop()
         try:
+            await gnmi.start()  # before the control socket: "ready" means the overlay's gNMI ports are there too
             await control.start()
-            await gnmi.start()
             overlay = {
                 dev.spec.name: {
                     "host": dev.spec.address,

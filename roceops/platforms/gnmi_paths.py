@@ -19,8 +19,19 @@ class Reading(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Interest:
+    """Which counters are exported while still zero: those of the lossless priorities and queues (the alerts' and
+    health's inputs). Any other counter is exported once it moves: a 128-port switch would otherwise send ~3,000
+    series of zeros per sample, and decoding them costs the collector more than the gNMI message itself."""
+
+    priorities: frozenset[int] = frozenset()
+    queues: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class GnmiPaths:
     target: str  # the gNMI prefix target ("" for none)
     paths: tuple[str, ...]  # subscribed in one SubscriptionList, SAMPLE mode
     default_port: int
-    decode: Callable[[str, Any], Iterator[Reading]]  # (update path as pygnmi prints it, JSON value) -> readings
+    # (update path as pygnmi prints it, JSON value, what to keep) -> readings; queue drops carry ``lossless``
+    decode: Callable[[str, Any, Interest], Iterator[Reading]]

@@ -81,7 +81,7 @@ class Collector:
         registry = CollectorRegistry(auto_describe=False)
         registry.register(self.store)
         for t in self.targets:
-            self.store.register(t.name, t.platform, t.place)
+            self.store.register(t.name, t.platform, t.place, own_place=t.via == "ssh")
         self._server, _ = start_http_server(self.listen[1], addr=self.listen[0], registry=registry)
         self.port = int(self._server.server_address[1])
         self.workers = [*self._gnmi_workers(), *self._host_workers()]

@@ -14,7 +14,7 @@ from typing import Any
 
 from pygnmi.client import gNMIclient
 
-from roceops.platforms.gnmi_paths import GnmiPaths, Reading
+from roceops.platforms.gnmi_paths import GnmiPaths, Interest, Reading
 from roceops.redact import redact
 from roceops.telemetry.store import Store
 from roceops.telemetry.targets import Target
@@ -66,32 +66,14 @@ def describe(exc: BaseException) -> str:
     return redact(text)[:300]
 
 
-def keep(target: Target, reading: Reading) -> Reading | None:
-    """What the collector exports of one reading. Counters on a lossy priority or queue are exported only once they
-    move (a 64-port switch would otherwise send ~2,000 series of zeros); queue drops get ``lossless``."""
-    metric, labels, value = reading
-    label = dict(labels)
-    if metric == "pfc_pause_frames_total":
-        if value or int(label.get("priority", "-1")) in target.lossless_priorities:
-            return reading
-        return None
-    if metric in ("queue_drops_total", "ecn_marked_packets_total"):
-        lossless = int(label.get("queue", "-1")) in target.lossless_queues
-        if not value and not lossless:
-            return None
-        if metric == "queue_drops_total":
-            return Reading(metric, (*labels, ("lossless", "true" if lossless else "false")), value)
-    return reading
-
-
 def readings_of(target: Target, spec: GnmiPaths, update: dict[str, Any]) -> Iterator[tuple[str, list[Reading]]]:
-    """(path, readings) per update in one pygnmi-parsed notification (paths the room does not know are skipped)."""
+    """(path, readings) per update in one pygnmi-parsed notification (paths the room does not know are skipped);
+    counters of lossy priorities and queues only once they move (:class:`Interest`)."""
+    want = Interest(target.lossless_priorities, target.lossless_queues)
     for item in (update.get("update") or {}).get("update") or ():
         path = str(item.get("path", "")).strip("/")
-        if path not in spec.paths:
-            continue
-        kept = [r for r in map(lambda r: keep(target, r), spec.decode(path, item.get("val"))) if r is not None]
-        yield path, kept
+        if path in spec.paths:
+            yield path, list(spec.decode(path, item.get("val"), want))
 
 
 class GnmiWorker(threading.Thread):

@@ -22,6 +22,7 @@ MAX_SERIES_PER_DEVICE = 20_000
 class _Device:
     platform: str
     place: tuple[str, ...]
+    own_place: bool = False  # its readings may carry place labels of their own (a host NIC's rail)
     up: bool = False
     # part (e.g. the gNMI path an update came from) -> metric -> [(place + label values, value)]
     parts: dict[str, dict[str, list[tuple[tuple[str, ...], float]]]] | None = None
@@ -53,15 +54,16 @@ class Store(Collector):
         self._dropped = 0
         self._samples = 0
 
-    def register(self, device: str, platform: str, place: tuple[str, ...]) -> None:
+    def register(self, device: str, platform: str, place: tuple[str, ...], own_place: bool = False) -> None:
         with self._lock:
-            self._devices[device] = _Device(platform, place)
+            self._devices[device] = _Device(platform, place, own_place)
 
     def put(self, device: str, readings: Iterable[Reading], part: str = "") -> int:
         """Replace the device's ``part`` (one gNMI path's update, or a whole SSH sample) with ``readings``;
         returns how many series it keeps. The device's series over all parts stay under ``max_series``."""
         with self._lock:
             dev = self._devices[device]
+            own_place = dev.own_place
             place, others = dev.place, sum(len(r) for p, m in (dev.parts or {}).items() if p != part
                                            for r in m.values())
         room = max(0, self.max_series - others)
@@ -71,7 +73,8 @@ class Store(Collector):
             if kept >= room:
                 dropped += 1
                 continue
-            series.setdefault(metric, []).append((_row(place, labels), value))
+            row = _row(place, labels) if own_place else (*place, *(v for _, v in labels))
+            series.setdefault(metric, []).append((row, value))
             kept += 1
         with self._lock:
             dev.parts = {**(dev.parts or {}), part: series}

@@ -9,9 +9,9 @@ import sys
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
-from roceops.platforms.gnmi_paths import Reading
+from roceops.platforms.gnmi_paths import Interest, Reading
 from roceops.platforms.sonic.gnmi_paths import GNMI, decode
-from roceops.telemetry.gnmi_worker import Backoff, keep, readings_of
+from roceops.telemetry.gnmi_worker import Backoff, readings_of
 from roceops.telemetry.store import Store
 from roceops.telemetry.targets import Target
 from roceops.util.shard import ShardError, parse_shard, shard_of
@@ -30,7 +30,7 @@ def test_sonic_updates_decode_into_neutral_readings() -> None:
                    Reading("pfc_pause_frames_total", (("port", "Ethernet0"), ("priority", "3"), ("direction", "tx")),
                            4.0)]
     queues = {"Ethernet0:3": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "5", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": "7"},
-              "bad-key": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "1"}}
+              "bad-key": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "1"}, "Ethernet0:x": {"SAI_QUEUE_STAT_PACKETS": "1"}}
     assert {(r.metric, r.value) for r in decode("/COUNTERS/Ethernet*/Queues", queues)} == {
         ("queue_drops_total", 5.0), ("ecn_marked_packets_total", 7.0)}
     assert list(decode("COUNTERS/Ethernet*/Unknown", ports)) == []
@@ -38,15 +38,16 @@ def test_sonic_updates_decode_into_neutral_readings() -> None:
 
 
 def test_lossy_zero_counters_are_not_exported_and_drops_say_lossless() -> None:
-    pfc = lambda prio, value: Reading("pfc_pause_frames_total",  # noqa: E731
-                                      (("port", "Ethernet0"), ("priority", str(prio)), ("direction", "rx")), value)
-    assert keep(LEAF, pfc(3, 0.0)) is not None  # lossless: exported from zero on, so rate() sees the first frames
-    assert keep(LEAF, pfc(0, 0.0)) is None
-    assert keep(LEAF, pfc(0, 2.0)) is not None  # PFC on a lossy priority once it moves (the alert's input)
-    drop = keep(LEAF, Reading("queue_drops_total", (("port", "Ethernet0"), ("queue", "3")), 0.0))
-    assert drop is not None and drop.labels[-1] == ("lossless", "true")
-    lossy = keep(LEAF, Reading("queue_drops_total", (("port", "Ethernet0"), ("queue", "0")), 4.0))
-    assert lossy is not None and lossy.labels[-1] == ("lossless", "false")
+    want = Interest(priorities=frozenset({3}), queues=frozenset({3}))
+    fields = {f"SAI_PORT_STAT_PFC_{p}_RX_PKTS": "0" for p in range(8)} | {"SAI_PORT_STAT_PFC_0_RX_PKTS": "2"}
+    prios = {dict(r.labels)["priority"] for r in decode("COUNTERS/Ethernet*", {"Ethernet0": fields}, want)
+             if r.metric == "pfc_pause_frames_total"}
+    assert prios == {"3", "0"}  # lossless from zero on (rate() sees the first frames); lossy once it moves
+    queues = {"Ethernet0:3": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "0"}, "Ethernet0:0": {
+        "SAI_QUEUE_STAT_DROPPED_PACKETS": "4"}, "Ethernet0:1": {"SAI_QUEUE_STAT_DROPPED_PACKETS": "0"}}
+    drops = {dict(r.labels)["queue"]: dict(r.labels)["lossless"] for r in decode("COUNTERS/Ethernet*/Queues",
+                                                                                  queues, want)}
+    assert drops == {"3": "true", "0": "false"}
 
 
 def test_pygnmi_updates_of_unknown_paths_are_ignored() -> None:
@@ -78,7 +79,7 @@ def test_store_is_bounded_and_keeps_the_last_sample_only() -> None:
 
 def test_a_down_device_keeps_its_last_counters_and_says_so() -> None:
     store = Store()
-    store.register("gpu001", "linux_mlx5", ("gpu001", "host", "1", ""))
+    store.register("gpu001", "linux_mlx5", ("gpu001", "host", "1", ""), own_place=True)
     store.put("gpu001", [Reading("nic_cnp_sent_total", (("port", "eth1"), ("rail", "2")), 7.0)])
     store.down("gpu001")
     text = _exposition(store)

@@ -30,12 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from roceops.platforms.gnmi_paths import GnmiPaths, Reading
+from roceops.platforms.gnmi_paths import GnmiPaths, Interest, Reading
 
 PORTS, QUEUES, PFCWD = "COUNTERS/Ethernet*", "COUNTERS/Ethernet*/Queues", "COUNTERS/Ethernet*/Pfcwd"
 _PFC = tuple((p, d, f"SAI_PORT_STAT_PFC_{p}_{d.upper()}_PKTS") for p in range(8) for d in ("rx", "tx"))
-_QUEUE_FIELDS = (("queue_drops_total", "SAI_QUEUE_STAT_DROPPED_PACKETS"),
-                 ("ecn_marked_packets_total", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"))
 
 
 def _number(text: Any) -> float | None:
@@ -45,7 +43,11 @@ def _number(text: Any) -> float | None:
         return None
 
 
-def _ports(value: dict[str, Any]) -> Iterator[Reading]:
+_ZERO = ("0", "")
+
+
+def _ports(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
+    lossless = want.priorities
     for port, fields in value.items():
         if not isinstance(fields, dict):
             continue
@@ -53,7 +55,10 @@ def _ports(value: dict[str, Any]) -> Iterator[Reading]:
         if errors is not None:
             yield Reading("port_rx_errors_total", (("port", port),), errors)
         for prio, direction, field in _PFC:
-            n = _number(fields.get(field))
+            text = fields.get(field)
+            if text is None or (text in _ZERO and prio not in lossless):
+                continue
+            n = _number(text)
             if n is not None:
                 yield Reading("pfc_pause_frames_total",
                               (("port", port), ("priority", str(prio)), ("direction", direction)), n)
@@ -64,18 +69,23 @@ def _split(key: str) -> tuple[str, str] | None:
     return (port, queue) if sep and queue.isdigit() else None
 
 
-def _queues(value: dict[str, Any]) -> Iterator[Reading]:
+def _queues(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
+    lossless = {str(q) for q in want.queues}
     for key, fields in value.items():
-        where = _split(key)
-        if where is None or not isinstance(fields, dict):
+        port, _, queue = key.rpartition(":")
+        if not port or not isinstance(fields, dict) or not queue.isdigit():
             continue
-        for metric, field in _QUEUE_FIELDS:
-            n = _number(fields.get(field))
-            if n is not None:
-                yield Reading(metric, (("port", where[0]), ("queue", where[1])), n)
+        keep_zero = queue in lossless
+        drops = fields.get("SAI_QUEUE_STAT_DROPPED_PACKETS")
+        if drops is not None and (keep_zero or drops not in _ZERO) and (n := _number(drops)) is not None:
+            yield Reading("queue_drops_total", (("port", port), ("queue", queue),
+                                                ("lossless", "true" if keep_zero else "false")), n)
+        marks = fields.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")
+        if marks is not None and (keep_zero or marks not in _ZERO) and (n := _number(marks)) is not None:
+            yield Reading("ecn_marked_packets_total", (("port", port), ("queue", queue)), n)
 
 
-def _pfcwd(value: dict[str, Any]) -> Iterator[Reading]:
+def _pfcwd(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
     for key, fields in value.items():
         where = _split(key)
         n = _number(fields.get("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED")) if isinstance(fields, dict) else None
@@ -83,8 +93,9 @@ def _pfcwd(value: dict[str, Any]) -> Iterator[Reading]:
             yield Reading("pfcwd_storms_total", (("port", where[0]), ("queue", where[1])), n)
 
 
-def decode(path: str, value: Any) -> Iterator[Reading]:
-    """Readings of one update (``path`` without a leading slash, as pygnmi prints it).
+def decode(path: str, value: Any, want: Interest = Interest()) -> Iterator[Reading]:
+    """Readings of one update (``path`` without a leading slash, as pygnmi prints it); counters outside ``want``
+    only once they are not zero.
 
     >>> list(decode("COUNTERS/Ethernet*/Pfcwd", {"Ethernet0:3": {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": "2"}}))
     [Reading(metric='pfcwd_storms_total', labels=(('port', 'Ethernet0'), ('queue', '3')), value=2.0)]
@@ -93,11 +104,11 @@ def decode(path: str, value: Any) -> Iterator[Reading]:
         return iter(())
     path = path.strip("/")
     if path == PORTS:
-        return _ports(value)
+        return _ports(value, want)
     if path == QUEUES:
-        return _queues(value)
+        return _queues(value, want)
     if path == PFCWD:
-        return _pfcwd(value)
+        return _pfcwd(value, want)
     return iter(())
 
 
