@@ -76,6 +76,11 @@ def readings_of(target: Target, spec: GnmiPaths, update: dict[str, Any]) -> Iter
             yield path, list(spec.decode(path, item.get("val"), want))
 
 
+def _items(update: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """path -> update item of one pygnmi-parsed notification."""
+    return {str(item.get("path", "")): item for item in (update.get("update") or {}).get("update") or ()}
+
+
 class GnmiWorker(threading.Thread):
     def __init__(self, target: Target, spec: GnmiPaths, store: Store, settings: GnmiSettings,
                  stop: threading.Event) -> None:
@@ -151,7 +156,10 @@ class GnmiWorker(threading.Thread):
                     if quiet > RECONNECT_SAMPLES:
                         raise TimeoutError(f"no sample for {quiet:.0f} intervals") from None
                     continue
-                for path, readings in readings_of(self.target, self.spec, update):
+                latest = _items(update)
+                while stream.peek():  # behind the device: only the newest sample of each path counts
+                    latest.update(_items(stream.get_update(timeout=0)))
+                for path, readings in readings_of(self.target, self.spec, {"update": {"update": [*latest.values()]}}):
                     self.store.put(self.target.name, readings, part=path)
                     got = True
                 last = time.monotonic()
