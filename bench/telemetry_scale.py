@@ -98,7 +98,8 @@ def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace)
         up = sum(collector.store.is_up(n) for n in names)
         reconnects = sum(max(0, w.sessions - 1) for w in collector.workers)  # type: ignore[union-attr]
         print(f"{samples:.0f} device samples in {wall:.0f} s ({samples / len(names) / (wall / args.interval):.2f} "
-              f"of the expected per device; {up} up at the end, {reconnects} reconnects): client CPU {per_sample_ms:.2f} ms per device per sample "
+              f"of the expected per device; {up} up at the end, {reconnects} reconnects): "
+              f"client CPU {per_sample_ms:.2f} ms per device per sample "
               f"(without scrapes), {cpu / wall * 100:.0f} % of a core in total; one /metrics scrape "
               f"{scrape_cpu / args.samples * 1000:.0f} ms CPU, {len(body) / 2**20:.1f} MiB")
         print(f"collector RSS: {rss_before:.0f} MiB before it started (the expanded fabric), peak "
