@@ -25,11 +25,11 @@ from conftest import EXAMPLES, REPO
 from labtools import free_endpoint_base, lab_mini
 
 from roceops.health.engine import HealthOptions, run_health
-from roceops.health.model import CheckResult
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.monitoring import monitoring_files
+from roceops.report.result import Result
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
@@ -156,7 +156,7 @@ def test_a_pause_storm_fires_and_clearing_resolves_it(stack: Stack) -> None:
     assert _wait(lambda: not stack.firing("RoCEPauseStorm"), timeout=15), "RoCEPauseStorm did not resolve"
 
 
-def _verdicts(stack: Stack, counters_from: str | None) -> tuple[list[tuple[str, str]], list[CheckResult]]:
+def _verdicts(stack: Stack, counters_from: str | None) -> tuple[list[tuple[str, str]], list[Result]]:
     opts = HealthOptions(window_s=1.5, deadline_s=30, lab_dir=stack.lab.state_dir, counters_from=counters_from)
     report = run_health(stack.fabric, NODES, opts)
     return [(v.node, v.status) for v in report.verdicts], report.results
@@ -166,7 +166,7 @@ def test_health_from_prometheus_gives_the_ssh_verdicts(stack: Stack) -> None:
     healthy_ssh, _ = _verdicts(stack, None)
     healthy_prom, results = _verdicts(stack, stack.prometheus)
     assert healthy_ssh == healthy_prom == [(n, "ok") for n in NODES]
-    leaf_checks = {r.check: r.status for r in results if r.item.startswith(f"{LEAF}:{PORT}")}
+    leaf_checks = {r.check: r.status for r in results if r.path.startswith(f"{LEAF}:{PORT}")}
     assert leaf_checks["leaf.port"] == "skipped" and leaf_checks["counters.pause"] == "ok"
     stack.lab.inject(LEAF, "pause_storm", port=PORT)
     try:
@@ -176,7 +176,7 @@ def test_health_from_prometheus_gives_the_ssh_verdicts(stack: Stack) -> None:
     finally:
         stack.lab.clear(LEAF)
     assert storm_ssh == storm_prom and ("gpu001", "drain") in storm_prom
-    pause = next(r for r in results if r.check == "counters.pause" and r.item == f"{LEAF}:{PORT}")
+    pause = next(r for r in results if r.check == "counters.pause" and r.path == f"{LEAF}:{PORT}")
     assert pause.status == "fail"
 
 
