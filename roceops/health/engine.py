@@ -214,9 +214,10 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
 
 def prometheus_leaves(fabric: Fabric, opts: HealthOptions, ports: dict[str, set[str]],
                       deadline: float) -> dict[str, Sample]:
-    """The leaves' samples from Prometheus: the last window, and at least 2.5 scrapes so two samples are in it."""
+    """The leaves' samples from Prometheus: the last window, and at least 3 scrapes so two samples are in it even
+    when a scrape comes late."""
     assert opts.counters_from is not None
-    lookback = max(opts.window_s, 2.5 * fabric.intent.monitoring.scrape_interval_s)
+    lookback = max(opts.window_s, 3.0 * fabric.intent.monitoring.scrape_interval_s)
     timeout = max(0.5, min(5.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
     return leaf_samples(opts.counters_from, ports, lookback, timeout)
 

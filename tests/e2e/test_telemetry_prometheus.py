@@ -159,6 +159,8 @@ def test_a_pause_storm_fires_and_clearing_resolves_it(stack: Stack) -> None:
 def _verdicts(stack: Stack, counters_from: str | None) -> tuple[list[tuple[str, str]], list[Result]]:
     opts = HealthOptions(window_s=1.5, deadline_s=30, lab_dir=stack.lab.state_dir, counters_from=counters_from)
     report = run_health(stack.fabric, NODES, opts)
+    unknown = [v.reasons for v in report.verdicts if v.status == "unknown"]
+    assert not unknown, unknown  # the lab and Prometheus answered: every node has a verdict
     return [(v.node, v.status) for v in report.verdicts], report.results
 
 
