@@ -5,6 +5,7 @@ Goal (issue 30): client CPU <= 3 ms per device per sample (a plain pygnmi client
 the SSH path costs about 28 ms). The lab runs in its own process (start_lab), so this process's CPU time is the
 collector's alone: its threads, pygnmi's, gRPC's and one /metrics exposition per interval (as Prometheus scrapes).
 Run: python bench/telemetry_scale.py [--devices 1008] [--interval 10] [--samples 6] [--unconfigured]
+     python bench/telemetry_scale.py --decode-only   (one leaf's recorded gNMI messages: parse + decode + store only)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import resource
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -46,15 +48,55 @@ def fabric_series(fabric: Fabric, per_switch_port: float, per_nic: float) -> tup
     return round(ports * per_switch_port) + switches, round(nics * per_nic) + len(fabric.hosts)
 
 
+def decode_only(fabric: Fabric, rounds: int = 200) -> None:
+    """Client CPU of one sample without the transport: pygnmi's parser, the room's decode and the store, on
+    messages recorded from a configured lab leaf (in-process lab, 100 ms SAMPLE interval)."""
+    from pygnmi.client import gNMIclient, telemetryParser
+
+    from roceops.lab.runtime import LabThread
+    from roceops.platforms.sonic.gnmi_paths import GNMI
+    from roceops.telemetry.collector import _quiet_cancelled_streams
+    from roceops.telemetry.gnmi_worker import readings_of
+    from roceops.telemetry.store import Store
+
+    threading.excepthook = _quiet_cancelled_streams
+    leaf = next(d.name for d in fabric.devices() if d.role == "leaf")
+    with tempfile.TemporaryDirectory() as tmp, LabThread(lab_specs(fabric, [leaf], configured=True), Path(tmp),
+                                                         base_address="127.72.0.1") as lab:
+        target = build_targets(fabric, [fabric.device(leaf)], lab.overlay)[0][0]
+        o = lab.overlay[leaf]
+        request = {"subscription": [{"path": p, "mode": "sample", "sample_interval": 100_000_000} for p in GNMI.paths],
+                   "mode": "stream", "encoding": "json_ietf"}
+        with gNMIclient(target=(o["host"], o["gnmi_port"]), username="admin", password="", insecure=True) as gc:
+            stream = gc.subscribe_stream(subscribe=request, target=GNMI.target)
+            stream.get_update(5)
+            raw = [stream._updates.get(timeout=5) for _ in range(10)]  # the wire messages, before parsing
+            stream.close()
+    store = Store()
+    store.register(target.name, target.platform, target.place)
+    cpu = time.process_time()
+    for _ in range(rounds // len(raw)):
+        for message in raw:
+            for path, readings in readings_of(target, GNMI, telemetryParser(message)):
+                store.put(target.name, readings, part=path)
+    ms = (time.process_time() - cpu) / (rounds // len(raw) * len(raw)) * 1000
+    print(f"decode only: {ms:.2f} ms CPU per sample of {leaf} ({len(raw[0].SerializeToString()) / 1024:.0f} KiB "
+          f"message, {store.series_count()} series kept)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--devices", type=int, default=1008)
     ap.add_argument("--interval", type=float, default=10.0)
     ap.add_argument("--samples", type=int, default=6, help="intervals measured after every device streamed once")
     ap.add_argument("--unconfigured", action="store_true", help="switches without their QoS config (fewer series)")
+    ap.add_argument("--decode-only", action="store_true", help="only the per-sample decode cost, no scale run")
     args = ap.parse_args()
     with run_gc(acyclic=True):
         fabric = expand(superpod(SUS, "sonic", "sonic", "sonic"))
+    if args.decode_only:
+        decode_only(fabric)
+        return
     names = [d.name for d in fabric.devices() if d.kind == "switch"][:args.devices]
     t0 = time.perf_counter()
     specs = lab_specs(fabric, names, configured=not args.unconfigured)
