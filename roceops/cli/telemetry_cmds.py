@@ -13,7 +13,7 @@ from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.lab.paths import lab_dir_option
-from roceops.util.shard import ShardError, parse_shard
+from roceops.topology.sharding import parse_shard
 
 
 def _listen(text: str) -> tuple[str, int]:
@@ -30,7 +30,8 @@ def telemetry(
     limit: str | None = LimitOption,
     listen: str = typer.Option("127.0.0.1:9105", "--listen", help="ADDR:PORT of the /metrics endpoint (port 0: any)"),
     interval: float = typer.Option(10.0, "--interval", min=0.1, help="seconds between samples (gNMI SAMPLE interval)"),
-    shard: str = typer.Option("0/1", "--shard", help="I/N: collect the devices whose name hashes to shard I of N"),
+    shard: str | None = typer.Option(None, "--shard", metavar="I/N",
+                                     help="collect shard I of N (1-based) only: the devices whose name hashes to it"),
 ) -> None:
     """Stream the fabric's PFC, ECN, watchdog, drop and NIC CNP counters to a Prometheus endpoint until SIGTERM.
 
@@ -41,9 +42,9 @@ def telemetry(
     """
     address = _listen(listen)
     try:
-        shard_spec = parse_shard(shard)
-    except ShardError as exc:
-        fail(str(exc))
+        shard_spec = parse_shard(shard) if shard is not None else None
+    except ValueError as exc:
+        fail(f"--shard: {exc}")
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     devices = selected(loaded.fabric, limit)
     check_lab_serves(loaded, [d.name for d in devices], lab)
@@ -61,7 +62,7 @@ def telemetry(
     for line in skipped:
         console.print(f"not collected: {line}", markup=False)
     if not targets:
-        fail(f"no device to collect in shard {shard} of the selection")
+        fail(f"no device to collect in shard {shard} of the selection" if shard else "no device to collect")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     collector = Collector(loaded.fabric, targets, gnmi_settings(interval, lab), listen=address, lab_dir=lab_dir)
     try:

@@ -11,6 +11,7 @@ from roceops.device.intent import SwitchIntent
 from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.topology.fabric import Fabric, Host, Switch
+from roceops.topology.sharding import Shard
 from roceops.util.shard import shard_of
 
 
@@ -47,17 +48,16 @@ def _host(fabric: Fabric, h: Host, address: str) -> Target:
 
 
 def build_targets(fabric: Fabric, devices: Iterable[Switch | Host], overlay: Mapping[str, Mapping[str, Any]] | None,
-                  shard: tuple[int, int] = (0, 1)) -> tuple[list[Target], list[str]]:
+                  shard: Shard | None = None) -> tuple[list[Target], list[str]]:
     """(targets, skipped): the devices of this shard the collector can sample, and why the others are not.
 
     ``overlay`` (``--lab``): the lab's endpoints, device -> {host, gnmi_port}; else management addresses and the
     room's default gNMI port. A switch whose room has no gNMI path table is skipped with the reason.
     """
-    index, count = shard
     targets: list[Target] = []
     skipped: list[str] = []
     for dev in devices:
-        if shard_of(dev.name, count) != index:
+        if shard is not None and shard_of(dev.name, shard.count) != shard.index:
             continue
         where = (overlay or {}).get(dev.name)
         if overlay is not None and where is None:

@@ -1,44 +1,21 @@
-"""Split devices over N workers by a stable hash of their names (``--shard I/N``): the same name lands in the same
-shard on every machine and in every run (no Python ``hash()`` randomisation), and every device in exactly one."""
+"""Which collector owns a device when ``roceops telemetry --shard I/N`` splits the fabric: a stable hash of the
+device name, the same on every machine and in every run (no Python ``hash()`` randomisation), every device in
+exactly one shard. Unlike audit/health's cabling-group shards (roceops/topology/sharding.py, whose ``I/N`` syntax
+the telemetry command shares), a device keeps its collector when others join or leave the selection, which a
+long-running collector needs; its counters need no cable's other end in the same process."""
 
 from __future__ import annotations
 
 import hashlib
-import re
-
-_SPEC = re.compile(r"^(\d+)/(\d+)$")
-
-
-class ShardError(ValueError):
-    """A ``--shard`` value that is not ``I/N`` with 0 <= I < N."""
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"1/4"`` -> ``(1, 4)``.
-
-    >>> parse_shard("0/2")
-    (0, 2)
-    >>> parse_shard("2/2")
-    Traceback (most recent call last):
-    ...
-    roceops.util.shard.ShardError: --shard 2/2: the index must be 0..1 (I/N, 0-based)
-    """
-    found = _SPEC.match(text.strip())
-    if not found:
-        raise ShardError(f"--shard {text!r}: expected I/N, e.g. 0/4")
-    index, count = int(found.group(1)), int(found.group(2))
-    if count < 1 or index >= count:
-        raise ShardError(f"--shard {text}: the index must be 0..{max(count - 1, 0)} (I/N, 0-based)")
-    return index, count
 
 
 def shard_of(name: str, count: int) -> int:
-    """The shard (0..count-1) that owns device ``name``.
+    """The shard (1..count) that owns device ``name``.
 
     >>> shard_of("leaf-su1-r1", 1)
-    0
+    1
     >>> shard_of("leaf-su1-r1", 4) == shard_of("leaf-su1-r1", 4)
     True
     """
     digest = hashlib.sha256(name.encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count
+    return int.from_bytes(digest[:8], "big") % count + 1

@@ -13,8 +13,9 @@ MINI = str(EXAMPLES["lab-mini"])
 
 @pytest.mark.parametrize(("args", "says"), [
     (["--listen", "nowhere"], "ADDR:PORT"),
-    (["--shard", "4/4"], "--shard 4/4"),
-    (["--shard", "one"], "expected I/N"),
+    (["--shard", "5/4"], "1 <= I <= N"),
+    (["--shard", "0/4"], "1 <= I <= N"),
+    (["--shard", "one"], "must be I/N"),
     (["--limit", "!*"], "selects no device"),
 ])
 def test_telemetry_usage_errors_exit_3(args: list[str], says: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from roceops.platforms.gnmi_paths import Interest, Reading
@@ -14,7 +13,7 @@ from roceops.platforms.sonic.gnmi_paths import GNMI, decode
 from roceops.telemetry.gnmi_worker import Backoff, readings_of
 from roceops.telemetry.store import Store
 from roceops.telemetry.targets import Target
-from roceops.util.shard import ShardError, parse_shard, shard_of
+from roceops.util.shard import shard_of
 
 LEAF = Target("leaf-su1-r1", "sonic", "gnmi", "127.0.0.1", 1, ("leaf-su1-r1", "leaf", "1", "1"),
               lossless_priorities=frozenset({3}), lossless_queues=frozenset({3}))
@@ -98,14 +97,12 @@ def test_backoff_doubles_to_its_cap_and_resets() -> None:
 
 def test_shards_split_every_device_into_exactly_one() -> None:
     names = [f"leaf-su{s}-r{r}" for s in range(1, 65) for r in range(1, 9)]
-    owners = {n: [i for i in range(4) if shard_of(n, 4) == i] for n in names}
+    owners = {n: [i for i in range(1, 5) if shard_of(n, 4) == i] for n in names}
     assert all(len(v) == 1 for v in owners.values())
-    sizes = [sum(1 for v in owners.values() if v == [i]) for i in range(4)]
+    sizes = [sum(1 for v in owners.values() if v == [i]) for i in range(1, 5)]
     assert min(sizes) > len(names) / 4 * 0.8  # roughly even
-    assert parse_shard("3/4") == (3, 4)
-    for bad in ("4/4", "x/2", "1/0", "-1/2"):
-        with pytest.raises(ShardError):
-            parse_shard(bad)
+    # a device keeps its shard when others leave the selection (a long-running collector's property)
+    assert all(shard_of(n, 4) == owners[n][0] for n in names[::7])
 
 
 def test_the_cli_starts_without_grpc() -> None:
