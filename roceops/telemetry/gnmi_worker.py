@@ -9,7 +9,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pygnmi.client import gNMIclient
@@ -32,7 +32,7 @@ class GnmiSettings:
     """How every switch is reached; secrets only from the environment (roceops.telemetry.collector)."""
 
     username: str
-    password: str
+    password: str = field(repr=False)  # never in a repr, a log line or an exception
     insecure: bool = False  # plaintext gRPC (the lab; never a real fabric unless the operator says so)
     root_ca: str | None = None  # PEM file of the CA that signed the switches' gNMI certificates
     interval_s: float = 10.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from roceops.platforms.gnmi_paths import Interest, Reading
@@ -110,3 +111,21 @@ def test_the_cli_starts_without_grpc() -> None:
            "('grpc', 'pygnmi', 'google')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_gnmi_credentials_come_from_the_environment_and_stay_out_of_reprs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from roceops.telemetry.collector import gnmi_settings
+
+    for name in ("ROCEOPS_USERNAME", "ROCEOPS_PASSWORD", "ROCEOPS_GNMI_INSECURE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ROCEOPS_GNMI_USERNAME", "telemetry")
+    monkeypatch.setenv("ROCEOPS_GNMI_PASSWORD", "s3cret-pw")
+    monkeypatch.setenv("ROCEOPS_GNMI_CA", "/etc/roceops/ca.pem")
+    settings = gnmi_settings(10.0, lab=False)
+    assert (settings.username, settings.password, settings.root_ca, settings.insecure) == (
+        "telemetry", "s3cret-pw", "/etc/roceops/ca.pem", False)
+    assert "s3cret-pw" not in repr(settings)
+    monkeypatch.delenv("ROCEOPS_GNMI_PASSWORD")
+    monkeypatch.setenv("ROCEOPS_PASSWORD", "ssh-pw")  # the SSH password is the fallback
+    assert gnmi_settings(10.0, lab=False).password == "ssh-pw"
+    assert gnmi_settings(1.0, lab=True).insecure  # the lab: plaintext gRPC on loopback
