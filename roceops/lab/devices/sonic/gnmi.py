@@ -51,9 +51,14 @@ def _port_fields(st: SonicState, port: str) -> dict[str, str]:
 def _queues(st: SonicState, db: Db, ports: list[str]) -> dict[str, dict[str, str]]:
     enabled = db.get("FLEX_COUNTER_TABLE", {}).get("WRED_ECN_QUEUE", {}).get("FLEX_COUNTER_STATUS") == "enable"
     ecn_of = _ecn_queues(port_id_keyed(db.get("QUEUE", {}), copy=False), db.get("WRED_PROFILE", {}))
+    qos = port_keyed(db.get("PORT_QOS_MAP", {}))
+    maps = db.get("MAP_PFC_PRIORITY_TO_QUEUE", {})
     out: dict[str, dict[str, str]] = {}
     for port in ports:
-        stats = _queue_stats(st, db, port)[:UNICAST_QUEUES]
+        entry = qos.get(port, {})  # the port's lossless queues, as show's _lossless_queues finds them
+        pfc_map = maps.get(unref(entry.get("pfc_to_queue_map")) or "", {})
+        lossless = {int(pfc_map.get(str(p), p)) for p in priorities(entry.get("pfc_enable"))}
+        stats = _queue_stats(st, db, port, lossless)[:UNICAST_QUEUES]
         ecn = ecn_of(port)
         marked = st.counter(port, "ecn_marked")
         for q, (_, pkts, byts, dpkts, dbytes) in enumerate(stats):
