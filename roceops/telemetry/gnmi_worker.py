@@ -81,6 +81,15 @@ def _items(update: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {str(item.get("path", "")): item for item in (update.get("update") or {}).get("update") or ()}
 
 
+def newest(stream: Any, update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` merged with every update already queued behind it, the newest of each path winning: a worker
+    that fell behind its device processes one sample, so pygnmi's queue never grows with a slow collector."""
+    latest = _items(update)
+    while stream.peek():
+        latest.update(_items(stream.get_update(timeout=0)))
+    return {"update": {"update": list(latest.values())}}
+
+
 class GnmiWorker(threading.Thread):
     def __init__(self, target: Target, spec: GnmiPaths, store: Store, settings: GnmiSettings,
                  stop: threading.Event) -> None:
@@ -156,10 +165,7 @@ class GnmiWorker(threading.Thread):
                     if quiet > RECONNECT_SAMPLES:
                         raise TimeoutError(f"no sample for {quiet:.0f} intervals") from None
                     continue
-                latest = _items(update)
-                while stream.peek():  # behind the device: only the newest sample of each path counts
-                    latest.update(_items(stream.get_update(timeout=0)))
-                for path, readings in readings_of(self.target, self.spec, {"update": {"update": [*latest.values()]}}):
+                for path, readings in readings_of(self.target, self.spec, newest(stream, update)):
                     self.store.put(self.target.name, readings, part=path)
                     got = True
                 last = time.monotonic()

@@ -129,3 +129,30 @@ def test_gnmi_credentials_come_from_the_environment_and_stay_out_of_reprs(monkey
     monkeypatch.setenv("ROCEOPS_PASSWORD", "ssh-pw")  # the SSH password is the fallback
     assert gnmi_settings(10.0, lab=False).password == "ssh-pw"
     assert gnmi_settings(1.0, lab=True).insecure  # the lab: plaintext gRPC on loopback
+
+
+class _Backlog:
+    """A pygnmi subscription with updates queued behind the one just read."""
+
+    def __init__(self, queued: list[dict[str, object]]) -> None:
+        self.queued = queued
+
+    def peek(self) -> bool:
+        return bool(self.queued)
+
+    def get_update(self, timeout: float) -> dict[str, object]:
+        return self.queued.pop(0)
+
+
+def test_a_worker_behind_its_device_keeps_only_the_newest_sample_of_each_path() -> None:
+    from roceops.telemetry.gnmi_worker import newest
+
+    def update(path: str, value: int) -> dict[str, object]:
+        return {"update": {"update": [{"path": path, "val": value}]}}
+
+    stream = _Backlog([update("COUNTERS/Ethernet*", 2), update("COUNTERS/Ethernet*/Queues", 7),
+                       update("COUNTERS/Ethernet*", 3)])
+    merged = newest(stream, update("COUNTERS/Ethernet*", 1))
+    assert not stream.queued  # the backlog is drained
+    assert {i["path"]: i["val"] for i in merged["update"]["update"]} == {  # type: ignore[index]
+        "COUNTERS/Ethernet*": 3, "COUNTERS/Ethernet*/Queues": 7}
