@@ -115,7 +115,7 @@ def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace)
     targets, skipped = build_targets(fabric, [fabric.device(n) for n in names], read_overlay(state))
     assert not skipped, skipped[:3]
     rss_before = _rss_mib()
-    collector = Collector(fabric, targets, gnmi_settings(args.interval, lab=True), listen=("127.0.0.1", 0))
+    collector = Collector(fabric, targets, gnmi_settings(args.interval, "admin"), listen=("127.0.0.1", 0))
     collector.start()
     url = f"http://127.0.0.1:{collector.port}/metrics"
     try:

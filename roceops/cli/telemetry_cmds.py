@@ -64,7 +64,9 @@ def telemetry(
     if not targets:
         fail(f"no device to collect in shard {shard} of the selection" if shard else "no device to collect")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    collector = Collector(loaded.fabric, targets, gnmi_settings(interval, lab), listen=address, lab_dir=lab_dir)
+    lab_user = str(next(iter(overlay.values())).get("username", "admin")) if overlay else None
+    collector = Collector(loaded.fabric, targets, gnmi_settings(interval, lab_user), listen=address,
+                          lab_dir=lab_dir)
     try:
         collector.start()
     except OSError as exc:

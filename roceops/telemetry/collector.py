@@ -36,12 +36,13 @@ USER_ENV, PASSWORD_ENV, CA_ENV, INSECURE_ENV = (
     "ROCEOPS_GNMI_USERNAME", "ROCEOPS_GNMI_PASSWORD", "ROCEOPS_GNMI_CA", "ROCEOPS_GNMI_INSECURE")
 
 
-def gnmi_settings(interval_s: float, lab: bool) -> GnmiSettings:
-    """gNMI credentials from the environment (fallback: the SSH ones, ROCEOPS_USERNAME/ROCEOPS_PASSWORD); the lab
-    speaks plaintext gRPC on loopback and takes the lab user (its password only when ROCEOPS_LAB_PASSWORD is set)."""
-    if lab:
-        return GnmiSettings(username=os.environ.get("ROCEOPS_LAB_USERNAME", "admin"),
-                            password=os.environ.get("ROCEOPS_LAB_PASSWORD", ""), insecure=True, interval_s=interval_s)
+def gnmi_settings(interval_s: float, lab_username: str | None = None) -> GnmiSettings:
+    """gNMI credentials from the environment (fallback: the SSH ones, ROCEOPS_USERNAME/ROCEOPS_PASSWORD). With
+    ``lab_username`` (the lab overlay's user): plaintext gRPC on loopback, the lab's password only when
+    ROCEOPS_LAB_PASSWORD is set (as its SSH)."""
+    if lab_username is not None:
+        return GnmiSettings(username=lab_username, password=os.environ.get("ROCEOPS_LAB_PASSWORD", ""),
+                            insecure=True, interval_s=interval_s)
     return GnmiSettings(
         username=os.environ.get(USER_ENV) or os.environ.get("ROCEOPS_USERNAME", "admin"),
         password=os.environ.get(PASSWORD_ENV) or os.environ.get("ROCEOPS_PASSWORD", ""),

@@ -39,7 +39,7 @@ def _collector(lab: LabThread, extra: list[Target] = (), **settings: object) -> 
     devices = [fabric.device(n) for n in [*NAMES, "spine01"]]
     targets, skipped = build_targets(fabric, devices, lab.overlay)
     assert [s.split(":")[0] for s in skipped] == ["spine01"]  # EOS: no gNMI path table in roceops
-    base = replace(gnmi_settings(INTERVAL, lab=True), retry_s=(0.2, 0.4))
+    base = replace(gnmi_settings(INTERVAL, lab.overlay[NAMES[0]]["username"]), retry_s=(0.2, 0.4))
     collector = Collector(fabric, [*targets, *extra], replace(base, **settings), listen=("127.0.0.1", 0),
                           lab_dir=lab.state_dir)
     collector.start()

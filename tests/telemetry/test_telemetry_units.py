@@ -121,14 +121,14 @@ def test_gnmi_credentials_come_from_the_environment_and_stay_out_of_reprs(monkey
     monkeypatch.setenv("ROCEOPS_GNMI_USERNAME", "telemetry")
     monkeypatch.setenv("ROCEOPS_GNMI_PASSWORD", "s3cret-pw")
     monkeypatch.setenv("ROCEOPS_GNMI_CA", "/etc/roceops/ca.pem")
-    settings = gnmi_settings(10.0, lab=False)
+    settings = gnmi_settings(10.0)
     assert (settings.username, settings.password, settings.root_ca, settings.insecure) == (
         "telemetry", "s3cret-pw", "/etc/roceops/ca.pem", False)
     assert "s3cret-pw" not in repr(settings)
     monkeypatch.delenv("ROCEOPS_GNMI_PASSWORD")
     monkeypatch.setenv("ROCEOPS_PASSWORD", "ssh-pw")  # the SSH password is the fallback
-    assert gnmi_settings(10.0, lab=False).password == "ssh-pw"
-    assert gnmi_settings(1.0, lab=True).insecure  # the lab: plaintext gRPC on loopback
+    assert gnmi_settings(10.0).password == "ssh-pw"
+    assert gnmi_settings(1.0, "admin").insecure  # the lab: plaintext gRPC on loopback
 
 
 class _Backlog:
