@@ -19,6 +19,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
 )
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
@@ -45,7 +46,8 @@ def audit(
     limit: str | None = LimitOption,
     lab: bool = LabOption,
     fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)",
+                                       parser=path_value),
     timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
     workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,

@@ -16,6 +16,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
     print_json,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
@@ -31,7 +32,8 @@ from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
 from roceops.report import tables
 
-JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
+JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)",
+                             parser=path_value)
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
 StateDir = Path(".roceops")
 

@@ -18,6 +18,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
@@ -54,7 +55,8 @@ def health(
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
-    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
+    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain",
+                                           parser=path_value),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),

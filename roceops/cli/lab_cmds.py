@@ -15,6 +15,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
     print_json,
     shipped_fabric_or_exit,
 )
@@ -34,7 +35,8 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 @app.command("up")
 def up(
     fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
-                                       help="fabric intent YAML (default: the lab-mini example roceops ships)"),
+                                       help="fabric intent YAML (default: the lab-mini example roceops ships)",
+                                       parser=path_value),
     limit: str | None = LimitOption,
     port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),

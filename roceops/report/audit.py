@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
@@ -18,6 +16,7 @@ from roceops.audit.engine import AuditResult
 from roceops.audit.findings import UNREACHABLE_CHECKS
 from roceops.audit.history import Resolved
 from roceops.report import tables
+from roceops.util.safe_write import write_file
 
 
 def as_dict(result: AuditResult, resolved: list[Resolved]) -> dict[str, Any]:
@@ -148,14 +147,6 @@ def to_prometheus(result: AuditResult, last_success: float | None = None) -> str
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder + rename, so a scraper never reads half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Temp file in the same folder + rename, so a scraper never reads half a file; only onto a regular file or a new
+    path (:func:`roceops.util.safe_write.write_file`, which raises WriteRefused otherwise)."""
+    write_file(path, text)
