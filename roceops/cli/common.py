@@ -64,6 +64,9 @@ def fail(message: str, code: Exit = Exit.BAD_INPUT) -> NoReturn:
 
 
 def load_intent_or_exit(path: Path) -> LoadedIntent:
+    if path == DEFAULT_FABRIC and not os.path.lexists(path):
+        fail(f"no fabric file: {path} does not exist here (no -f given); pass -f FILE, or start from the example "
+             f"fabric roceops ships: -f {_example_hint()}")
     try:
         return load(path)
     except IntentError as exc:
@@ -99,6 +102,13 @@ def check_connection_settings() -> None:
         fail(f"{KNOWN_HOSTS_ENV}={known_hosts}: no readable known_hosts file there")
     if creds.key_file and (problem := key_file_problem(creds.key_file)):
         fail(f"ROCEOPS_SSH_KEY={creds.key_file}: {problem}")
+
+
+def _example_hint() -> str:
+    try:
+        return str(example_fabric())
+    except MissingResource:
+        return "inventory/lab-mini.yaml of a roceops checkout"
 
 
 def shipped_fabric_or_exit() -> Path:

@@ -20,6 +20,7 @@ from roceops.cli.common import (
     shipped_fabric_or_exit,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.cli.lab_faults import InjectCommand
 from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fabric
 from roceops.lab.control import ControlClient, LabNotRunning
 from roceops.lab.fabric_specs import lab_specs
@@ -119,12 +120,10 @@ def _params(values: list[str]) -> dict[str, object]:
     return out
 
 
-@app.command("inject")
+@app.command("inject", cls=InjectCommand)
 def inject(
     device: str = typer.Argument(..., help="device name"),
-    fault: str = typer.Argument(..., help="pfc_off, ecn_changed, nic_reset, mtu_mismatch, link_down, link_flap, "
-                                "pause_storm, crc_errors, hash_polarized, ar_off, hash_seed, firmware, reject_config, "
-                                "refuse, slow, auth_reject, drop"),
+    fault: str = typer.Argument(..., help="a fault from the list below (the lab's own registry)"),
     port: str | None = typer.Option(None, "--port", "-p", help="port or NIC the fault applies to"),
     param: list[str] = typer.Option([], "--param", help="extra parameter key=value (repeatable)"),
 ) -> None:
@@ -152,5 +151,7 @@ def clear(device: str | None = typer.Argument(None, help="device (default: every
         cleared = ControlClient(lab_dir()).clear(device)
     except (LabNotRunning, LabError) as exc:
         fail(str(exc))
-    console.print(f"cleared faults on {len(cleared) if isinstance(cleared, list) else 'all'} devices "
-                  f"at {time.strftime('%H:%M:%S')}")
+    names = cleared.get("cleared") if isinstance(cleared, dict) else cleared
+    names = names if isinstance(names, list) else []
+    which = f"on {device}" if device else f"on all {len(names)} devices"
+    console.print(f"cleared faults {which} at {time.strftime('%H:%M:%S')}")

@@ -18,13 +18,13 @@ from typing import Any, Literal, Protocol
 from roceops.audit.compare import Drift
 from roceops.deploy.control import DeviceClock
 from roceops.deploy.facts import facts_problems
-from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
+from roceops.platforms.driver import BackupRefused, Change, Driver, DriverError, Intent, Snapshot
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 from roceops.render.engine import RenderedDevice
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
-                 "timeout", "interrupted", "not_started", "facts_mismatch"]
+                 "timeout", "interrupted", "not_started", "facts_mismatch", "backup_refused"]
 
 
 class Connector(Protocol):
@@ -114,6 +114,8 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         confirming = True
         driver.confirm(conn, txn)
         outcome.status = "changed"
+    except BackupRefused as exc:  # the platform refused its checkpoint before the change was sent: nothing to undo
+        outcome.status, outcome.error = "backup_refused", f"{_error(exc)}; nothing was applied"
     except Exception as exc:
         outcome.error = _error(exc)
         if clock is not None and clock.expired and timer:

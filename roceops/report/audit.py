@@ -38,7 +38,7 @@ def to_json(result: AuditResult, resolved: list[Resolved]) -> str:
 def print_table(console: Console, result: AuditResult, resolved: list[Resolved]) -> None:
     if result.findings:
         table = tables.table("status", "device", "check", "path", "expected", "observed", "fix",
-                      title=f"audit of {result.fabric}")
+                             title=f"audit of {result.fabric}", capped=("expected", "observed", "fix"))
         for f in result.findings:
             table.add_row(f.status, f.device, f.check, f.path or "-", _cell(f.expected), _cell(f.observed),
                           f.hint or f.message)

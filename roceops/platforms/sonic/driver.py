@@ -39,6 +39,7 @@ from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
 from roceops.platforms.driver import (
+    BackupRefused,
     BgpSession,
     Change,
     ConfirmNotTaken,
@@ -384,8 +385,8 @@ class SonicDriver(ReadBack):
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)
         out = _sudo(conn, f"config checkpoint {txn}")
-        if "Checkpoint created successfully." not in out:
-            raise _failure(f"sudo config checkpoint {txn}", out)
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         _apply_patch(conn, change, f"/tmp/{txn}.json")
 
     def confirm(self, conn: Any, txn: str) -> None:

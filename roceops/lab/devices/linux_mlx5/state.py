@@ -21,6 +21,12 @@ class LinuxMlx5StateCore(DeviceState):
     """One host's NICs, files and physical links, and its faults (the shell builds on it: see device.py)."""
 
     PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS
+    # what apply_fault below (and the device layer: reboot, reject_systemctl, no_perftest) reads of each fault
+    FAULT_PARAMS = {
+        **{f: frozenset({"port"}) for f in OPER_FAULTS | {"nic_reset", "old_driver"}},
+        "mtu_mismatch": frozenset({"port", "mtu"}), "pfc_off": frozenset({"port", "priority"}),
+        "firmware": frozenset({"port", "version"}), "slow_rdma": frozenset({"port", "factor"}),
+    }
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         data = dict(extra or {})
