@@ -67,7 +67,7 @@ def kind(path: Path) -> str:
     """What is at ``path`` now (without following a link): regular, link, fifo, chr, dir, sock or missing."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return "missing"
     for test, name in ((stat.S_ISREG, "regular"), (stat.S_ISLNK, "link"), (stat.S_ISFIFO, "fifo"),
                        (stat.S_ISCHR, "chr"), (stat.S_ISDIR, "dir"), (stat.S_ISSOCK, "sock")):

@@ -201,3 +201,13 @@ def test_a_full_disk_after_the_run_is_exit_3_not_drift(tmp_path: Path, monkeypat
         monkeypatch.setattr(health_cmds.reports, "drain_lines", bulky)
         _exit_3(["health", "gpu001", "-f", MINI, "--drain-file", str(mnt / "drain")], "No space left on device")
         assert sorted(p.name for p in mnt.iterdir()) == ["filler"]
+
+
+def test_a_journal_that_is_not_a_regular_file_is_refused_unopened(tmp_path: Path) -> None:
+    pipe = fifo(tmp_path / "journal.sqlite")
+    _exit_3(["history", "--journal", str(pipe)], "cannot open the journal", "not a regular file", "FIFO")
+    if os.geteuid() == 0:
+        node = char_device(tmp_path / "full")
+        _exit_3(["history", "--journal", str(node)], "character device")
+        assert kind(node) == "chr"
+    assert kind(pipe) == "fifo"
