@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from roceops.audit import report as reports
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.audit.history import record
 from roceops.cli.common import (
@@ -25,11 +26,12 @@ from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.hints import hint_context
+from roceops.cli.html_report import audit_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import audit as reports
+from roceops.report.files import write_atomic
 
 
 class AuditFormat(StrEnum):
@@ -38,6 +40,7 @@ class AuditFormat(StrEnum):
     junit = "junit"
     prometheus = "prometheus"
     markdown = "markdown"
+    html = "html"
 
 
 def audit(
@@ -78,18 +81,19 @@ def audit(
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is AuditFormat.table:
         if output:
-            reports.write_atomic(output, reports.to_markdown(result, resolved))
+            write_atomic(output, reports.to_markdown(result, resolved))
         reports.print_table(console, result, resolved)
     else:
         text = {
             AuditFormat.json: lambda: reports.to_json(result, resolved),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
+            AuditFormat.html: lambda: audit_html(ctx, result, loaded.fabric),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()
         if output:
-            reports.write_atomic(output, text)
+            write_atomic(output, text)
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
+from enum import StrEnum
 from pathlib import Path
 
 import hostlist
@@ -18,31 +18,24 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    parse_duration,
     path_value,
 )
 from roceops.cli.deploy_cmds import LabOption
-from roceops.cli.fabric_cmds import TableOrJson
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
+from roceops.health import report as reports
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
-from roceops.report import health as reports
-from roceops.report.audit import write_atomic
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+from roceops.report.files import write_atomic
 
 
-def parse_duration(text: str | float) -> float:
-    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0 (a typer option parser: bad text is a usage
-    error, exit 3, before anything is loaded)."""
-    if isinstance(text, int | float):  # the option's default, already a number
-        return float(text)
-    m = _DURATION.match(text)
-    if not m or float(m.group(1)) <= 0:
-        raise typer.BadParameter(f"{text!r} is not a positive duration like 5s, 500ms or 1m")
-    value = float(m.group(1))
-    return {"ms": value / 1000, "m": value * 60}.get(m.group(2) or "s", value)
+class HealthFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
 
 
 def health(
@@ -54,7 +47,7 @@ def health(
                                  help="time between the two counter samples"),
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
-    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain",
                                            parser=path_value),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
@@ -94,8 +87,10 @@ def health(
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:
         write_atomic(drain_file, reports.drain_lines(report))
-    if fmt is TableOrJson.json:
+    if fmt is HealthFormat.json:
         sys.stdout.write(reports.to_json(report))
+    elif fmt is HealthFormat.html:
+        sys.stdout.write(health_html(ctx, report, loaded.fabric))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

@@ -17,7 +17,7 @@ from roceops.hardware.front_panel import front_panel_of
 from roceops.lab.spec import LabDeviceSpec
 from roceops.plan import plan
 from roceops.plan.qos_maps import lossless_priorities
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric, Host, Switch
 
 NIC_FIRMWARE = "28.42.1000"

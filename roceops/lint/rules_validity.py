@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
-from roceops.deploy.facts import unsupported_release
+from roceops.device.facts import unsupported_release
 from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import ecn_policies, human_bytes, overrides
@@ -50,12 +50,12 @@ def reserved_pools(ctx: LintContext) -> Iterator[Hit]:
                 yield Hit(f"addressing.{name}", f"{name} {net} overlaps {prefix}, {what}")
 
 
-@rule("HW008", "error", "node.nic_model names no NIC profile (the facts plan, lint and firmware use: planes, speeds, "
-                        "mlxconfig keys)",
+@rule("HW010", "error", "node.nic_model names no NIC profile (the facts plan and lint use: planes, speeds); with "
+                        "node.firmware on, HW008 reports it",
       "use ConnectX-7, ConnectX-8 or BlueField-3, or add a profile with its sources to roceops/hardware/nics.py")
 def unknown_nic(ctx: LintContext) -> Iterator[Hit]:
     node = ctx.intent.node
-    if node.nic_model not in NIC_PROFILES:
+    if node.nic_model not in NIC_PROFILES and not node.firmware:
         yield Hit("node.nic_model", f"no NIC profile {node.nic_model!r} (known: {', '.join(sorted(NIC_PROFILES))})")
 
 

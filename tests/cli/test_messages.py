@@ -16,15 +16,15 @@ from typer.testing import CliRunner
 import roceops.cli.lab_cmds as lab_cmds
 import roceops.platforms.sonic.driver as sonic_driver
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
+from roceops.audit.report import print_table
 from roceops.cli.lab_faults import fault_catalogue
 from roceops.cli.main import app
 from roceops.deploy.device import DeviceOutcome, run_transaction
 from roceops.deploy.engine import FAILED
+from roceops.device.change import BackupRefused, Change, Snapshot
 from roceops.journal import Journal
 from roceops.lab.personality import get_personality
-from roceops.platforms.driver import BackupRefused, Change, Snapshot
-from roceops.report.audit import print_table
+from roceops.report.result import Result
 from roceops.report.tables import LiteralConsole
 
 runner = CliRunner()
@@ -105,8 +105,8 @@ def test_history_shows_a_killed_run_without_none(tmp_path: Path) -> None:
 
 def test_a_piped_audit_table_keeps_lines_readable_and_values_whole() -> None:
     neighbours = [f"10.1.{i // 256}.{i % 256}" for i in range(300)]
-    finding = Finding(device="spine01", check="bgp.session", path="bgp.neighbors", expected=neighbours,
-                      observed=neighbours[:150], hint="check the BGP sessions", message="")
+    finding = Result(device="spine01", check="bgp.session", path="bgp.neighbors", expected=neighbours,
+                     observed=neighbours[:150], hint="check the BGP sessions", message="")
     result = AuditResult(fabric="lab-mini", devices=["spine01"], audits=[], findings=[finding], seconds=0.1)
     out = io.StringIO()
     print_table(_piped(out), result, [])

@@ -81,13 +81,14 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
      "switch_models.sw8.port_speed"),
     ("HW004", [("switch_models.sw8.radix", 40)], {"HW004", "TOPO001"}, "switch_models.sw8.radix"),
     ("HW005", [("switch_models.sw8.breakout", "2x400G")], None, "switch_models.sw8.breakout"),
+    ("HW008", [("node.firmware", True), ("node.nic_model", "ConnectX-6")], None, "node.nic_model"),
     ("HW007", [("switch_models.sw8.max_lossless_classes", 3),  # the SKU's 2 lossless queues still bind
                ("qos.traffic_classes[3]", {"name": "roce2", "dscp": [24], "priority": 4, "lossless": True,
                                             "scheduling": {"mode": "dwrr", "weight": 10}}),
                ("qos.traffic_classes[4]", {"name": "roce3", "dscp": [25], "priority": 5, "lossless": True,
                                             "scheduling": {"mode": "dwrr", "weight": 10}})],
      {"HW007", "ECN005"}, "qos.traffic_classes"),
-    ("HW008", [("node.nic_model", "banana")], None, "node.nic_model"),
+    ("HW010", [("node.nic_model", "banana")], None, "node.nic_model"),
     ("HW009", [("node.model", "banana")], None, "node.model"),  # gpus, rails, nic_speed given; nic_model not
     ("NOS001", [("tiers.leaf.nos_version", "201811")], None, "tiers.leaf.nos_version"),
     # topology

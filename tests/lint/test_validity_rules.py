@@ -1,4 +1,4 @@
-"""Issue 24: what is not a valid fabric although every field has the right type (ADDR003, HW008-HW010, BUF002,
+"""Issue 24: what is not a valid fabric although every field has the right type (ADDR003, HW009, HW010, BUF002,
 ECN011, NOS001), on the shipped lab-mini example as a user would edit it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import yaml
 from conftest import EXAMPLES
 from lint_helpers import broken, run
 
-from roceops.deploy.facts import unsupported_release
+from roceops.device.facts import unsupported_release
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 
@@ -39,7 +39,7 @@ def test_documentation_ranges_are_fine_inside_the_fabric() -> None:
 
 
 def test_a_banana_nic_or_node_does_not_validate() -> None:
-    assert _mini(node__nic_model="banana") == {"HW008"}
+    assert _mini(node__nic_model="banana") == {"HW010"}
     data = yaml.safe_load(EXAMPLES["lab-mini"].read_text())
     del data["node"]["gpus"]
     data["node"]["model"] = "banana"

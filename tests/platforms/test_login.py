@@ -11,9 +11,9 @@ import pytest
 from netmiko.exceptions import NetmikoTimeoutException
 from paramiko.buffered_pipe import BufferedPipe
 
+from roceops.device.change import DriverError
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import current_prompt
-from roceops.platforms.driver import DriverError
 from roceops.platforms.login import base_prompt, open_session, tcp_socket
 from roceops.platforms.ssh_keys import private_key
 
