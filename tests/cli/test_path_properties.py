@@ -119,6 +119,9 @@ COMMANDS = [
     ["hardware", "import", "{SKU}", "--out-dir", "{DIR}"], ["deploy", "-f", "{HOSTILE}", "--journal", "{J}"],
     ["verify", "routing", "-f", "{HOSTILE}"], ["lab", "up", "-f", "{IN}"],
     ["demo", "-f", "{HOSTILE}", "--out", "{DIR}"],
+    ["topology", "-f", "{IN}", "--format", "slurm", "-o", "{OUT}"], ["merge", "{HOSTILE}", "--output", "{OUT}"],
+    ["merge", "{IN}", "{HOSTILE}", "--format", "html", "-f", "{IN}"],
+    ["audit", "-f", "{IN}", "--topology-conf", "{HOSTILE}", "--journal", "{J}"],
 ]
 
 
