@@ -162,3 +162,18 @@ def test_sonic_raises_backup_refused_when_the_checkpoint_is_refused(monkeypatch:
     with pytest.raises(BackupRefused):
         sonic_driver.SonicDriver().apply(object(), Change(diff="", payload={}), "t1", 300)
     assert sent == []
+
+
+def test_a_host_fault_takes_only_the_parameters_the_registry_lists() -> None:
+    """What lab inject --help lists is what the simulated host accepts (netdev= stays another name for port=)."""
+    from labtools import lab_mini
+
+    from roceops.lab.fabric_specs import lab_specs
+    from roceops.lab.personality import LabError
+
+    spec = next(s for s in lab_specs(lab_mini()) if s.name == "gpu001")
+    state = get_personality("linux_mlx5").state_factory(spec.name, spec.platform, spec.extra)
+    state.apply_fault("mtu_mismatch", port="eth0", mtu=1500)
+    state.apply_fault("nic_reset", netdev="eth0")
+    with pytest.raises(LabError, match="takes mtu, port"):
+        state.apply_fault("mtu_mismatch", port="eth0", size=1500)

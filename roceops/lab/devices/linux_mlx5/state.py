@@ -63,8 +63,11 @@ class LinuxMlx5StateCore(DeviceState):
         return [nic]
 
     def apply_fault(self, name: str, **params: Any) -> None:
-        super().apply_fault(name, **params)
         fault = name.strip().lower().replace("-", "_")
+        if fault in self.FAULT_PARAMS and (bad := sorted(set(params) - self.FAULT_PARAMS[fault] - {"netdev"})):
+            allowed = ", ".join(sorted(self.FAULT_PARAMS[fault]))  # netdev: another name for port
+            raise LabError(f"fault '{fault}' takes {allowed} (got: {', '.join(bad)})")
+        super().apply_fault(name, **params)
         if fault in OPER_FAULTS:
             for nic in self._nics(params, fault):
                 self.physical.apply(fault, nic.name)
