@@ -21,6 +21,7 @@ from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.health.traffic import pair_rails, run_traffic
+from roceops.health.transport import transport_results
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
@@ -223,6 +224,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
+        results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
+from roceops.model.health import HealthPolicy
 from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
 from roceops.model.names import (
     HOSTNAME,
@@ -313,6 +314,7 @@ class FabricIntent(StrictModel):
     cable_lengths: CableLengths = Field(default_factory=CableLengths)
     qos: QosPolicy = Field(default_factory=QosPolicy)
     load_balancing: LoadBalancingPolicy = Field(default_factory=LoadBalancingPolicy)
+    health: HealthPolicy = Field(default_factory=HealthPolicy)
     overrides: Overrides = Field(default_factory=Overrides)
     kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
 

@@ -55,6 +55,7 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
+from roceops.platforms.linux_mlx5.hw_counters import transport_counters
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
@@ -260,6 +261,9 @@ class LinuxMlx5Driver(ReadBack):
                                      ("ecn_marked", "np_ecn_marked_roce_packets")):
                 if f"{hw}/{hw_name}" in sysfs and sysfs[f"{hw}/{hw_name}"].isdigit():
                     counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+            hw_counts, hw_unread = transport_counters(sysfs, hw)
+            counters.update(hw_counts)
+            unread.update(hw_unread)
             if sysfs.get(f"{base}/carrier_changes", "").isdigit():
                 counters["carrier_changes"] = int(sysfs[f"{base}/carrier_changes"])
             state = sysfs.get(f"{base}/operstate") or (str(link.get("operstate", "")).lower() if link else None)

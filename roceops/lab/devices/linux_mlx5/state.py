@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Nic
+from roceops.lab.devices.linux_mlx5.wire_faults import RETRANSMIT_RATES, WIRE_FAULTS, WireCounters
 from roceops.lab.personality import DeviceState, LabError
 from roceops.lab.physical import OPER_FAULTS, Physical
 
@@ -20,7 +21,7 @@ PERFTEST_PROGRAMS = frozenset({"ib_write_bw"})
 class LinuxMlx5StateCore(DeviceState):
     """One host's NICs, files and physical links, and its faults (the shell builds on it: see device.py)."""
 
-    PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS | WIRE_FAULTS
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         data = dict(extra or {})
@@ -30,6 +31,7 @@ class LinuxMlx5StateCore(DeviceState):
         self.host = Host(name, data)
         ports = [{"name": n.name, "speed": n.speed, "neighbor": n.neighbor} for n in self.host.nics.values()]
         self.physical = Physical(name, ports, lossless=data.get("lossless") or (3,))
+        self.wire = WireCounters(self.physical.clock)
 
     # ---- helpers used by the command modules
 
@@ -87,10 +89,14 @@ class LinuxMlx5StateCore(DeviceState):
         elif fault == "old_driver":
             for nic in self._nics(params, fault):
                 nic.old_driver = True
+        elif fault == "retransmits":
+            for nic in self._nics(params, fault):
+                self.wire.start(nic.name, RETRANSMIT_RATES)
 
     def clear_faults(self) -> None:
         super().clear_faults()
         self.physical.clear()
+        self.wire.stop()
         for nic in self.host.nics.values():
             nic.fw_override = None
             nic.old_driver = False
