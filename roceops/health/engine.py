@@ -17,6 +17,7 @@ from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
+from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
@@ -225,6 +226,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
         results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
+        results.extend(rail_results(host.name, hi, samples))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]

@@ -42,6 +42,7 @@ from roceops.platforms.driver import (
     Change,
     DriverError,
     Intent,
+    LldpNeighbor,
     OperState,
     PortOper,
     RdmaBandwidth,
@@ -56,6 +57,7 @@ from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
 from roceops.platforms.linux_mlx5.hw_counters import transport_counters
+from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
@@ -213,7 +215,8 @@ class LinuxMlx5Driver(ReadBack):
         sysfs = []
         for n in nics:
             sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
-        cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME]  # rdma: which netdev is which RDMA device
+        cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME,  # rdma: which netdev is which RDMA device
+                CMD_LLDP]  # what each NIC's cable reaches (lldp.py)
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
@@ -283,7 +286,8 @@ class LinuxMlx5Driver(ReadBack):
                     firmware.add(drv["firmware"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
-        return OperState(device=intent.name, ports=ports, firmware=",".join(sorted(firmware)) or None,
+        return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
+                         firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
     # ==================================================================================== device I/O
@@ -454,6 +458,15 @@ _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
 
 
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
+
+
+def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
+    """The NICs' LLDP neighbours; none when lldpd does not run or answer (health then skips the host's view)."""
+    try:
+        return {local: LldpNeighbor(device=dev, port=port) for local, (dev, port) in
+                parse_lldpcli_json(text).items()} if text else {}
+    except LldpParseError:
+        return {}
 
 
 def _host(intent: Intent) -> HostIntent:
