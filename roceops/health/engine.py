@@ -19,6 +19,7 @@ from nornir.core.inventory import Host as NornirHost
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
 from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
+from roceops.health.cc_loop import loop_results
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.health.traffic import pair_rails, run_traffic
@@ -235,6 +236,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
                               leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
             for check in checks:
                 results.extend(check.test(ctx))
+            results.extend(loop_results(host.name, ctx.nic, ctx.host, leaf, ctx.switch, fabric.intent.health.cc_loop))
     results.extend(firmware_consistency(nodes, samples))
     results.extend(uplink_results(nodes, intents, samples, thresholds))
     return results

@@ -35,5 +35,15 @@ class TransportBounds(StrictModel):
         default=1.0, description="packets dropped for want of receive WQEs/s (no published bound: roceops choice)")
 
 
+class CcLoopBounds(StrictModel):
+    """DCQCN's loop over the window (health ``cc.loop``): below ``min_events`` marks or CNPs a side is idle and
+    not judged (roceops choice; no published bound: it keeps a mark that lands at the window's edge, before its
+    CNP is counted, from failing a healthy NIC)."""
+
+    min_events: Annotated[int, Field(ge=1)] = Field(
+        default=10, description="ECN marks / CNPs in the window below which the loop is not judged")
+
+
 class HealthPolicy(StrictModel):
     transport: TransportBounds = Field(default_factory=TransportBounds)
+    cc_loop: CcLoopBounds = Field(default_factory=CcLoopBounds)

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.lab
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = ["gpu001", "gpu002", "gpu003", "gpu004"]
-NEW_CHECKS = {"nic.transport", "nic.rail"}
+NEW_CHECKS = {"nic.transport", "nic.rail", "cc.loop"}
 
 
 def test_clean_lab_runs_the_new_checks_without_findings(deployed_lab) -> None:
@@ -32,6 +32,7 @@ def test_clean_lab_runs_the_new_checks_without_findings(deployed_lab) -> None:
 # (fault, params, the check that must name gpu003)
 WIRE_FAULTS = [
     ("retransmits", {"port": "eth1"}, "nic.transport"),
+    ("ecn_no_cnp", {"port": "eth0"}, "cc.loop"),
 ]
 
 

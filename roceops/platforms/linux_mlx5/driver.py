@@ -44,6 +44,7 @@ from roceops.platforms.driver import (
     Intent,
     LldpNeighbor,
     OperState,
+    PcieGpuPath,
     PortOper,
     RdmaBandwidth,
     RdmaEnd,
@@ -56,7 +57,7 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
-from roceops.platforms.linux_mlx5.hw_counters import transport_counters
+from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, transport_counters
 from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
@@ -65,6 +66,13 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_ethtool_fec,
     parse_ip_json,
     parse_rdma_links,
+)
+from roceops.platforms.linux_mlx5.pcie import (
+    CMD_PCI_BRIDGES,
+    CMD_PCI_TREE,
+    gpu_path,
+    parse_acs_control,
+    parse_lspci_tree,
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
@@ -216,7 +224,7 @@ class LinuxMlx5Driver(ReadBack):
         for n in nics:
             sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
         cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME,  # rdma: which netdev is which RDMA device
-                CMD_LLDP]  # what each NIC's cable reaches (lldp.py)
+                CMD_LLDP, CMD_PCI_TREE, CMD_PCI_BRIDGES]  # each NIC's cable (lldp.py) and GPU path (pcie.py)
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
@@ -247,6 +255,7 @@ class LinuxMlx5Driver(ReadBack):
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
+        bus: dict[str, str] = {}  # netdev -> PCI address (ethtool -i bus-info)
         for name, nic in sorted(intent.nics.items()):
             link = links.get(name)
             base = f"/sys/class/net/{name}"
@@ -260,10 +269,11 @@ class LinuxMlx5Driver(ReadBack):
                 if "uncorrectable_blocks" in fec:
                     counters["fec_uncorrected"] = fec["uncorrectable_blocks"]
             hw = f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
-            for neutral, hw_name in (("cnp_sent", "np_cnp_sent"), ("cnp_handled", "rp_cnp_handled"),
-                                     ("ecn_marked", "np_ecn_marked_roce_packets")):
-                if f"{hw}/{hw_name}" in sysfs and sysfs[f"{hw}/{hw_name}"].isdigit():
+            for neutral, hw_name in CC_COUNTERS:
+                if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
                     counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+                else:  # health's cc.loop: unknown, never 0
+                    unread[neutral] = f"{hw}/{hw_name} not readable"
             hw_counts, hw_unread = transport_counters(sysfs, hw)
             counters.update(hw_counts)
             unread.update(hw_unread)
@@ -284,9 +294,12 @@ class LinuxMlx5Driver(ReadBack):
                     continue
                 if drv["firmware"]:
                     firmware.add(drv["firmware"])
+                if drv["bus_info"]:
+                    bus[name] = str(drv["bus_info"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
         return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
+                         gpu_paths=_gpu_paths(outputs, sorted(intent.nics), bus),
                          firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
@@ -467,6 +480,26 @@ def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
                 parse_lldpcli_json(text).items()} if text else {}
     except LldpParseError:
         return {}
+
+
+def _gpu_paths(outputs: dict[str, str], netdevs: list[str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
+    """Each rail NIC's PCIe path to its GPU (pcie.py), or why it could not be judged."""
+    tree_text, acs_text = outputs.get(CMD_PCI_TREE), outputs.get(CMD_PCI_BRIDGES)
+    if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
+        return {}
+    tree = parse_lspci_tree(tree_text or "")
+    acs = parse_acs_control(acs_text or "")
+    out = {}
+    for netdev in netdevs:
+        if not tree:
+            out[netdev] = PcieGpuPath(skipped=f"`{CMD_PCI_TREE}` gave no devices (pciutils missing?)")
+        elif netdev not in bus:
+            out[netdev] = PcieGpuPath(skipped=f"no PCI address for {netdev} (`ethtool -i {netdev}` bus-info)")
+        else:
+            p = gpu_path(bus[netdev], tree, acs)
+            out[netdev] = PcieGpuPath(gpu=p.gpu, bridges=list(p.bridges), redirecting=list(p.redirecting),
+                                      skipped=p.skipped)
+    return out
 
 
 def _host(intent: Intent) -> HostIntent:

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# DCQCN's loop (health's cc.loop): neutral name -> hw_counters file. np_*: the notification point (receiver),
+# rp_*: the reaction point (sender); upstream "IB/mlx5: Support congestion related counters"
+CC_COUNTERS = (("cnp_sent", "np_cnp_sent"), ("ecn_marked", "np_ecn_marked_roce_packets"),
+               ("cnp_handled", "rp_cnp_handled"), ("cnp_ignored", "rp_cnp_ignored"))
 # the counters health's nic.transport check judges (roceops.model.health.TransportBounds)
 TRANSPORT_COUNTERS = ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
                       "out_of_buffer")

@@ -92,6 +92,10 @@ class LinuxMlx5StateCore(DeviceState):
         elif fault == "retransmits":
             for nic in self._nics(params, fault):
                 self.wire.start(nic.name, RETRANSMIT_RATES)
+        elif fault == "ecn_no_cnp":
+            now = self.physical.clock()
+            for nic in self._nics(params, fault):
+                self.physical.ports[nic.name].counter("cnp_sent").set_rate(now, 0.0)
 
     def clear_faults(self) -> None:
         super().clear_faults()

@@ -7,6 +7,8 @@ fault           effect (``port=`` selects one NIC, default: all)
 ==============  ==========================================================================================
 retransmits     out_of_sequence ~400/s, packet_seq_err ~50/s, local_ack_timeout_err ~10/s: a lossy path
                 under a lossless class (silent drops, go-back-N retransmissions)
+ecn_no_cnp      the NIC's notification point stops: np_cnp_sent stands still while the leaf keeps marking and
+                np_ecn_marked_roce_packets keeps counting (firmware that broke CNP generation)
 rail_swap       a=, b= (default: the first two NICs): their cables swapped between their leaves, both ends
                 (the lab server moves the far ends too: roceops/lab/rewire.py)
 ==============  ==========================================================================================
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from roceops.lab.physical import Clock, RateCounter
 
-WIRE_FAULTS = frozenset({"retransmits", "rail_swap"})  # rail_swap: roceops/lab/rewire.py moves the cables
+WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp"})  # rail_swap: roceops/lab/rewire.py moves the cables
 RETRANSMIT_RATES: dict[str, float] = {"out_of_sequence": 400.0, "packet_seq_err": 50.0,
                                       "local_ack_timeout_err": 10.0}
 
