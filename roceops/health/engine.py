@@ -20,6 +20,7 @@ from roceops.health.balance import UplinkBalance, balance_results, uplink_balanc
 from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.cc_loop import loop_results
+from roceops.health.gpudirect import acs_results
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import CheckResult, Thresholds, Verdict
 from roceops.health.traffic import pair_rails, run_traffic
@@ -228,6 +229,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
         results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
         results.extend(rail_results(host.name, hi, samples))
+        results.extend(acs_results(host.name, hi, samples[host.name]))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.lab
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = ["gpu001", "gpu002", "gpu003", "gpu004"]
-NEW_CHECKS = {"nic.transport", "nic.rail", "cc.loop"}
+NEW_CHECKS = {"nic.transport", "nic.rail", "cc.loop", "pcie.acs"}
 
 
 def test_clean_lab_runs_the_new_checks_without_findings(deployed_lab) -> None:
@@ -33,6 +33,7 @@ def test_clean_lab_runs_the_new_checks_without_findings(deployed_lab) -> None:
 WIRE_FAULTS = [
     ("retransmits", {"port": "eth1"}, "nic.transport"),
     ("ecn_no_cnp", {"port": "eth0"}, "cc.loop"),
+    ("acs_on", {"port": "eth1"}, "pcie.acs"),
 ]
 
 

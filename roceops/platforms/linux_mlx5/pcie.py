@@ -6,8 +6,8 @@ Reads (pciutils ``lspci``): ``lspci -PP`` (every device, one line, named by its 
 capabilities needs root). The ACS control line is lspci's ``ACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+
 UpstreamFwd+ EgressCtrl- DirectTrans-`` (a real one in tests/platforms/captures, from ROCm/rccl#547).
 
-A NIC's GPU is the NVIDIA GPU (vendor 10de, class 3D/VGA controller) whose path shares the longest prefix with the
-NIC's. P2P between them climbs to the last bridge they share and back down; a bridge on that path with request or
+A NIC's GPU is the GPU (NVIDIA or AMD/ATI, class 3D/VGA/Display controller) whose path shares the longest prefix
+with the NIC's. P2P between them climbs to the last bridge they share and back down; a bridge on that path with request or
 completion redirect on (ACSCtl ``ReqRedir+`` or ``CmpltRedir+``) sends it up to the root complex instead
 (NVIDIA GPUDirect RDMA docs; NetQ 5.3 validation test 6). When the two meet only at the root port there is no
 switch to bypass the root complex and nothing to judge.
@@ -22,7 +22,8 @@ CMD_PCI_TREE = "lspci -PP"
 CMD_PCI_BRIDGES = "lspci -PP -vvv -d ::0604"
 _HEADER = re.compile(r"^((?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?:/[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])*) (.+)$")
 _ACS_CTL = re.compile(r"^\s+ACSCtl:\s+(.*)$")
-_GPU = re.compile(r"(3D|VGA compatible) controller: NVIDIA", re.IGNORECASE)
+# NVIDIA, or AMD Instinct (peer-direct the same way); not a BMC's VGA (ASPEED, Matrox)
+_GPU = re.compile(r"(3D|VGA compatible|Display) controller: (NVIDIA|Advanced Micro Devices, Inc\. \[AMD/ATI\])")
 REDIRECT_FLAGS = ("ReqRedir", "CmpltRedir")
 
 
@@ -92,7 +93,7 @@ def gpu_path(nic_address: str, tree: dict[str, Device], acs: dict[str, dict[str,
         return GpuPath(None, (), (), f"{nic_address} is not in `{CMD_PCI_TREE}`")
     gpus = [d for d in tree.values() if _GPU.search(d.description)]
     if not gpus:
-        return GpuPath(None, (), (), f"no NVIDIA GPU in `{CMD_PCI_TREE}`")
+        return GpuPath(None, (), (), f"no GPU in `{CMD_PCI_TREE}`")
 
     def shared(g: Device) -> int:
         n = 0

@@ -9,6 +9,8 @@ retransmits     out_of_sequence ~400/s, packet_seq_err ~50/s, local_ack_timeout_
                 under a lossless class (silent drops, go-back-N retransmissions)
 ecn_no_cnp      the NIC's notification point stops: np_cnp_sent stands still while the leaf keeps marking and
                 np_ecn_marked_roce_packets keeps counting (firmware that broke CNP generation)
+acs_on          ACS request/completion redirect on at the PCIe switch ports between the NIC and its GPU
+                (``lspci``, pci.py)
 rail_swap       a=, b= (default: the first two NICs): their cables swapped between their leaves, both ends
                 (the lab server moves the far ends too: roceops/lab/rewire.py)
 ==============  ==========================================================================================
@@ -18,7 +20,8 @@ from __future__ import annotations
 
 from roceops.lab.physical import Clock, RateCounter
 
-WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp"})  # rail_swap: roceops/lab/rewire.py moves the cables
+# rail_swap: roceops/lab/rewire.py moves the cables; acs_on: pci.py reads it
+WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp", "acs_on"})
 RETRANSMIT_RATES: dict[str, float] = {"out_of_sequence": 400.0, "packet_seq_err": 50.0,
                                       "local_ack_timeout_err": 10.0}
 
