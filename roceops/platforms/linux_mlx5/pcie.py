@@ -7,9 +7,9 @@ capabilities needs root). The ACS control line is lspci's ``ACSCtl:\tSrcValid+ T
 UpstreamFwd+ EgressCtrl- DirectTrans-`` (a real one in tests/platforms/captures, from ROCm/rccl#547).
 
 A NIC's GPU is the GPU (NVIDIA or AMD/ATI, class 3D/VGA/Display controller) whose path shares the longest prefix
-with the NIC's. P2P between them climbs to the last bridge they share and back down; a bridge on that path with request or
-completion redirect on (ACSCtl ``ReqRedir+`` or ``CmpltRedir+``) sends it up to the root complex instead
-(NVIDIA GPUDirect RDMA docs; NetQ 5.3 validation test 6). When the two meet only at the root port there is no
+with the NIC's. P2P between them climbs to the last bridge they share and back down; a bridge on that path with
+request or completion redirect on (ACSCtl ``ReqRedir+`` or ``CmpltRedir+``) sends it up to the root complex instead
+(NetQ 5.3 validation test 6; Azure aznhc ``azure_gdr_detect``). When the two meet only at the root port there is no
 switch to bypass the root complex and nothing to judge.
 """
 
