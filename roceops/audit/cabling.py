@@ -7,12 +7,12 @@ LLDP is not judged (hosts without lldpd); the NIC MAC learned on the leaf port i
 from __future__ import annotations
 
 from roceops.audit.checks import EndFacts
-from roceops.audit.findings import Finding
+from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
 
 
-def cabling_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list[Finding]:
-    out: list[Finding] = []
+def cabling_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list[Result]:
+    out: list[Result] = []
     for host in fabric.hosts:
         heard: dict[str, tuple[str, str]] = {}  # netdev -> the leaf port whose LLDP hears it
         for leaf in sorted({n.leaf for n in host.nics}):
@@ -27,7 +27,7 @@ def cabling_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> l
             observed = seen if seen is not None and seen != planned else heard.get(nic.netdev)
             if observed is None or observed == planned:
                 continue
-            out.append(Finding(
+            out.append(Result(
                 check="cabling.host", device=host.name, path=f"nics[{nic.netdev}].leaf_port",
                 expected=f"{planned[0]}:{planned[1]}", observed=f"{observed[0]}:{observed[1]}",
                 message=f"{host.name} {nic.netdev} ({nic.rdma_dev}, rail {nic.rail}) is cabled to "

@@ -10,9 +10,9 @@ not unknown: the node's other checks decide. Not done: the NIC MAC learned on th
 
 from __future__ import annotations
 
+from roceops.device.intent import HostIntent
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult
-from roceops.plan.model import HostIntent
+from roceops.report.result import Result
 
 CHECK = "nic.rail"
 
@@ -28,7 +28,7 @@ def _leaf_views(node: str, samples: dict[str, Sample], leaves: set[str]) -> dict
     return out
 
 
-def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> list[CheckResult]:
+def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> list[Result]:
     """One result per rail NIC: ok where the views agree with the plan, fail naming planned and observed ports."""
     leaves = {n.leaf for n in host.nics.values()}
     first = samples[node].first
@@ -52,17 +52,17 @@ def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> lis
             problems.append(f"{expected} hears {there.device}:{there.port}")
         if seen is None and at is None and there is None:
             why = samples[node].error or f"no LLDP from {nic.netdev} on either end (lldpd not running on {node}?)"
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="skipped", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="skipped", expected=expected,
                                    message=why))
             continue
         where = (f"{seen.device}:{seen.port}" if seen is not None else f"{at[0]}:{at[1]}" if at is not None
                  else f"not {expected}" if problems else expected)
         if problems:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="fail", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="fail", expected=expected,
                                    observed=where, message=f"{nic.netdev} ({nic.rdma_dev}, rail {nic.rail}) is "
                                                            f"cabled to {where}, planned {expected} "
                                                            f"({'; '.join(problems)}): traffic would cross rails"))
         else:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="ok", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="ok", expected=expected,
                                    observed=where))
     return out

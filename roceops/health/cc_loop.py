@@ -17,10 +17,10 @@ RoCE-queue marks need per-queue counters (``ecn_marked_q<n>``: SONiC, EOS); a le
 
 from __future__ import annotations
 
+from roceops.device.intent import NicIntent, SwitchIntent
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult
 from roceops.model.health import CcLoopBounds
-from roceops.plan.model import NicIntent, SwitchIntent
+from roceops.report.result import Result
 
 CHECK = "cc.loop"
 
@@ -40,7 +40,7 @@ def roce_queue(nic: NicIntent, leaf: SwitchIntent) -> int:
 
 
 def loop_results(node: str, nic: NicIntent, host: Sample, leaf: SwitchIntent, switch: Sample,
-                 bounds: CcLoopBounds) -> list[CheckResult]:
+                 bounds: CcLoopBounds) -> list[Result]:
     """The NIC's result (notification and reaction point) and, when marking is misplaced, its leaf port's."""
     item, port_item = f"{node}:{nic.netdev}", f"{leaf.name}:{nic.leaf_port}"
     d = {c: _delta(host, nic.netdev, c) for c in ("ecn_marked", "cnp_sent", "cnp_handled", "cnp_ignored")}
@@ -54,7 +54,7 @@ def loop_results(node: str, nic: NicIntent, host: Sample, leaf: SwitchIntent, sw
     if missing:
         ports = [host.second.ports.get(nic.netdev) if host.second else None]
         why = "; ".join(sorted({p.unread[c] for p in ports if p is not None for c in missing if c in p.unread}))
-        return [CheckResult(node=node, check=CHECK, item=item, status="unknown",
+        return [Result(device=node, check=CHECK, path=item, status="unknown",
                             message=host.error or why or f"{', '.join(missing)} not sampled")]
     marks, sent, handled, ignored = (d["ecn_marked"] or 0, d["cnp_sent"] or 0, d["cnp_handled"] or 0,
                                      d["cnp_ignored"] or 0)
@@ -69,11 +69,11 @@ def loop_results(node: str, nic: NicIntent, host: Sample, leaf: SwitchIntent, sw
                         f"{marks}) but it sent no CNP: its notification point is off")
     if ignored >= floor and handled == 0:
         problems.append(f"{ignored} CNPs reached {nic.rdma_dev} and none was handled: its reaction point is off")
-    out.append(CheckResult(node=node, check=CHECK, item=item, status="fail" if problems else "ok",
+    out.append(Result(device=node, check=CHECK, path=item, status="fail" if problems else "ok",
                            expected="marks -> CNPs -> handled", observed=observed, message="; ".join(problems)))
     if sent >= floor and leaf_marks == 0:
-        out.append(CheckResult(
-            node=node, check=CHECK, item=port_item, status="fail", expected=f"ECN marks on {where}",
+        out.append(Result(
+            device=node, check=CHECK, path=port_item, status="fail", expected=f"ECN marks on {where}",
             observed=observed, message=f"{nic.rdma_dev} sent {sent} CNPs but {port_item} marked nothing on "
                                        f"{where}: ECN marking sits on another queue (or another hop)"))
     return out

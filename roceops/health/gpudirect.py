@@ -6,31 +6,32 @@ could not be judged (no GPU, no shared switch, lspci unreadable) is skipped with
 
 from __future__ import annotations
 
+from roceops.device.intent import HostIntent
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult, ResultStatus
-from roceops.plan.model import HostIntent
+from roceops.health.model import ResultStatus
+from roceops.report.result import Result
 
 CHECK = "pcie.acs"
 
 
-def acs_results(node: str, host: HostIntent, sample: Sample) -> list[CheckResult]:
+def acs_results(node: str, host: HostIntent, sample: Sample) -> list[Result]:
     out = []
     for nic in sorted(host.nics.values(), key=lambda n: n.rail):
         item = f"{node}:{nic.netdev}"
         path = sample.first.gpu_paths.get(nic.netdev) if sample.first is not None else None
         if path is None:
             status: ResultStatus = "unknown" if sample.first is None else "skipped"
-            out.append(CheckResult(node=node, check=CHECK, item=item, status=status,
+            out.append(Result(device=node, check=CHECK, path=item, status=status,
                                    message=sample.error or "the host's PCIe tree was not read"))
         elif path.skipped:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="skipped", message=path.skipped))
+            out.append(Result(device=node, check=CHECK, path=item, status="skipped", message=path.skipped))
         elif path.redirecting:
-            out.append(CheckResult(
-                node=node, check=CHECK, item=item, status="fail", expected="no ACS redirect between NIC and GPU",
+            out.append(Result(
+                device=node, check=CHECK, path=item, status="fail", expected="no ACS redirect between NIC and GPU",
                 observed=path.redirecting,
                 message=f"ACS redirect on {', '.join(path.redirecting)} between {nic.rdma_dev} and GPU {path.gpu}: "
                         "GPUDirect RDMA detours through the root complex"))
         else:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="ok",
+            out.append(Result(device=node, check=CHECK, path=item, status="ok",
                                    expected="no ACS redirect between NIC and GPU", observed=f"GPU {path.gpu}"))
     return out

@@ -7,10 +7,10 @@ A counter missing from either sample is unknown, naming why (the driver's ``unre
 
 from __future__ import annotations
 
+from roceops.device.intent import HostIntent
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult
 from roceops.model.health import TransportBounds
-from roceops.plan.model import HostIntent
+from roceops.report.result import Result
 
 CHECK = "nic.transport"
 # counter -> TransportBounds field
@@ -19,7 +19,7 @@ BOUNDS = {"out_of_sequence": "out_of_sequence_per_s", "packet_seq_err": "packet_
           "out_of_buffer": "out_of_buffer_per_s"}
 
 
-def transport_results(node: str, host: HostIntent, sample: Sample, bounds: TransportBounds) -> list[CheckResult]:
+def transport_results(node: str, host: HostIntent, sample: Sample, bounds: TransportBounds) -> list[Result]:
     """One result per rail NIC: fail when a counter's rate passes its bound, unknown when one could not be read."""
     out = []
     for nic in sorted(host.nics.values(), key=lambda n: n.rail):
@@ -28,7 +28,7 @@ def transport_results(node: str, host: HostIntent, sample: Sample, bounds: Trans
         a = sample.first.ports.get(nic.netdev) if sample.first else None
         b = sample.second.ports.get(nic.netdev) if sample.second else None
         if a is None or b is None or sample.window_s <= 0:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="unknown", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="unknown", expected=expected,
                                    message=sample.error or "hw_counters not sampled twice"))
             continue
         rates: dict[str, float] = {}
@@ -42,12 +42,12 @@ def transport_results(node: str, host: HostIntent, sample: Sample, bounds: Trans
         observed = {c: f"{r:.3g}/s" for c, r in rates.items()}
         if over:
             what = ", ".join(f"{c} {r:.3g}/s (limit {getattr(bounds, BOUNDS[c]):g})" for c, r in over.items())
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="fail", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="fail", expected=expected,
                                    observed=observed, message=f"{nic.rdma_dev} RDMA transport errors: {what}"))
         elif unread:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="unknown", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="unknown", expected=expected,
                                    observed=observed, message="; ".join(unread)[:300]))
         else:
-            out.append(CheckResult(node=node, check=CHECK, item=item, status="ok", expected=expected,
+            out.append(Result(device=node, check=CHECK, path=item, status="ok", expected=expected,
                                    observed=observed))
     return out

@@ -9,14 +9,14 @@ and the DCQCN loop depends on CNPs not waiting behind anything.
 
 from __future__ import annotations
 
-from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.device.intent import HostIntent, SwitchIntent
 
 
 def fifo_problems(fifo_tc: int, host: HostIntent, leaves: dict[str, SwitchIntent]) -> list[str]:
     """Why CTS messages with ToS ``fifo_tc`` would ride a droppable or starvable class on some rail NIC or its
     leaf port (empty: lossless or strict everywhere).
 
-    >>> from roceops.plan.model import HostIntent
+    >>> from roceops.device.intent import HostIntent
     >>> fifo_problems(0, HostIntent.model_construct(nics={}), {})
     []
     """

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.oper import OperState, PortOper
 from roceops.health.catalog import Sample
 from roceops.health.cc_loop import loop_results, roce_queue
 from roceops.model.health import CcLoopBounds
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.driver import OperState, PortOper
 from roceops.topology.expand import expand
 
 FABRIC = expand(FabricIntent.model_validate(example_dict("lab-mini")))

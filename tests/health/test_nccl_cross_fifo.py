@@ -7,13 +7,13 @@ from typing import Any
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.observed import ObservedHost, ObservedNccl
 from roceops.health.catalog import Sample
 from roceops.health.host_checks import NodeContext, nccl_check
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.plan.nccl_classes import fifo_problems
-from roceops.plan.observed import ObservedHost, ObservedNccl
 from roceops.platforms.linux_mlx5.observe import nccl_observed
 from roceops.platforms.linux_mlx5.render import nccl_variables
 from roceops.topology.expand import expand

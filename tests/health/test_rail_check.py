@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent
+from roceops.device.oper import LldpNeighbor, OperState
 from roceops.health.cabling import rail_results
 from roceops.health.catalog import Sample
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
-from roceops.platforms.driver import LldpNeighbor, OperState
 from roceops.topology.expand import expand
 
 FABRIC = expand(FabricIntent.model_validate(example_dict("lab-mini")))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent
+from roceops.device.oper import OperState, PortOper
 from roceops.health.catalog import Sample
 from roceops.health.transport import transport_results
 from roceops.model.health import TransportBounds
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
-from roceops.platforms.driver import OperState, PortOper
 from roceops.platforms.linux_mlx5.hw_counters import TRANSPORT_COUNTERS
 from roceops.topology.expand import expand
 
