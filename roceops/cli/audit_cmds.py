@@ -25,6 +25,7 @@ from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.hints import hint_context
+from roceops.cli.html_report import audit_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
@@ -38,6 +39,7 @@ class AuditFormat(StrEnum):
     junit = "junit"
     prometheus = "prometheus"
     markdown = "markdown"
+    html = "html"
 
 
 def audit(
@@ -84,6 +86,7 @@ def audit(
             AuditFormat.json: lambda: reports.to_json(result, resolved),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
+            AuditFormat.html: lambda: audit_html(ctx, result, loaded.fabric),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()

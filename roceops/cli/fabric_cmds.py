@@ -22,6 +22,7 @@ from roceops.cli.common import (
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
@@ -66,17 +67,29 @@ def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
     raise typer.Exit(int(Exit.OK if report.ok else Exit.FINDINGS))
 
 
-def topology(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
-    """Device counts per tier, ports used/free per switch model, oversubscription.
+class TopologyFormat(StrEnum):
+    table = "table"
+    json = "json"
+    svg = "svg"
+    html = "html"
 
-    Example: roceops topology --format json
+
+def topology(ctx: typer.Context, fabric: Path = FabricOption,
+             fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format")) -> None:
+    """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
+    picture (tiers, SUs, rails, cable counts).
+
+    Example: roceops topology --format json; roceops topology --format html > plan.html
     """
     fab = load_fabric_or_exit(fabric).fabric
+    if fmt.value in TOPOLOGY_PICTURES:
+        sys.stdout.write(TOPOLOGY_PICTURES[fmt.value](ctx, fab))
+        return
     rows = [t.model_dump(mode="json") for t in fab.summary]
     cables: dict[str, int] = {}
     for link in fab.links:
         cables[link.tier] = cables.get(link.tier, 0) + 1
-    if fmt is TableOrJson.json:
+    if fmt is TopologyFormat.json:
         print_json({"fabric": fab.intent.name, "tiers": fab.tiers, "summary": rows, "cables": cables})
         return
     table = tables.table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 
 import hostlist
@@ -20,14 +21,20 @@ from roceops.cli.common import (
     parse_duration,
 )
 from roceops.cli.deploy_cmds import LabOption
-from roceops.cli.fabric_cmds import TableOrJson
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.health import report as reports
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
 from roceops.report.files import write_atomic
+
+
+class HealthFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
 
 
 def health(
@@ -39,7 +46,7 @@ def health(
                                  help="time between the two counter samples"),
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
-    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
@@ -78,8 +85,10 @@ def health(
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:
         write_atomic(drain_file, reports.drain_lines(report))
-    if fmt is TableOrJson.json:
+    if fmt is HealthFormat.json:
         sys.stdout.write(reports.to_json(report))
+    elif fmt is HealthFormat.html:
+        sys.stdout.write(health_html(ctx, report, loaded.fabric))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))
