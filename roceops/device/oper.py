@@ -49,6 +49,7 @@ class PcieGpuPath(_M):
     bridges: list[str] = Field(default_factory=list)
     redirecting: list[str] = Field(default_factory=list)
     skipped: str | None = None
+    nearest_gpu: str | None = Field(default=None, description="nvidia-smi topo -m: 'GPU0 PIX' (None: not read)")
 
 
 class OperState(_M):

@@ -60,9 +60,11 @@ from roceops.platforms.linux_mlx5.parsers import (
 from roceops.platforms.linux_mlx5.pcie import (
     CMD_PCI_BRIDGES,
     CMD_PCI_TREE,
+    CMD_TOPO,
     gpu_path,
     parse_acs_control,
     parse_lspci_tree,
+    parse_topo_matrix,
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
@@ -213,7 +215,7 @@ class LinuxMlx5Driver(ReadBack):
         for n in nics:
             sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
         cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME,  # rdma: which netdev is which RDMA device
-                CMD_LLDP, CMD_PCI_TREE, CMD_PCI_BRIDGES]  # each NIC's cable (lldp.py) and GPU path (pcie.py)
+                CMD_LLDP, CMD_PCI_TREE, CMD_PCI_BRIDGES, CMD_TOPO]  # each NIC's cable (lldp.py), GPU path (pcie.py)
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
@@ -288,7 +290,7 @@ class LinuxMlx5Driver(ReadBack):
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
         return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
-                         gpu_paths=_gpu_paths(outputs, sorted(intent.nics), bus),
+                         gpu_paths=_gpu_paths(outputs, {n: nic.rdma_dev for n, nic in intent.nics.items()}, bus),
                          firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
@@ -471,15 +473,23 @@ def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
         return {}
 
 
-def _gpu_paths(outputs: dict[str, str], netdevs: list[str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
-    """Each rail NIC's PCIe path to its GPU (pcie.py), or why it could not be judged."""
+def _gpu_paths(outputs: dict[str, str], nics: dict[str, str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
+    """Each rail NIC's (netdev -> RDMA device) PCIe path to its GPU (pcie.py), or why it could not be judged.
+    Where nvidia-smi answers, a NIC whose nearest GPU is beyond PXB shares no switch with one: skipped."""
     tree_text, acs_text = outputs.get(CMD_PCI_TREE), outputs.get(CMD_PCI_BRIDGES)
     if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
         return {}
     tree = parse_lspci_tree(tree_text or "")
     acs = parse_acs_control(acs_text or "")
+    topo = parse_topo_matrix(outputs.get(CMD_TOPO) or "")
     out = {}
-    for netdev in netdevs:
+    for netdev, rdma_dev in sorted(nics.items()):
+        near = topo.get(rdma_dev)
+        nearest = f"{near[0]} {near[1]}" if near else None
+        if near is not None and near[1] not in ("PIX", "PXB"):
+            out[netdev] = PcieGpuPath(nearest_gpu=nearest, skipped=f"`{CMD_TOPO}`: {rdma_dev}'s nearest GPU is "
+                                                                   f"{nearest}: no PCIe switch shared with a GPU")
+            continue
         if not tree:
             out[netdev] = PcieGpuPath(skipped=f"`{CMD_PCI_TREE}` gave no devices (pciutils missing?)")
         elif netdev not in bus:
@@ -487,7 +497,7 @@ def _gpu_paths(outputs: dict[str, str], netdevs: list[str], bus: dict[str, str])
         else:
             p = gpu_path(bus[netdev], tree, acs)
             out[netdev] = PcieGpuPath(gpu=p.gpu, bridges=list(p.bridges), redirecting=list(p.redirecting),
-                                      skipped=p.skipped)
+                                      skipped=p.skipped, nearest_gpu=nearest)
     return out
 
 

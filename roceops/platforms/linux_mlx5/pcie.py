@@ -10,7 +10,9 @@ A NIC's GPU is the GPU (NVIDIA or AMD/ATI, class 3D/VGA/Display controller) whos
 with the NIC's. P2P between them climbs to the last bridge they share and back down; a bridge on that path with
 request or completion redirect on (ACSCtl ``ReqRedir+`` or ``CmpltRedir+``) sends it up to the root complex instead
 (NetQ 5.3 validation test 6; Azure aznhc ``azure_gdr_detect``). When the two meet only at the root port there is no
-switch to bypass the root complex and nothing to judge.
+switch to bypass the root complex and nothing to judge. Where NVIDIA's driver is installed, ``nvidia-smi topo -m``
+(:func:`parse_topo_matrix`) says the same from the driver's side: a NIC whose nearest GPU is beyond PXB shares no
+switch with one.
 """
 
 from __future__ import annotations
@@ -113,3 +115,38 @@ def gpu_path(nic_address: str, tree: dict[str, Device], acs: dict[str, dict[str,
         return GpuPath(gpu.address, bridges, (), f"no ACSCtl read for {', '.join(unread)} (`{CMD_PCI_BRIDGES}` "
                                                  "needs root)")
     return GpuPath(gpu.address, bridges, redirecting)
+
+
+# ---- nvidia-smi topo -m (where the host has NVIDIA's driver): each NIC's relation to each GPU
+
+CMD_TOPO = "nvidia-smi topo -m"
+_RANK = {"PIX": 0, "PXB": 1, "PHB": 2, "NODE": 3, "SYS": 4}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def parse_topo_matrix(text: str) -> dict[str, tuple[str, str]]:
+    """``nvidia-smi topo -m`` -> RDMA device -> (nearest GPU, relation), the relation one of PIX (one bridge), PXB
+    (several bridges, no host bridge), PHB, NODE, SYS as the output's own legend defines them; rows are ``NIC<n>``
+    and the "NIC Legend" names each (``NIC0: mlx5_0``). A real output: tests/platforms/captures (sglang#30401).
+    Empty when the text has no matrix (nvidia-smi missing).
+
+    >>> parse_topo_matrix("\\tGPU0\\tNIC0\\nGPU0\\t X \\tPIX\\nNIC0\\tPIX\\t X \\n"
+    ...                   "\\nNIC Legend:\\n\\n  NIC0: mlx5_0\\n")
+    {'mlx5_0': ('GPU0', 'PIX')}
+    """
+    lines = _ANSI.sub("", text).splitlines()
+    legend = {m.group(1): m.group(2) for line in lines if (m := re.match(r"\s*(NIC\d+):\s*(\S+)\s*$", line))}
+    header = next((line.split() for line in lines if re.match(r"\s+GPU0\b", line)), None)
+    if header is None or not legend:
+        return {}
+    gpus = [(i, label) for i, label in enumerate(header) if re.fullmatch(r"GPU\d+", label)]
+    out: dict[str, tuple[str, str]] = {}
+    for line in lines:
+        cells = line.split()
+        if not cells or cells[0] not in legend or len(cells) < 1 + len(gpus):
+            continue
+        known = [(_RANK[cells[1 + i]], label, cells[1 + i]) for i, label in gpus if cells[1 + i] in _RANK]
+        if known:
+            _, gpu, relation = min(known)
+            out[legend[cells[0]]] = (gpu, relation)
+    return out

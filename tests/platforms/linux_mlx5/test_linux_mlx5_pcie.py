@@ -3,9 +3,10 @@ behind one PCIe switch, ACS redirect on the root port above it)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from roceops.platforms.linux_mlx5.pcie import Device, gpu_path, parse_acs_control, parse_lspci_tree
+from roceops.platforms.linux_mlx5.pcie import Device, gpu_path, parse_acs_control, parse_lspci_tree, parse_topo_matrix
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 
@@ -49,3 +50,36 @@ def test_no_gpu_or_no_shared_switch_is_skipped_with_the_reason() -> None:
     assert gpu_path("45:00.0", nic_only, {}).skipped == "no GPU in `lspci -PP`"
     apart = {**nic_only, "61:00.0": Device(("60:01.1", "61:00.0"), "3D controller: NVIDIA Corporation GH100")}
     assert "share no PCIe switch" in str(gpu_path("45:00.0", apart, {}).skipped)
+
+
+def test_real_nvidia_smi_topo_gives_each_nic_its_pix_gpu() -> None:
+    topo = parse_topo_matrix((CAPTURES / "nvidia_smi_topo_m_8xh100.txt").read_text())
+    assert topo == {f"mlx5_{i}": (f"GPU{i}", "PIX") for i in range(8)}
+    assert parse_topo_matrix("nvidia-smi: command not found\n") == {}
+
+
+def test_the_driver_skips_a_nic_whose_nearest_gpu_is_beyond_a_switch() -> None:
+    from conftest import example_dict
+
+    from roceops.device.intent import HostIntent
+    from roceops.model.intent import FabricIntent
+    from roceops.plan import plan
+    from roceops.platforms.linux_mlx5 import DRIVER
+    from roceops.platforms.linux_mlx5.driver_model import CMD_ADDR
+    from roceops.platforms.linux_mlx5.pcie import CMD_PCI_TREE, CMD_TOPO
+    from roceops.topology.expand import expand
+
+    host = plan(expand(FabricIntent.model_validate(example_dict("lab-mini"))), "gpu001")
+    assert isinstance(host, HostIntent)
+    first, second = sorted(host.nics.values(), key=lambda n: n.rail)[:2]
+    links = json.dumps([{"ifname": n.netdev, "operstate": "UP", "mtu": 9000, "addr_info": []} for n in (first, second)])
+    nvidia_tree = TREE_PP.replace("Display controller: Advanced Micro Devices, Inc. [AMD/ATI]",
+                                  "3D controller: NVIDIA Corporation")
+    outputs = {CMD_ADDR: links, CMD_PCI_TREE: nvidia_tree,
+               f"ethtool -i {first.netdev}": "driver: mlx5_core\nbus-info: 0000:45:00.0\n",
+               f"ethtool -i {second.netdev}": "driver: mlx5_core\nbus-info: 0000:45:00.0\n",
+               CMD_TOPO: (f"\tGPU0\tNIC0\tNIC1\nGPU0\t X \tPIX\tSYS\nNIC0\tPIX\t X \tSYS\nNIC1\tSYS\tSYS\t X \n\n"
+                          f"NIC Legend:\n\n  NIC0: {first.rdma_dev}\n  NIC1: {second.rdma_dev}\n")}
+    paths = DRIVER.operational(outputs, host).gpu_paths
+    assert paths[first.netdev].gpu == "4a:00.0" and paths[first.netdev].nearest_gpu == "GPU0 PIX"
+    assert paths[second.netdev].skipped is not None and "nearest GPU is GPU0 SYS" in paths[second.netdev].skipped
