@@ -54,7 +54,8 @@ def test_wire_fault_on_gpu003_drains_exactly_gpu003(deployed_lab, tmp_path, monk
     assert check in lines[0], lines[0]
 
 
-def test_rail_swap_on_gpu002_named_by_audit_and_drained_by_health(deployed_lab) -> None:
+def test_rail_swap_on_gpu002_named_by_audit_and_drained_by_health(deployed_lab, monkeypatch) -> None:
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(deployed_lab.state_dir))
     nics = {n.netdev: n for n in next(h for h in deployed_lab.fabric.hosts if h.name == "gpu002").nics}
     a, b = sorted(nics)[:2]
     deployed_lab.thread.inject("gpu002", "rail_swap")
@@ -62,10 +63,13 @@ def test_rail_swap_on_gpu002_named_by_audit_and_drained_by_health(deployed_lab) 
         leaves = sorted({n.leaf for n in nics.values()})
         audit = run_audit(deployed_lab.fabric, ["gpu002", *leaves],
                           AuditOptions(lab_dir=deployed_lab.state_dir, quiet=True))
+        cli = CliRunner().invoke(app, ["health", "gpu002", "-f", str(REPO / "inventory/lab-mini.yaml"), "--lab",
+                                       "--window", "1s", "--deadline", "20s", "--format", "json"])
         health = run_health(deployed_lab.fabric, ["gpu002"], HealthOptions(window_s=0.5, deadline_s=20.0,
                                                                           lab_dir=deployed_lab.state_dir))
     finally:
         deployed_lab.thread.clear(None)
+    assert cli.exit_code == 1 and "nic.rail" in cli.output, cli.output
     cabling = {f.path: f for f in audit.findings if f.check == "cabling.host"}
     assert set(cabling) == {f"nics[{a}].leaf_port", f"nics[{b}].leaf_port"}, audit.findings
     for mine, other in ((a, b), (b, a)):
