@@ -22,6 +22,11 @@ from roceops.lab.physical import Clock, RateCounter
 
 # rail_swap: roceops/lab/rewire.py moves the cables; acs_on: pci.py reads it
 WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp", "acs_on"})
+# their parameters (the lab's fault registry: lab inject --help)
+WIRE_FAULT_PARAMS: dict[str, frozenset[str]] = {
+    "retransmits": frozenset({"port"}), "ecn_no_cnp": frozenset({"port"}), "acs_on": frozenset({"port"}),
+    "rail_swap": frozenset({"a", "b"}),
+}
 RETRANSMIT_RATES: dict[str, float] = {"out_of_sequence": 400.0, "packet_seq_err": 50.0,
                                       "local_ack_timeout_err": 10.0}
 
