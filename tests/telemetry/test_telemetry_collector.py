@@ -63,6 +63,14 @@ def _pfc(collector: Collector, device: str) -> float | None:
     return rows[0][1] if rows else None
 
 
+def _transport(collector: Collector, counter: str) -> float | None:
+    with collector.store._lock:
+        parts = collector.store._devices["gpu001"].parts or {}
+    rows = [r for p in parts.values() for r in p.get("nic_transport_errors_total", [])
+            if r[0][4] == "eth0" and r[0][-1] == counter]
+    return rows[0][1] if rows else None
+
+
 def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread) -> None:
     collector = _collector(lab)
     try:
@@ -75,6 +83,9 @@ def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread)
         first = _pfc(collector, "leaf-su1-r1")
         lab.inject("leaf-su1-r1", "pause_storm", port="Ethernet0")
         assert _wait(lambda: (_pfc(collector, "leaf-su1-r1") or 0) > (first or 0) + 5_000)
+        retransmits = _transport(collector, "out_of_sequence")
+        lab.inject("gpu001", "retransmits", port="eth0")  # a lossy path: the NIC's transport errors climb
+        assert _wait(lambda: (_transport(collector, "out_of_sequence") or 0) > (retransmits or 0) + 50)
     finally:
         lab.clear()
         collector.stop()
