@@ -20,16 +20,18 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     load_intent_or_exit,
+    path_value,
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 from roceops.lint import lint
-from roceops.render.build import UnsafePath, render_devices, write_build
+from roceops.monitoring import MONITORING_DIR, monitoring_files
+from roceops.render.build import UnsafePath, render_devices, write_build, write_folder
 from roceops.report import tables
 from roceops.report.files import write_atomic
-from roceops.selection import LimitError, select
+from roceops.selection import LimitError, empty_reason, select
 from roceops.topology.fabric import Fabric
 
 PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
@@ -80,7 +82,7 @@ class TopologyFormat(StrEnum):
 
 def topology(ctx: typer.Context, fabric: Path = FabricOption,
              fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format"),
-             output: Path | None = typer.Option(None, "--output", "-o",
+             output: Path | None = typer.Option(None, "--output", "-o", parser=path_value,
                                                 help="svg/html/slurm/k8s-labels: write here (atomically)")) -> None:
     """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
     picture (tiers, SUs, rails, cable counts); slurm: topology.conf for Slurm's topology/tree; k8s-labels: the
@@ -168,17 +170,18 @@ def selected(fab: Fabric, limit: str | None) -> list:
     except LimitError as exc:
         fail(str(exc))
     if not chosen:
-        fail(f"--limit {limit!r} selects no device of {fab.intent.name} (every match is excluded)")
+        fail(f"--limit {limit!r} selects no device of {fab.intent.name}: {empty_reason(limit or '')}")
     return chosen
 
 
 def render(
     fabric: Path = FabricOption,
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder"),
+    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder", parser=path_value),
     limit: str | None = LimitOption,
     skip_lint: bool = typer.Option(False, "--skip-lint", help="render even if lint finds errors"),
 ) -> None:
-    """Render configuration files for every device (or --limit) plus a manifest.
+    """Render configuration files for every device (or --limit) plus a manifest, and the fabric's monitoring
+    (monitoring/: Prometheus rules and their promtool tests, a Grafana dashboard, a scrape config).
 
     Example: roceops render --out build/ --limit leaf,su1
     """
@@ -194,9 +197,11 @@ def render(
         rendered = render_devices(loaded.fabric, devices)
     try:
         result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+        monitoring = write_folder(out, MONITORING_DIR, monitoring_files(loaded.fabric))
     except UnsafePath as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write into {out}: {exc.strerror or exc}")
     console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
-                  f"({result.written} files written, {result.unchanged} unchanged)")
+                  f"({result.written} files written, {result.unchanged} unchanged; "
+                  f"{out}/{MONITORING_DIR}/: {monitoring[0]} written, {monitoring[1]} unchanged)")

@@ -13,6 +13,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
+from roceops.util.safe_write import write_file
 
 MANIFEST = "manifest.json"
 
@@ -63,14 +64,7 @@ def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice])
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
-    data = text.encode()
-    if path.exists() and path.read_bytes() == data:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
+    return write_file(path, text, only_if_changed=True)  # only onto a regular file or a new path (WriteRefused)
 
 
 class UnsafePath(ValueError):
@@ -103,3 +97,13 @@ def write_build(out_dir: Path, fabric_name: str, source_hash: str, rendered: lis
     body = json.dumps(manifest(fabric_name, source_hash, rendered), indent=2, sort_keys=True) + "\n"
     _write_if_changed(manifest_path, body)
     return BuildResult(out_dir=out_dir, devices=rendered, written=written, unchanged=unchanged)
+
+
+def write_folder(out_dir: Path, folder: str, files: dict[str, str]) -> tuple[int, int]:
+    """Write ``files`` (name -> text) under ``out_dir/folder``, each only when its bytes change; (written, unchanged).
+
+    Paths are checked before anything is written, as in :func:`write_build`.
+    """
+    targets = [(inside(out_dir, folder, name), text) for name, text in sorted(files.items())]
+    written = sum(_write_if_changed(path, text) for path, text in targets)
+    return written, len(targets) - written

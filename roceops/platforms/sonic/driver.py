@@ -35,7 +35,15 @@ from typing import Any
 
 import jsonpatch
 
-from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.change import (
+    BackupRefused,
+    Change,
+    ConfirmNotTaken,
+    DeviceFacts,
+    DriverError,
+    RenderedDevice,
+    Snapshot,
+)
 from roceops.device.intent import HostIntent, Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
@@ -318,6 +326,9 @@ class SonicDriver(RoomDriver):
             marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)
+            for queue, value in (wred.get(name) or {}).items():  # UC<n>: per unicast queue (health's cc.loop)
+                if value is not None and queue.startswith("UC") and queue[2:].isdigit():
+                    counters[f"ecn_marked_q{int(queue[2:])}"] = value
             if storms is not None:
                 detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
                 if None in detected:
@@ -371,8 +382,8 @@ class SonicDriver(RoomDriver):
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)
         out = _sudo(conn, f"config checkpoint {txn}")
-        if "Checkpoint created successfully." not in out:
-            raise _failure(f"sudo config checkpoint {txn}", out)
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         _apply_patch(conn, change, f"/tmp/{txn}.json")
 
     def confirm(self, conn: Any, txn: str) -> None:
