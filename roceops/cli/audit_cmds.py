@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from roceops.audit import report as reports
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.audit.history import record
 from roceops.cli.common import (
@@ -28,7 +29,7 @@ from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import audit as reports
+from roceops.report.files import write_atomic
 
 
 class AuditFormat(StrEnum):
@@ -76,7 +77,7 @@ def audit(
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is AuditFormat.table:
         if output:
-            reports.write_atomic(output, reports.to_markdown(result, resolved))
+            write_atomic(output, reports.to_markdown(result, resolved))
         reports.print_table(console, result, resolved)
     else:
         text = {
@@ -87,7 +88,7 @@ def audit(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()
         if output:
-            reports.write_atomic(output, text)
+            write_atomic(output, text)
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)

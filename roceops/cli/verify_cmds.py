@@ -11,7 +11,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_console, fail, load_fabric_or_exit
 from roceops.cli.fabric_cmds import selected
-from roceops.report import verify as reports
+from roceops.verify import report as reports
 from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
 from roceops.verify.frr import FrrError
 from roceops.verify.netns import NetnsError, cleanup_leftovers

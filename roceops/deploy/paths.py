@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from roceops.device.change import Change, DeviceFacts, Snapshot
+from roceops.device.intent import Intent
 from roceops.platforms.change_path import ChangePath
-from roceops.platforms.driver import Change, DeviceFacts, Intent, Snapshot
 
 
 def choose_path(driver: Any, current: Snapshot, change: Change, intent: Intent,

@@ -16,7 +16,7 @@ from roceops.locking import fabric_lock
 from roceops.nornir_glue.runner import make_nornir
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 
 pytestmark = pytest.mark.lab
 

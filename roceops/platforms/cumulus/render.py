@@ -38,7 +38,7 @@ import shlex
 from collections import Counter
 from typing import Any
 
-from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.util.sorting import ip_key, port_key
 
 # vendor-neutral hash field -> NVUE `system forwarding ecmp-hash` key (nv show system forwarding lists them)

@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.util.sorting import ip_key, port_key
 
 LOOPBACK = "Loopback0"

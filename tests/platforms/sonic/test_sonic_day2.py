@@ -15,14 +15,14 @@ import yaml
 from conftest import EXAMPLES
 from gcu_oracle import gcu_check, need_oracles, vendor_default
 
+from roceops.device.change import Change
 from roceops.hardware import switch_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.platforms.driver import Change
 from roceops.platforms.sonic import gcu
 from roceops.platforms.sonic.driver import full_target, make_change, scoped
 from roceops.platforms.sonic.route import route
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 RELEASES = ("202411", "202511")

@@ -14,14 +14,14 @@ import yaml
 from conftest import EXAMPLES, SHARED
 from gcu_oracle import gcu_check, need_oracles, vendor_default
 
+from roceops.device.intent import SwitchIntent
 from roceops.hardware import switch_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic import gcu
 from roceops.platforms.sonic.driver import make_change, scoped
 from roceops.platforms.sonic.gcu_import import build, dumps
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 SN5600 = gcu.Device("202411", "202411.1", "mellanox", "Mellanox-SN5600-O128")
