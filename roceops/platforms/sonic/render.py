@@ -66,6 +66,7 @@ from typing import Any, Literal
 import jinja2
 
 from roceops.device.intent import SwitchIntent, SwitchPort
+from roceops.platforms.sonic.breakout_hash import BreakoutError, breakout_cfg, switch_hash
 from roceops.util.sorting import id_ranges, ip_key, port_key, prefix_key
 
 BufferModel = Literal["traditional", "dynamic"]
@@ -401,7 +402,16 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
         "flex_counters": sorted(flex),
         "bgp_neighbors": _bgp_neighbors(device),
         "bgp": _bgp_globals(device),
+        "breakout_cfg": _breakouts(device),
+        "switch_hash": switch_hash(device),
     }
+
+
+def _breakouts(device: SwitchIntent) -> list[dict[str, str]]:
+    try:
+        return breakout_cfg(device)
+    except BreakoutError as exc:
+        raise SonicRenderError(f"{device.name}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- canonicalisation

@@ -47,7 +47,7 @@ def _vendor_default(base_text: str) -> str:
         path.write_text(base_text)
         for template in ("buffers.json.j2", "qos.json.j2"):
             r = subprocess.run([sys.executable, str(CFGGEN), "-j", str(path), "-t", template], cwd=SKUS / sku,
-                               capture_output=True, text=True, timeout=120)
+                               capture_output=True, text=True, timeout=300)
             assert r.returncode == 0, f"sonic-cfggen {sku}/{template}: {r.stderr[-800:]}"
             for table, entries in json.loads(r.stdout).items():
                 out.setdefault(table, {}).update(entries)
@@ -68,6 +68,6 @@ def gcu_check(release: str, asic_type: str, current: dict[str, Any], patch: list
         pat.write_text(json.dumps(patch))
         r = subprocess.run([sys.executable, str(GCU_CHECK), "--release", release, "--asic-type", asic_type,
                             "--build-version", build_version, "--current", str(cur), "--patch", str(pat), "--json"],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=300)
     assert r.returncode in (0, 1, 3), f"gcu-check failed: {r.stderr[-800:]}"
     return json.loads(r.stdout)  # type: ignore[no-any-return]
