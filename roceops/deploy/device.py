@@ -155,10 +155,10 @@ def _roll_back(driver: Driver, connector: Connector, outcome: DeviceOutcome, con
         outcome.status = "rolled_back"
 
 
-def _mode_problems(driver: Driver, conn: Any, intent: Intent) -> tuple[str, ...]:
+def _mode_problems(driver: Driver, conn: Any, intent: Intent, current: Snapshot | None = None) -> tuple[str, ...]:
     """Modes the device's config asks that it does not run (a room's ``read_mode_problems``; () without one)."""
     read = getattr(driver, "read_mode_problems", None)
-    return tuple(read(conn, intent)) if read is not None else ()
+    return tuple(read(conn, intent, current)) if read is not None else ()
 
 
 def _check_modes(driver: Driver, conn: Any, intent: Intent, outcome: DeviceOutcome) -> None:
@@ -203,7 +203,7 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         outcome.reboot_required = bool(change.summary.get("reboot_required"))
         try:  # modes a restart must bring, whatever the diff (unreadable: judged after the push)
-            stale = _mode_problems(driver, conn, intent)
+            stale = _mode_problems(driver, conn, intent, outcome.backup)
         except Exception:
             stale = ()
         if change.empty and not stale:

@@ -52,9 +52,10 @@ from roceops.platforms.driver import ReadBack
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.breakout_hash import breakout_cfg
 from roceops.platforms.sonic.expected import expected_switch
 from roceops.platforms.sonic.facts import parse_facts
-from roceops.platforms.sonic.modes import MODES_COMMAND, mode_problems
+from roceops.platforms.sonic.modes import MODES_COMMAND, breakout_problems, mode_problems
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.route import route
 
@@ -422,14 +423,18 @@ class SonicDriver(ReadBack):
         from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
         from roceops.platforms.sonic.render import buffer_model_of
 
+        sw = _switch(intent)
         text = outputs.get(MODES_COMMAND)
-        if text is None:
-            return []
-        return mode_problems(text, buffer_model_of(_switch(intent), BUFFER_MODEL))
+        out = [] if text is None else mode_problems(text, buffer_model_of(sw, BUFFER_MODEL))
+        if PRINT_DATA in outputs:
+            out += breakout_problems(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), breakout_cfg(sw))
+        return out
 
-    def read_mode_problems(self, conn: Any, intent: Intent) -> list[str]:
-        """After a deploy: read the processes and say which modes are not in effect."""
-        return self.mode_problems({MODES_COMMAND: _send(conn, MODES_COMMAND)}, intent)
+    def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
+        """Read the processes (and the breakout table, unless ``current`` is the CONFIG_DB just read) and say which
+        modes are not in effect."""
+        config = current.text if current is not None else _send(conn, PRINT_DATA)
+        return self.mode_problems({MODES_COMMAND: _send(conn, MODES_COMMAND), PRINT_DATA: config}, intent)
 
     def bringup(self, conn: Any, current: Snapshot, change: Change, txn: str) -> None:
         """The bring-up path: the whole CONFIG_DB (``current`` + ``change``) loaded by ``config reload``."""
@@ -464,8 +469,9 @@ class SonicDriver(ReadBack):
         with self._lock:
             reloaded = _device_key(conn, txn) in self._bringups
             self._bringups.discard(_device_key(conn, txn))
-        if reloaded:  # a bring-up: back the same way, the whole backup reloaded
-            _reload(conn, _load(backup, "the backup"), f"/tmp/{txn}-restore.json")
+        if reloaded:  # a bring-up: back the same way, the whole backup reloaded (unless nothing changed)
+            if _load(self.read_config(conn), "the running CONFIG_DB") != _load(backup, "the backup"):
+                _reload(conn, _load(backup, "the backup"), f"/tmp/{txn}-restore.json")
             self._resave(conn, txn)
             return
         present = txn in _checkpoints(conn)

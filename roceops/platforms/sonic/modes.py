@@ -13,12 +13,16 @@ buffer model           ``buffermgrd -a /etc/sonic/asic_table.json``  sonic-build
 routing config         ``frrcfgd`` (the frrcfgd templates: CONFIG_DB  docker-fpm-frr supervisord.conf.common.j2
                        routing tables, host subnets announced) or     @086b03bd: frrcfgd when
                        ``bgpcfgd`` (the classic templates)            frr_mgmt_framework_config is "true"
+breakout               CONFIG_DB ``BREAKOUT_CFG|<cage>`` ``brkout_mode``  sonic-breakout_cfg.yang; `config interface
+                       (what Dynamic Port Breakout last applied)      breakout` writes it with the child ports
 =====================  ===========================================  ============================================
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 MODES_COMMAND = "pgrep -af 'buffermgrd|frrcfgd|bgpcfgd'"
 _BUFFERMGRD = re.compile(r"^\d+\s+\S*buffermgrd\b(?P<args>.*)$", re.M)
@@ -36,6 +40,22 @@ def modes_in_effect(text: str) -> dict[str, str | None]:
     model = None if buf is None else "dynamic" if " -a " in f"{buf.group('args')} " else "traditional"
     daemon = _DAEMON.search(text)
     return {"buffer_model": model, "routing_config": daemon.group("name") if daemon else None}
+
+
+def breakout_problems(running: Mapping[str, Any], wanted: list[dict[str, str]]) -> list[str]:
+    """Cages whose running ``BREAKOUT_CFG`` mode is not the one the plan needs (``wanted``: breakout_hash.breakout_cfg).
+
+    >>> breakout_problems({"BREAKOUT_CFG": {"Ethernet0": {"brkout_mode": "1x800G"}}},
+    ...                   [{"port": "Ethernet0", "mode": "2x400G(8)"}])
+    ['cage Ethernet0 runs breakout 1x800G, the plan needs 2x400G(8)']
+    """
+    table = running.get("BREAKOUT_CFG") or {}
+    out = []
+    for b in wanted:
+        have = (table.get(b["port"]) or {}).get("brkout_mode")
+        if have != b["mode"]:
+            out.append(f"cage {b['port']} runs breakout {have or '(none)'}, the plan needs {b['mode']}")
+    return out
 
 
 def mode_problems(text: str, buffer_model: str, routing_config: str = "frrcfgd") -> list[str]:
