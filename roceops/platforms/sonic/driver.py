@@ -13,7 +13,8 @@ abort          ``sudo config list-checkpoints``; ``sudo config rollback <txn>`` 
                again if this transaction's confirm had saved; delete the checkpoint
 route          day-2 (the above) or bring-up (:mod:`roceops.platforms.sonic.route`: GCU's rules, restart-only
                modes)
-bringup        the backup with the change applied (the whole CONFIG_DB) written to ``/tmp/<txn>-bringup.json``;
+bringup        ``sudo config checkpoint <txn>`` (the backup on the device, as above); the backup with the change
+               applied (the whole CONFIG_DB) written to ``/tmp/<txn>-bringup.json``;
                ``sudo config reload -y <file>``: stops the services, flushes CONFIG_DB, loads the file, restarts
                them, so buffer and routing modes take effect (sonic-utilities config/main.py ``reload``); then
                verify and confirm as above; abort of a bring-up reloads the backup the same way
@@ -42,7 +43,15 @@ from typing import Any
 
 import jsonpatch
 
-from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.change import (
+    BackupRefused,
+    Change,
+    ConfirmNotTaken,
+    DeviceFacts,
+    DriverError,
+    RenderedDevice,
+    Snapshot,
+)
 from roceops.device.intent import HostIntent, Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
@@ -414,8 +423,8 @@ class SonicDriver(ReadBack):
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)
         out = _sudo(conn, f"config checkpoint {txn}")
-        if "Checkpoint created successfully." not in out:
-            raise _failure(f"sudo config checkpoint {txn}", out)
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         _apply_patch(conn, change, f"/tmp/{txn}.json")
 
     def mode_problems(self, outputs: dict[str, str], intent: Intent) -> list[str]:
@@ -437,9 +446,13 @@ class SonicDriver(ReadBack):
         return self.mode_problems({MODES_COMMAND: _send(conn, MODES_COMMAND), PRINT_DATA: config}, intent)
 
     def bringup(self, conn: Any, current: Snapshot, change: Change, txn: str) -> None:
-        """The bring-up path: the whole CONFIG_DB (``current`` + ``change``) loaded by ``config reload``."""
+        """The bring-up path: a ``config checkpoint`` of the running CONFIG_DB (the backup on the device, as on
+        day-2), then the whole CONFIG_DB (``current`` + ``change``) loaded by ``config reload``."""
         _check_txn(txn)
         target = full_target(_load(current, "the device's CONFIG_DB"), change)
+        out = _sudo(conn, f"config checkpoint {txn}")
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         with self._lock:
             self._bringups.add(_device_key(conn, txn))
         _reload(conn, target, f"/tmp/{txn}-bringup.json")
@@ -459,10 +472,8 @@ class SonicDriver(ReadBack):
                                   f"running CONFIG_DB (tables: {', '.join(changed[:6])})")
         with self._lock:
             self._saved.discard(_device_key(conn, txn))
-            reloaded = _device_key(conn, txn) in self._bringups
             self._bringups.discard(_device_key(conn, txn))
-        if not reloaded:  # a bring-up took no checkpoint
-            _sudo(conn, f"config delete-checkpoint {txn}")  # housekeeping; the change is saved either way
+        _sudo(conn, f"config delete-checkpoint {txn}")  # housekeeping; the change is saved either way
 
     def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
         _check_txn(txn)
@@ -473,6 +484,8 @@ class SonicDriver(ReadBack):
             if _load(self.read_config(conn), "the running CONFIG_DB") != _load(backup, "the backup"):
                 _reload(conn, _load(backup, "the backup"), f"/tmp/{txn}-restore.json")
             self._resave(conn, txn)
+            if txn in _checkpoints(conn):
+                _sudo(conn, f"config delete-checkpoint {txn}")
             return
         present = txn in _checkpoints(conn)
         if present:
