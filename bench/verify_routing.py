@@ -88,6 +88,7 @@ def main() -> None:
     ap.add_argument("fabric", nargs="?", default=str(REPO / "inventory" / "fabric.yaml"))
     ap.add_argument("--sus", type=int, help="bench/common.superpod(N) instead of a fabric file")
     ap.add_argument("--mode", choices=("full", "by-class"), default="full")
+    ap.add_argument("--deadline", type=float, default=60.0, help="seconds allowed for BGP convergence")
     ap.add_argument("--sample", type=int, default=4)
     ap.add_argument("--all", action="store_true")
     args = ap.parse_args()
@@ -100,7 +101,7 @@ def main() -> None:
     fab = expand(intent)
     load_s = time.monotonic() - t0
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
-    result = verify_routing(fab, VerifyOptions(sample=args.sample, all_pairs=args.all,
+    result = verify_routing(fab, VerifyOptions(sample=args.sample, all_pairs=args.all, deadline_s=args.deadline,
                                                by_class=args.mode == "by-class"))
     total_s = time.monotonic() - t0
     sampler.stop.set()

@@ -301,7 +301,7 @@ def _start_frr(plane: Plane, run_dir: Path, options: VerifyOptions,
     for daemon in frr.DAEMONS:
         for inst in alive:
             frr.start(inst, daemon)
-        failed = frr.wait_ready(alive, daemon, timeout_s=30.0)
+        failed = frr.wait_ready(alive, daemon, timeout_s=30.0 + 0.1 * len(alive))  # 400 daemons on 2 busy cores
         for inst in alive:
             if inst.device in failed:
                 findings.append(Result(check="device.failed", device=inst.device, path=daemon, status="error",
