@@ -297,7 +297,7 @@ def sub_fabric(fabric: Fabric, built: Iterable[str]) -> Fabric:
 
 
 def absent_peers(fabric: Fabric, built: set[str]) -> dict[str, set[str]]:
-    """Built switch -> the addresses of its cabled peers that are not built (their sessions are shut in the
+    """Built switch -> the addresses of its cabled peers that are not built (their lines are left out of the
     harness: nothing answers there)."""
     out: dict[str, set[str]] = defaultdict(set)
     for lk in fabric.links:
