@@ -33,9 +33,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _ours(pid: str) -> bool:
+    """A daemon of this run: our child (``ip netns exec`` execs it) with our run directory in its command line;
+    another run on the machine (a test, another user) is not counted."""
     try:
-        return b"/tmp/roceops-rv" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        return ppid == os.getpid() and b"/tmp/roceops-rv" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError, IndexError):
         return False
 
 

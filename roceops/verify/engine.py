@@ -9,6 +9,7 @@ state file for ``--cleanup``.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import random
@@ -169,9 +170,12 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
         nodes, mtus = device_nodes(fabric, all_intents, all_rendered)
         coverage = classes.cover(fabric, nodes, mtus)
         built = classes.sub_fabric(fabric, coverage.built)
+        del nodes, mtus
     plane = build_plane(run_id, built, all_intents, all_rendered)
     if coverage is not None:
         plane.absent_peers = classes.absent_peers(fabric, set(coverage.built))
+    del all_intents, all_rendered  # the plane holds what it runs: free the rest before FRR starts
+    gc.collect()
     clock.lap("plan")
     findings = [Result(check="device.failed", device=s.name, path="bgp", status="error", message=s.error or "")
                 for s in plane.switches.values() if s.error]
