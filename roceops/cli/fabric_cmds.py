@@ -19,15 +19,18 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     load_intent_or_exit,
+    path_value,
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.html_report import TOPOLOGY_PICTURES
+from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
 from roceops.report import tables
-from roceops.selection import LimitError, select
+from roceops.report.files import write_atomic
+from roceops.selection import LimitError, empty_reason, select
 from roceops.topology.fabric import Fabric
 
 PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
@@ -72,18 +75,33 @@ class TopologyFormat(StrEnum):
     json = "json"
     svg = "svg"
     html = "html"
+    slurm = "slurm"
+    k8s_labels = "k8s-labels"
 
 
 def topology(ctx: typer.Context, fabric: Path = FabricOption,
-             fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format")) -> None:
+             fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format"),
+             output: Path | None = typer.Option(None, "--output", "-o", parser=path_value,
+                                                help="svg/html/slurm/k8s-labels: write here (atomically)")) -> None:
     """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
-    picture (tiers, SUs, rails, cable counts).
+    picture (tiers, SUs, rails, cable counts); slurm: topology.conf for Slurm's topology/tree; k8s-labels: the
+    node labels of NVIDIA Topograph's schema.
 
-    Example: roceops topology --format json; roceops topology --format html > plan.html
+    Example: roceops topology --format html > plan.html; roceops topology --format slurm -o topology.conf
     """
+    if output is not None and fmt in (TopologyFormat.table, TopologyFormat.json):
+        fail(f"--output is for --format svg, html, slurm or k8s-labels, not {fmt.value}")
+    check_writable(output)
     fab = load_fabric_or_exit(fabric).fabric
+    if fmt.value in SCHEDULER_FORMATS:
+        export_topology(fab, fmt.value, output)
+        return
     if fmt.value in TOPOLOGY_PICTURES:
-        sys.stdout.write(TOPOLOGY_PICTURES[fmt.value](ctx, fab))
+        picture = TOPOLOGY_PICTURES[fmt.value](ctx, fab)
+        if output is None:
+            sys.stdout.write(picture)
+        else:
+            write_atomic(output, picture)
         return
     rows = [t.model_dump(mode="json") for t in fab.summary]
     cables: dict[str, int] = {}
@@ -151,13 +169,13 @@ def selected(fab: Fabric, limit: str | None) -> list:
     except LimitError as exc:
         fail(str(exc))
     if not chosen:
-        fail(f"--limit {limit!r} selects no device of {fab.intent.name} (every match is excluded)")
+        fail(f"--limit {limit!r} selects no device of {fab.intent.name}: {empty_reason(limit or '')}")
     return chosen
 
 
 def render(
     fabric: Path = FabricOption,
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder"),
+    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder", parser=path_value),
     limit: str | None = LimitOption,
     skip_lint: bool = typer.Option(False, "--skip-lint", help="render even if lint finds errors"),
 ) -> None:

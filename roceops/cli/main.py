@@ -19,10 +19,13 @@ from roceops.cli import (
     lab_cmds,
     plan_cmds,
     play_cmds,
+    scheduler_cmds,
+    slurm_cmds,
     verify_cmds,
 )
 from roceops.cli.common import Exit, fail
 from roceops.journal import JournalError
+from roceops.util.safe_write import WriteRefused
 
 # click's ClickException (every usage error derives from it), found from typer's public BadParameter so this works
 # whether typer uses click or its vendored copy.
@@ -32,7 +35,8 @@ _CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.
 class UsageErrorsExit3(TyperGroup):
     """The root command group: every usage error of any command or subcommand (unknown option, bad value or choice,
     missing argument, a BadParameter raised by a command) exits 3, not click's 2 (which we use for unreachable);
-    so does a journal file that is not a roceops journal, whichever command opens it.
+    so does a journal file that is not a roceops journal, whichever command opens it, and an output file that
+    cannot be written (WriteRefused: not a regular file, or ENOSPC, EACCES, EROFS ...), never exit 1 "drift".
 
     Sub-commands are parsed and run inside the root's ``invoke``, so these two hooks see every such error.
     """
@@ -50,7 +54,7 @@ class UsageErrorsExit3(TyperGroup):
         except _CLICK_ERROR as exc:
             exc.exit_code = int(Exit.BAD_INPUT)  # type: ignore[attr-defined]
             raise
-        except JournalError as exc:
+        except (JournalError, WriteRefused) as exc:
             fail(str(exc))
 
 
@@ -89,11 +93,13 @@ app.command()(audit_cmds.audit)
 app.command()(health_cmds.health)
 app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
+app.command()(scheduler_cmds.merge)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")
 app.add_typer(plan_cmds.app, name="plan")
 app.add_typer(verify_cmds.app, name="verify")
+app.add_typer(slurm_cmds.app, name="slurm")
 
 if __name__ == "__main__":
     app()
