@@ -18,10 +18,14 @@ from nornir.core.inventory import Host as NornirHost
 
 from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
+from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
+from roceops.health.cc_loop import loop_results
+from roceops.health.gpudirect import acs_results
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import Thresholds, Verdict
 from roceops.health.traffic import pair_rails, run_traffic
+from roceops.health.transport import transport_results
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
@@ -226,6 +230,9 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
+        results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
+        results.extend(rail_results(host.name, hi, samples))
+        results.extend(acs_results(host.name, hi, samples[host.name]))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]
@@ -234,6 +241,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
                               leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
             for check in checks:
                 results.extend(check.test(ctx))
+            results.extend(loop_results(host.name, ctx.nic, ctx.host, leaf, ctx.switch, fabric.intent.health.cc_loop))
     results.extend(firmware_consistency(nodes, samples))
     results.extend(uplink_results(nodes, intents, samples, thresholds))
     return results

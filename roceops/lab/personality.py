@@ -53,6 +53,7 @@ __all__ = [
     "SessionInfo",
     "UnknownFault",
     "available_platforms",
+    "canonical_fault_name",
     "get_personality",
 ]
 
