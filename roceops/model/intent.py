@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from roceops.model.health import HealthPolicy
 from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
+from roceops.model.monitoring import MonitoringPolicy
 from roceops.model.names import (
     HOSTNAME,
     LABEL,
@@ -306,6 +307,7 @@ class FabricIntent(StrictModel):
     cable_lengths: CableLengths = Field(default_factory=CableLengths)
     qos: QosPolicy = Field(default_factory=QosPolicy)
     load_balancing: LoadBalancingPolicy = Field(default_factory=LoadBalancingPolicy)
+    monitoring: MonitoringPolicy = Field(default_factory=MonitoringPolicy)
     health: HealthPolicy = Field(default_factory=HealthPolicy)
     overrides: Overrides = Field(default_factory=Overrides)
     kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
