@@ -35,6 +35,7 @@ class Observation:
     error: Result | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
     facts: DeviceFacts | None = None  # what a switch reports it is (release, hardware, ports)
+    mode_problems: list[str] = field(default_factory=list)  # modes its config asks that it does not run
     phases: dict[str, float] = field(default_factory=dict)
 
 
@@ -221,14 +222,17 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
 
 def facts_findings(obs: Observation) -> list[Result]:
     """A switch whose release, hardware or ports contradict its intent: one ``facts.mismatch`` finding."""
+    out = [Result(check="facts.mode", device=obs.device, path="facts.mode", message="; ".join(obs.mode_problems),
+                   hint="the switch still runs its old modes: they take effect at a restart (deploy --bringup)")
+           ] if obs.mode_problems else []
     if obs.facts is None or not isinstance(obs.intent, SwitchIntent):
-        return []
+        return out
     problems = mismatches(obs.facts, obs.intent)
     if not problems:
-        return []
-    return [Result(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
-                    hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
-                         "or the device; deploy refuses it")]
+        return out
+    return [*out, Result(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
+                          hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
+                               "or the device; deploy refuses it")]
 
 
 def merge(findings: Iterable[Result]) -> list[Result]:

@@ -93,6 +93,7 @@ def parse_observation(obs: Observation) -> None:
         obs.observed = driver.observe(obs.outputs)
         obs.oper = driver.operational(obs.outputs, obs.intent)
         obs.facts = driver.facts(obs.outputs)  # None for hosts: they report no NOS facts
+        obs.mode_problems = driver.mode_problems(obs.outputs, obs.intent)  # [] for rooms without restart-only modes
     except Exception as exc:
         obs.observed, obs.oper = None, None
         obs.error = error_finding(obs.device, exc, "parse")

@@ -28,6 +28,7 @@ from roceops.device.compare import Drift, compare
 from roceops.device.intent import Intent
 from roceops.device.observed import Observed
 from roceops.device.oper import OperState, RdmaBandwidth, RdmaEnd
+from roceops.platforms.change_path import ChangePath
 
 
 class Driver(Protocol):
@@ -66,12 +67,25 @@ class Driver(Protocol):
         """Top-level parts of the Observed model a deploy of ``rendered`` does not set (its read-back skips them)."""
         ...
 
+    def route(self, current: Snapshot, change: Change, intent: Intent, facts: DeviceFacts | None) -> ChangePath | None:
+        """The platform change engine's verdict on ``change``: in place or the bring-up path (None: no such rules,
+        the platform's transaction takes every change)."""
+        ...
+
+    def mode_problems(self, outputs: dict[str, str], intent: Intent) -> list[str]:
+        """Modes the device's configuration asks for that it does not run (they take effect only at a restart)."""
+        ...
+
     # --- device I/O (conn is a netmiko BaseConnection) ---------------------------------------
     def read_config(self, conn: Any) -> Snapshot:
         ...
 
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts | None:
         """Read the device's facts before a push (``current``: the configuration just read); None: no NOS facts."""
+        ...
+
+    def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
+        """Read the device and return :meth:`mode_problems` (``current``: its configuration, when already read)."""
         ...
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
@@ -111,7 +125,8 @@ class Driver(Protocol):
 class RoomDriver:
     """What every room's driver class derives from: ``Driver.verify`` as every room does it (collect, observe,
     compare with expected), and the defaults of the parts a platform may not have: no commit timer, every part
-    of a deploy verified, no NOS facts (a room overrides what its platform has)."""
+    of a deploy verified, no NOS facts, no change-path rules, no restart-only modes (a room overrides what its
+    platform has)."""
 
     commit_timer: ClassVar[bool] = False
 
@@ -123,6 +138,15 @@ class RoomDriver:
 
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts | None:
         return None
+
+    def route(self, current: Snapshot, change: Change, intent: Intent, facts: DeviceFacts | None) -> ChangePath | None:
+        return None
+
+    def mode_problems(self, outputs: dict[str, str], intent: Intent) -> list[str]:
+        return []
+
+    def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
+        return []
 
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in

@@ -132,8 +132,8 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     # load balancing
     ("LB001", [("load_balancing.qps_per_connection", 1)], None, "load_balancing.qps_per_connection"),
     ("LB003", [("load_balancing.mode", "adaptive")], None, "load_balancing.mode"),  # SONiC renders no AR
-    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders no hash fields (LB003)
-    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002", "LB003"},
+    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders them (SWITCH_HASH): no LB003
+    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002"},
      "load_balancing.hash_fields"),
     # Cumulus renders a seed (SN4700's Spectrum-3 confirms one: no LB003/LB004), but applying it restarts switchd
     ("LB006", [("tiers.leaf.platform", "cumulus"), ("load_balancing.hash_seed", {"leaf": 7})], None,
