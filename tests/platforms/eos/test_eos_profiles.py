@@ -18,7 +18,7 @@ from roceops.render.engine import render_device
 from roceops.topology.expand import expand
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "lint"))
-from lint_helpers import broken  # noqa: E402  (the lint tests' base fabric)
+from lint_helpers import broken  # the lint tests' base fabric
 
 SAND = "7800R3-48CQ-LC"
 
@@ -52,7 +52,7 @@ def test_xgs_profiles_render_their_queue_and_speed_keywords(hwsku: str, speed: s
 def test_a_sand_tier_with_ecn_and_watchdog_is_refused_by_lint_and_by_the_render() -> None:
     intent, device = _sand()
     assert {f.id for f in lint(intent).errors} == {"HW017"}
-    with pytest.raises(ValueError, match="no confirmed ECN syntax .*average VOQ length"):
+    with pytest.raises(ValueError, match=r"no confirmed ECN syntax .*average VOQ length"):
         render_device(device)
 
 
