@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from roceops.audit.compare import Drift, compare
 from roceops.audit.findings import Finding, Severity
-from roceops.deploy.facts import mismatches
+from roceops.device.change import DeviceFacts
+from roceops.device.compare import Drift, compare
+from roceops.device.facts import mismatches
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.observed import Observed, ObservedHost, ObservedSwitch
+from roceops.device.oper import OperState
 from roceops.hints import command
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.plan.observed import Observed, ObservedHost, ObservedSwitch
-from roceops.platforms.driver import DeviceFacts, OperState
 from roceops.topology.fabric import Fabric
 
 Intent = SwitchIntent | HostIntent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -122,3 +123,18 @@ def check_writable(path: Path | None, *, folder: bool = False) -> None:
 
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def parse_duration(text: str | float) -> float:
+    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0 (a typer option parser: bad text is a usage
+    error, exit 3, before anything is loaded)."""
+    if isinstance(text, int | float):  # the option's default, already a number
+        return float(text)
+    m = _DURATION.match(text)
+    if not m or float(m.group(1)) <= 0:
+        raise typer.BadParameter(f"{text!r} is not a positive duration like 5s, 500ms or 1m")
+    value = float(m.group(1))
+    return {"ms": value / 1000, "m": value * 60}.get(m.group(2) or "s", value)

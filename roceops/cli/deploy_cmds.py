@@ -16,6 +16,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    parse_duration,
     print_json,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
@@ -38,8 +39,6 @@ StateDir = Path(".roceops")
 
 def _duration(text: str | float) -> float:
     """``--deadline``: a duration as ``health --deadline`` takes it (``90s``, ``10m``, ``300``)."""
-    from roceops.cli.health_cmds import parse_duration  # health's module imports this one
-
     return parse_duration(text)
 
 

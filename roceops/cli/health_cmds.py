@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    parse_duration,
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.fabric_cmds import TableOrJson
@@ -28,20 +28,6 @@ from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
 from roceops.report import health as reports
 from roceops.report.audit import write_atomic
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
-
-
-def parse_duration(text: str | float) -> float:
-    """``5s`` -> 5.0, ``500ms`` -> 0.5, ``1m`` -> 60.0, ``30`` -> 30.0 (a typer option parser: bad text is a usage
-    error, exit 3, before anything is loaded)."""
-    if isinstance(text, int | float):  # the option's default, already a number
-        return float(text)
-    m = _DURATION.match(text)
-    if not m or float(m.group(1)) <= 0:
-        raise typer.BadParameter(f"{text!r} is not a positive duration like 5s, 500ms or 1m")
-    value = float(m.group(1))
-    return {"ms": value / 1000, "m": value * 60}.get(m.group(2) or "s", value)
 
 
 def health(

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from roceops.cli.common import Exit, fail
-from roceops.lab.sshserver import LabDeviceSpec
+from roceops.lab.spec import LabDeviceSpec
 from roceops.platforms.base import get_platform
 from roceops.verify.engine import VerifyUnavailable, preflight
 from roceops.verify.netns import process_alive

@@ -13,6 +13,7 @@ from roceops.playbook.runner import PlayError, run_playbook
 
 
 def play(
+    ctx: typer.Context,
     playbook: Path = typer.Argument(..., help="playbook YAML, e.g. playbooks/provision.yaml"),
     fabric: Path | None = typer.Option(None, "-f", "--fabric", help="fabric intent given to every step"),
     limit: str | None = typer.Option(None, "--limit", "-l", help="--limit given to every step that takes one"),
@@ -24,10 +25,6 @@ def play(
 
     Example: roceops play playbooks/provision.yaml -f inventory/lab-mini.yaml --lab --var canary=3
     """
-    from typer.main import get_command
-
-    from roceops.cli.main import app  # the same command functions the CLI runs
-
     try:
         book = load_model(playbook, Playbook)
     except IntentError as exc:
@@ -45,7 +42,8 @@ def play(
     say = lambda line: console.print(line, markup=False, highlight=False)  # noqa: E731
     say(f"play {book.name}{' (dry run)' if dry_run else ''}: {len(book.steps)} steps")
     try:
-        result = run_playbook(book, get_command(app), variables, common, dry_run, say)
+        # the root command (the whole CLI): every step runs the same command functions the CLI runs
+        result = run_playbook(book, ctx.find_root().command, variables, common, dry_run, say)
     except PlayError as exc:
         fail(f"{playbook}: {exc}")
     done = len([s for s in result.steps if s.exit_code in (0,)])

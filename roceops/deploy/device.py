@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from roceops.audit.compare import Drift
 from roceops.deploy.control import DeviceClock
-from roceops.deploy.facts import facts_problems
-from roceops.platforms.driver import Change, Driver, DriverError, Intent, Snapshot
+from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
+from roceops.device.compare import Drift
+from roceops.device.facts import facts_problems
+from roceops.device.intent import Intent
+from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
-from roceops.render.engine import RenderedDevice
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
                  "timeout", "interrupted", "not_started", "facts_mismatch"]

@@ -22,12 +22,12 @@ from nornir.core.task import Result, Task
 from roceops.deploy.control import DeviceClock, RunControl, signal_exit_code
 from roceops.deploy.device import DeviceOutcome, deploy_device, restore_device
 from roceops.deploy.rollout import Rollout, plan_rollout
+from roceops.device.change import RenderedDevice, Snapshot
 from roceops.journal import Journal
 from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
 from roceops.plan import plan
 from roceops.platforms.base import get_driver, get_platform
-from roceops.platforms.driver import Snapshot
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric
 
 FAILED = ("rolled_back", "failed", "facts_mismatch")

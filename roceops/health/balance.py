@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roceops.device.intent import SwitchIntent
 from roceops.health.catalog import Sample, _delta
 from roceops.health.model import CheckResult, ResultStatus, Thresholds
-from roceops.plan.model import SwitchIntent
 
 CHECK = "leaf.uplink_balance"
 

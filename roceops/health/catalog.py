@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from roceops.health.model import CheckResult, ResultStatus, Thresholds
-from roceops.plan.model import NicIntent, SwitchIntent, SwitchPort
-from roceops.plan.observed import (
+from roceops.device.intent import NicIntent, SwitchIntent, SwitchPort
+from roceops.device.observed import (
     Observed,
     ObservedHost,
     ObservedNic,
@@ -18,7 +17,8 @@ from roceops.plan.observed import (
     ObservedSwitch,
     ObservedSwitchPort,
 )
-from roceops.platforms.driver import OperState, PortOper
+from roceops.device.oper import OperState, PortOper
+from roceops.health.model import CheckResult, ResultStatus, Thresholds
 
 
 @dataclass

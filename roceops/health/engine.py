@@ -16,6 +16,7 @@ from pathlib import Path
 from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
@@ -24,7 +25,6 @@ from roceops.health.traffic import pair_rails, run_traffic
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact

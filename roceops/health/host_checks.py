@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.observed import ObservedHost
 from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.plan.observed import ObservedHost
 from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",

@@ -17,12 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from roceops.device.intent import HostIntent, NicIntent
+from roceops.device.observed import ObservedHost
+from roceops.device.oper import RdmaBandwidth, RdmaEnd
 from roceops.health.catalog import Sample
 from roceops.health.model import CheckResult, ResultStatus, Thresholds
-from roceops.plan.model import HostIntent, NicIntent
-from roceops.plan.observed import ObservedHost
 from roceops.platforms.base import get_driver
-from roceops.platforms.driver import RdmaBandwidth, RdmaEnd, TrafficDriver
+from roceops.platforms.driver import TrafficDriver
 from roceops.redact import reason, redact
 from roceops.util.rdma import ipv4_gid
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from roceops.lab.personality import LabError
 from roceops.lab.runtime import DEFAULT_STATE_DIR, ERROR_FILE, LOG_FILE, LabConfig, serve
-from roceops.lab.sshserver import ensure_state_dir
+from roceops.lab.spec import ensure_state_dir
 
 
 def _daemonize(state_dir: Path) -> None:

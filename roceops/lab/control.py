@@ -27,10 +27,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roceops.lab.personality import LabError
-from roceops.lab.sshserver import LabDevice, LabServer
+
+if TYPE_CHECKING:
+    from roceops.lab.sshserver import LabDevice, LabServer
 
 log = logging.getLogger("roceops.lab")
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.front_panel import front_panel_of
-from roceops.lab.sshserver import LabDeviceSpec
+from roceops.lab.spec import LabDeviceSpec
 from roceops.plan import plan
 from roceops.plan.qos_maps import lossless_priorities
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric, Host, Switch
 
 NIC_FIRMWARE = "28.42.1000"

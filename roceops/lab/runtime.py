@@ -29,24 +29,25 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import asyncssh
 from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.lab.control import ControlClient, ControlServer, LabNotRunning, control_socket_path
 from roceops.lab.personality import LabError, get_personality
-from roceops.lab.sshserver import (
+from roceops.lab.spec import (
     DEFAULT_BASE_ADDRESS,
     DEFAULT_PORT,
     DEFAULT_USERNAME,
     PASSWORD_ENV,
     LabDeviceSpec,
-    LabServer,
     assign_endpoints,
     ensure_lab_keys,
     ensure_state_dir,
 )
+
+if TYPE_CHECKING:
+    from roceops.lab.sshserver import LabServer
 
 __all__ = [
     "DEFAULT_STATE_DIR",
@@ -186,6 +187,8 @@ async def serve(
         devices = assign_endpoints(config.devices)
         _raise_fd_limit(len(devices))
         password = os.environ.get(PASSWORD_ENV) or None
+        from roceops.lab.sshserver import LabServer  # asyncssh loads only in the process that serves the lab
+
         lab = LabServer(devices, state_dir, username=config.username, password=password)
         stop = stop_event or asyncio.Event()
         await lab.start()
@@ -226,6 +229,8 @@ async def serve(
 
 def known_hosts_text(lab: LabServer) -> str:
     """An OpenSSH known_hosts file naming every lab device at its address and port with the lab's host key."""
+    from roceops.lab.ssh_lib import asyncssh
+
     key = asyncssh.read_private_key(lab.keys.host_key).export_public_key("openssh").decode().split()
     public = " ".join(key[:2])
     lines = (dev.spec.address if dev.spec.port == 22 else f"[{dev.spec.address}]:{dev.spec.port}"

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from roceops.lab.personality import LabError
@@ -127,6 +126,8 @@ def ensure_state_dir(state_dir: Path) -> Path:
 
 def ensure_lab_keys(state_dir: Path) -> LabKeys:
     """Create the shared ed25519 host key and the client key pair on first use (mode 0600)."""
+    from roceops.lab.ssh_lib import asyncssh  # here, not at the top: only a starting lab needs asyncssh
+
     state_dir = ensure_state_dir(state_dir)
     keys = LabKeys(
         state_dir / HOST_KEY_FILE, state_dir / CLIENT_KEY_FILE, state_dir / f"{CLIENT_KEY_FILE}.pub"

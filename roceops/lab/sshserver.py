@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import asyncssh
-
 from roceops.lab.personality import (
     CloseSession,
     DeviceState,
@@ -51,6 +49,7 @@ from roceops.lab.spec import (
     ensure_lab_keys,
     ensure_state_dir,
 )
+from roceops.lab.ssh_lib import asyncssh
 
 __all__ = [
     "DEFAULT_BASE_ADDRESS",

@@ -19,9 +19,9 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.model.intent import FabricIntent, SwitchModel
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.topology.fabric import Fabric, Host, Switch
 
 

@@ -13,6 +13,7 @@ from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profil
 from roceops.hardware.front_panel import mode_prefix
 from roceops.hardware.model_profiles import find_model_profile, model_profile_names
 from roceops.hardware.models import SwitchProfile
+from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.intent import SwitchModel
@@ -133,3 +134,13 @@ def lossless_over_sku(ctx: LintContext) -> Iterator[Hit]:
         if limit is not None and needed > limit:
             yield Hit("qos.traffic_classes", f"{needed} lossless classes, but {'/'.join(tiers)} model '{name}' "
                                              f"({profile.name}) has {limit} lossless queues in its buffer templates")
+
+
+@rule("HW008", "error", "node.firmware is true but node.nic_model has no NIC profile (roceops.hardware.nics)",
+      "set node.nic_model to a profiled NIC model, or firmware: false")
+def firmware_needs_nic_profile(ctx: LintContext) -> Iterator[Hit]:
+    node = ctx.intent.node
+    if node.firmware and node.nic_model not in NIC_PROFILES:
+        known = ", ".join(sorted(NIC_PROFILES))
+        yield Hit("node.nic_model", f"firmware: true needs a NIC profile for nic_model {node.nic_model!r} "
+                                    f"(known: {known})")

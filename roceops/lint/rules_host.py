@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from roceops.device.intent import NicIntent
 from roceops.lint.common import L2_OVERHEAD, ROCE_OVERHEAD, setting_source, some
 from roceops.lint.model import Hit, LintContext, rule
-from roceops.plan.model import NicIntent
 from roceops.topology.fabric import Host
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from roceops.device.intent import LoadBalancingIntent
 from roceops.hardware.catalogue_store import UnknownSwitchProfile, switch_profile
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.plan.entropy import collision_probability, recommend_qps, worst_leaf
-from roceops.plan.model import LoadBalancingIntent
 from roceops.plan.switch import plan_load_balancing
 from roceops.platforms.base import get_platform
 from roceops.platforms.lb_support import LbSupport, no_support

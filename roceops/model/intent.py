@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
 from roceops.model.names import (
     HOSTNAME,
@@ -170,13 +169,6 @@ class NodeProfile(StrictModel):
     frontend_netdev: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")] | None = Field(
         default=None, description="front-end (TCP) interface NCCL bootstraps over: NCCL_SOCKET_IFNAME")
     nccl: NcclPolicy = Field(default_factory=NcclPolicy)
-
-    @model_validator(mode="after")
-    def _firmware_needs_a_profile(self) -> NodeProfile:
-        if self.firmware and self.nic_model not in NIC_PROFILES:
-            known = ", ".join(sorted(NIC_PROFILES))
-            raise ValueError(f"firmware: true needs a NIC profile for nic_model {self.nic_model!r} (known: {known})")
-        return self
 
     @field_validator("name")
     @classmethod

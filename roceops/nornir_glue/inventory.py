@@ -27,10 +27,10 @@ from nornir.core.inventory import (
     ParentGroups,
 )
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.model.loader import load
 from roceops.nornir_glue.credentials import from_environment, strict_host_keys
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.selection import select
 from roceops.topology.expand import expand

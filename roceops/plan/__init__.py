@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.plan.host import plan_host
-from roceops.plan.model import DeviceIntent, HostIntent, SwitchIntent
 from roceops.plan.switch import plan_switch
 from roceops.topology.fabric import Fabric, Host
 
@@ -15,4 +15,4 @@ def plan(fabric: Fabric, device: str) -> SwitchIntent | HostIntent:
     return plan_switch(fabric, dev)
 
 
-__all__ = ["DeviceIntent", "HostIntent", "SwitchIntent", "plan"]
+__all__ = ["plan"]

@@ -10,10 +10,10 @@ ToRRouter -> t0, LeafRouter -> t1, SpineRouter -> t2): leaf t0, spine t1, core t
 
 from __future__ import annotations
 
+from roceops.device.intent import BufferPool, BufferProfile, SwitchPort
 from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.front_panel import FrontPanelPort, front_panel_of
 from roceops.hardware.models import BufferSpec, SwitchProfile
-from roceops.plan.model import BufferPool, BufferProfile, SwitchPort
 from roceops.topology.fabric import Switch
 
 TOPOLOGY_OF_ROLE = {"leaf": "t0", "spine": "t1", "core": "t2"}

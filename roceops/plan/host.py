@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from roceops.device.intent import DcqcnIntent, FirmwareIntent, HostIntent, NcclIntent, NicIntent, Route
 from roceops.hardware.nics import LINK_TYPE_ETH, nic_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
-from roceops.plan.model import DcqcnIntent, FirmwareIntent, HostIntent, NcclIntent, NicIntent, Route
 from roceops.plan.speed_profiles import speed_profile
 from roceops.topology.fabric import Host, Nic
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from roceops.hardware.models import BufferSpec
-from roceops.model.intent import FabricIntent
-from roceops.model.load_balancing import canonical_fields
-from roceops.plan import hardware, qos_maps
-from roceops.plan.headroom import compute_headroom, profile_name
-from roceops.plan.model import (
+from roceops.device.intent import (
     Bgp,
     BgpNeighbor,
     BufferPool,
@@ -21,6 +16,11 @@ from roceops.plan.model import (
     SwitchPort,
     SwitchQos,
 )
+from roceops.hardware.models import BufferSpec
+from roceops.model.intent import FabricIntent
+from roceops.model.load_balancing import canonical_fields
+from roceops.plan import hardware, qos_maps
+from roceops.plan.headroom import compute_headroom, profile_name
 from roceops.topology.fabric import Fabric, Link, Switch
 from roceops.topology.settings import override_chain
 

@@ -17,11 +17,8 @@ from typing import Any, Literal
 from roceops import registry
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.lb_support import LbSupport
 from roceops.registry import UnknownPlatform
-
-Intent = SwitchIntent | HostIntent
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from paramiko.buffered_pipe import PipeTimeout  # type: ignore[import-untyped]
 
-from roceops.platforms.driver import DriverError
+from roceops.device.change import DriverError
 
 FALLBACK_POLL_S = 0.01  # connections without a Paramiko channel (telnet, serial, test doubles)
 

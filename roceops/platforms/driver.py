@@ -21,62 +21,13 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from roceops.audit.compare import Drift, compare
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.plan.observed import Observed
-from roceops.render.engine import RenderedDevice
-
-Intent = SwitchIntent | HostIntent
-
-
-class DriverError(Exception):
-    """A device refused or failed an operation; the message is safe to show (no secrets)."""
-
-
-class ConfirmNotTaken(DriverError):
-    """The platform reported success but read-back shows the change was reverted or is still pending."""
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A device's configuration at one moment, exactly as read: the backup that restores it.
-
-    ``text`` is stored verbatim in the journal; ``format`` says how to read it.
-    """
-
-    format: str  # the room's name for how ``text`` is written (a CONFIG_DB JSON document, a CLI config, ...)
-    text: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """What ``apply`` will send, and the diff an operator reviews in a dry run."""
-
-    diff: str  # human-readable: JSON Patch, hier_config remediation, nv config diff, before/after values
-    payload: Any  # platform-specific: patch ops, CLI lines, nv commands, shell commands
-    summary: dict[str, int] = field(default_factory=dict)  # e.g. {"add": 3, "replace": 1, "remove": 0}
-
-    @property
-    def empty(self) -> bool:
-        return not self.payload
-
-
-@dataclass(frozen=True)
-class DeviceFacts:
-    """What a switch says it is, read before anything is pushed (``Driver.read_facts``).
-
-    ``hardware`` is the identity the NOS reports and a fabric's ``hwsku`` names: SONiC ``HwSKU``, NVUE
-    ``platform``, EOS ``modelName``. ``ports`` are the front-panel ports the device has (None: not readable).
-    """
-
-    nos_version: str | None
-    hardware: str | None
-    ports: frozenset[str] | None
+from roceops.device.change import Change, RenderedDevice, Snapshot
+from roceops.device.compare import Drift, compare
+from roceops.device.intent import Intent
+from roceops.device.observed import Observed
+from roceops.device.oper import OperState, RdmaBandwidth, RdmaEnd
 
 
 class Driver(Protocol):
@@ -146,69 +97,6 @@ class ReadBack:
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in
         return compare(driver.expected(intent), driver.observe(driver.collect(conn, intent)), skip=skip)
-
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class PortOper(_M):
-    """Operational state of a switch port or NIC. Counter names are platform-neutral:
-
-    ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority, ``ecn_marked``, ``cnp_sent``,
-    ``cnp_handled``, ``crc_errors``, ``fec_uncorrected``, ``symbol_errors``, ``carrier_changes``,
-    ``pfcwd_storms``, ``rx_packets``, ``tx_packets``, ``pause_rx``/``pause_tx`` (link-level 802.3x pause).
-    """
-
-    name: str
-    oper_up: bool | None = None
-    speed: int | None = Field(default=None, description="Mb/s")
-    mtu: int | None = None
-    counters: dict[str, int] = Field(default_factory=dict)
-    unread: dict[str, str] = Field(default_factory=dict,
-                                   description="counter the platform has but could not be read -> why (never 0)")
-    rx_power_dbm: list[float] | None = None
-
-
-class LldpNeighbor(_M):
-    device: str
-    port: str
-
-
-class BgpSession(_M):
-    state: str  # "Established" when up; anything else is down
-    remote_asn: int | None = None
-
-
-class OperState(_M):
-    device: str
-    ports: dict[str, PortOper] = Field(default_factory=dict)
-    lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
-    bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
-    firmware: str | None = None
-    driver: str | None = None
-    os_version: str | None = None
-
-
-@dataclass(frozen=True)
-class RdmaEnd:
-    """One rail NIC's part in an RDMA bandwidth test: its RDMA device, GID index, the rail's TCP port and the
-    ToS byte the traffic carries."""
-
-    rdma_dev: str
-    gid_index: int
-    port: int
-    tclass: int
-
-
-@dataclass(frozen=True)
-class RdmaBandwidth:
-    """What one bandwidth test measured (Gb/s = 10^9 bits/s)."""
-
-    msg_bytes: int
-    iterations: int
-    peak_gbps: float
-    average_gbps: float
-    msg_rate_mpps: float
 
 
 @runtime_checkable

@@ -46,7 +46,7 @@ def open_session(conn: Any, settings: NetmikoSettings, timeout: float) -> None:
     """Connect ``conn`` (a Netmiko connection made with ``auto_connect=False``) and prepare its shell the quick way.
 
     Raises what Netmiko's connect raises (authentication, TCP, SSH, host key errors) or
-    :class:`~roceops.platforms.driver.DriverError` when no prompt comes within ``timeout``; the
+    :class:`~roceops.device.change.DriverError` when no prompt comes within ``timeout``; the
     connection is closed again on any failure.
     """
     connect(conn)

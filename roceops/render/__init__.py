@@ -1,5 +1,2 @@
-"""Render DeviceIntents into configuration files through each platform's templates. No device I/O."""
-
-from roceops.render.engine import RenderedDevice, render_device, templates_dir
-
-__all__ = ["RenderedDevice", "render_device", "templates_dir"]
+"""Render a fabric's DeviceIntents into a build folder (:mod:`.build`), each device through its platform's
+templates (:mod:`roceops.platforms.templating`). No device I/O."""

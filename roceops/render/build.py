@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from roceops.device.change import RenderedDevice
 from roceops.parallel import fork_map
 from roceops.plan import plan
 from roceops.platforms.base import get_platform
-from roceops.render.engine import RenderedDevice, environment, render_device
+from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
 
 MANIFEST = "manifest.json"

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from roceops.audit.findings import Finding
+from roceops.device.change import RenderedDevice
 from roceops.plan import plan
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, frr
 from roceops.verify.checks import LinkProbe, PingPair

@@ -11,10 +11,10 @@ import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from roceops.plan.model import HostIntent, SwitchIntent
+from roceops.device.change import RenderedDevice
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.frr_conf import TranslationError
-from roceops.render.engine import RenderedDevice
 from roceops.topology.fabric import Fabric
 from roceops.verify.netns import ifname
 

@@ -9,12 +9,12 @@ from functools import cache
 import pytest
 from labtools import lab_mini
 
-from roceops.deploy.facts import mismatches, release_key
+from roceops.device.change import DeviceFacts
+from roceops.device.facts import mismatches, release_key
+from roceops.device.intent import SwitchIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus.facts import parse_facts as cumulus_facts
-from roceops.platforms.driver import DeviceFacts
 from roceops.platforms.eos.facts import parse_facts as eos_facts
 from roceops.platforms.sonic.facts import parse_facts as sonic_facts
 

@@ -22,12 +22,12 @@ from typer.testing import CliRunner
 from roceops.cli.main import app
 from roceops.deploy.control import DeviceClock, RunControl
 from roceops.deploy.device import DeviceOutcome, deploy_device, run_transaction
+from roceops.device.change import Change, Snapshot
 from roceops.journal import Journal, open_journal
 from roceops.model.loader import load
 from roceops.nornir_glue.inventory import NotInLab, build_inventory
 from roceops.nornir_glue.runner import connect_host
 from roceops.platforms.channel import DeadlineExceeded, read_timeout
-from roceops.platforms.driver import Change, Snapshot
 from roceops.selection import LimitError, select
 from roceops.topology.expand import expand
 

@@ -43,7 +43,7 @@ class Lab:
 def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) -> Path:
     """The lab's known_hosts with the key of ``devices`` (None: every device) replaced by one the lab does
     not have, written to ``path``."""
-    import asyncssh
+    from roceops.lab.ssh_lib import asyncssh
 
     stranger = " ".join(asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().split()[:2])
     changed = None if devices is None else {f"[{lab.thread.overlay[d]['host']}]:{lab.thread.overlay[d]['port']}"

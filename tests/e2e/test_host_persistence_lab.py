@@ -14,11 +14,11 @@ from labkit import Lab
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
 from roceops.audit.engine import AuditOptions, run_audit
+from roceops.device.intent import NcclIntent
 from roceops.health.engine import HealthOptions, run_health
 from roceops.journal import Journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.plan.model import NcclIntent
 
 pytestmark = pytest.mark.lab
 

@@ -13,14 +13,14 @@ from labtools import EXAMPLES, free_endpoint_base
 
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.deploy.engine import DeployOptions, deploy
+from roceops.device.intent import SwitchIntent
 from roceops.journal import Journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus.frr import frr_bgpd_conf
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
@@ -117,8 +117,8 @@ def test_the_simulated_switch_takes_only_its_release_s_words(release: str, takes
 
 
 def test_the_facts_check_accepts_5_15_and_5_16_and_not_past_them() -> None:
-    from roceops.deploy.facts import mismatches
-    from roceops.platforms.driver import DeviceFacts
+    from roceops.device.change import DeviceFacts
+    from roceops.device.facts import mismatches
 
     for release, running, problem in (("5.16", "5.16.0", None), ("5.15", "5.15.1", None),
                                       ("5.17", "5.17.0", "outside the supported range 5.9 to 5.16")):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from labkit import deployed_lab  # noqa: F401  (fixture)
 
+from roceops.device.intent import SwitchIntent
 from roceops.health.balance import CHECK, uplinks
 from roceops.health.engine import HealthOptions, run_health
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 
 pytestmark = pytest.mark.lab
 

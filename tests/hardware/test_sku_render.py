@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, SHARED
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
 from roceops.hardware import switch_profile
 from roceops.hardware.sku_files import read_port_config
 from roceops.lab.devices.sonic.state import SonicState
@@ -21,7 +21,7 @@ from roceops.plan import plan
 from roceops.platforms.sonic.driver import expected
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.yang import YangUnavailable, get_validator
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 SKU_DIR = SHARED / "reference/hardware/sonic/skus"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.oper import OperState, PortOper
 from roceops.health.catalog import CrcErrors, LinkContext, PauseStorm, Sample
 from roceops.health.model import Thresholds
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.platforms.driver import OperState, PortOper
 from roceops.platforms.linux_mlx5 import DRIVER
 from roceops.platforms.linux_mlx5.driver_model import CMD_ADDR
 from roceops.topology.expand import expand

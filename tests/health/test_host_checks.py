@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.observed import ObservedBoot, ObservedGid, ObservedHost, ObservedNccl
 from roceops.health.catalog import Sample
 from roceops.health.host_checks import NodeContext, gid_check, nccl_check, tc_problems, unit_check
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.plan.observed import ObservedBoot, ObservedGid, ObservedHost, ObservedNccl
 from roceops.topology.expand import expand
 from roceops.util.rdma import ipv4_gid
 

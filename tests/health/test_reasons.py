@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES
 
+from roceops.device.observed import ObservedHost, ObservedNic
+from roceops.device.oper import OperState, PortOper
 from roceops.health.catalog import Sample
 from roceops.health.engine import evaluate, verdicts
 from roceops.health.model import Thresholds
 from roceops.model.loader import load_intent
 from roceops.plan import plan
-from roceops.plan.observed import ObservedHost, ObservedNic
-from roceops.platforms.driver import OperState, PortOper
 from roceops.topology.expand import expand
 
 NODE = "gpu001"

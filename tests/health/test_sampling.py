@@ -10,10 +10,10 @@ import pytest
 from conftest import EXAMPLES
 
 import roceops.health.engine as engine
+from roceops.device.observed import ObservedHost
 from roceops.health.catalog import Sample
 from roceops.model.loader import load_intent
 from roceops.plan import plan
-from roceops.plan.observed import ObservedHost
 from roceops.topology.expand import expand
 
 

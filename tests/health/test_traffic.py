@@ -7,14 +7,14 @@ import time
 
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent
+from roceops.device.observed import ObservedGid, ObservedHost
+from roceops.device.oper import RdmaBandwidth, RdmaEnd
 from roceops.health.catalog import Sample
 from roceops.health.model import Thresholds
 from roceops.health.traffic import judge, pair_rails, rail_end, run_traffic
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
-from roceops.plan.observed import ObservedGid, ObservedHost
-from roceops.platforms.driver import RdmaBandwidth, RdmaEnd
 from roceops.topology.expand import expand
 from roceops.util.rdma import ipv4_gid
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from conftest import example_dict
 
+from roceops.device.intent import SwitchIntent
+from roceops.device.oper import OperState, PortOper
 from roceops.health.balance import uplink_balance, uplinks
 from roceops.health.catalog import Sample
 from roceops.health.model import Thresholds
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.platforms.driver import OperState, PortOper
 from roceops.topology.expand import expand
 
 LEAF = "leaf-su1-r1"

@@ -9,13 +9,13 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 from netmiko.exceptions import NetmikoAuthenticationException
 
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
+from roceops.lab.ssh_lib import asyncssh
 from roceops.platforms.base import get_platform
 from roceops.platforms.channel import read_until, send_line
 from roceops.platforms.login import open_session

@@ -18,7 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 from labtools import free_endpoint_base
 from netmiko import ConnectHandler
@@ -27,6 +26,7 @@ from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutExc
 from roceops.lab.control import ControlClient, control_socket_path
 from roceops.lab.personality import DeviceState, LabError, UnknownFault
 from roceops.lab.runtime import LabThread, lab_status, read_overlay, running_pid, start_lab, stop_lab
+from roceops.lab.ssh_lib import asyncssh
 from roceops.lab.sshserver import InputLine, LabDeviceSpec, LineBuffer, allocate_address, assign_endpoints
 
 pytestmark = pytest.mark.lab

@@ -79,6 +79,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
      "switch_models.sw8.port_speed"),
     ("HW004", [("switch_models.sw8.radix", 40)], {"HW004", "TOPO001"}, "switch_models.sw8.radix"),
     ("HW005", [("switch_models.sw8.breakout", "2x400G")], None, "switch_models.sw8.breakout"),
+    ("HW008", [("node.firmware", True), ("node.nic_model", "ConnectX-6")], None, "node.nic_model"),
     ("HW007", [("switch_models.sw8.max_lossless_classes", 3),  # the SKU's 2 lossless queues still bind
                ("qos.traffic_classes[3]", {"name": "roce2", "dscp": [24], "priority": 4, "lossless": True,
                                             "scheduling": {"mode": "dwrr", "weight": 10}}),

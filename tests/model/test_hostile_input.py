@@ -11,8 +11,8 @@ from conftest import EXAMPLES
 from typer.testing import CliRunner
 
 from roceops.cli.main import app
+from roceops.device.change import RenderedDevice
 from roceops.render.build import UnsafePath, write_build
-from roceops.render.engine import RenderedDevice
 
 runner = CliRunner()
 MINI = EXAMPLES["lab-mini"].read_text()

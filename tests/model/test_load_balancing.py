@@ -6,10 +6,10 @@ import pytest
 from conftest import example_dict
 from pydantic import ValidationError
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.model.intent import FabricIntent
 from roceops.model.load_balancing import FIVE_TUPLE, LoadBalancingPolicy
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.topology.expand import expand
 
 

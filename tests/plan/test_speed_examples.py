@@ -10,13 +10,13 @@ from functools import cache
 import pytest
 from conftest import EXAMPLES, example_dict
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.model.loader import load
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.plan.speed_profiles import ecn_floor_bytes, speed_profile
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.topology.sizing import TopologyError

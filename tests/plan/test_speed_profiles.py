@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
 from roceops.plan.speed_profiles import GENERIC_NP, GENERIC_RP, ecn_floor_bytes, speed_profile
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from paramiko.buffered_pipe import BufferedPipe
 
+from roceops.device.change import DriverError
 from roceops.platforms.channel import (
     _echoed,
     _unblanked,
@@ -21,7 +22,6 @@ from roceops.platforms.channel import (
     strip_echo,
     wait_output,
 )
-from roceops.platforms.driver import DriverError
 
 
 class _Chan:

@@ -20,7 +20,7 @@ from roceops.lab.runtime import LabThread
 from roceops.lint import lint
 from roceops.model.loader import load
 from roceops.plan import plan
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.verify.plane import build_plane
 

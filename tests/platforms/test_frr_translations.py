@@ -13,15 +13,15 @@ import pytest
 from conftest import example_dict
 from frrkit import legacy_config_db
 
+from roceops.device.intent import SwitchIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus.frr import frr_bgpd_conf as cumulus_bgpd
 from roceops.platforms.eos.frr import frr_bgpd_conf as eos_bgpd
 from roceops.platforms.frr_conf import TranslationError
 from roceops.platforms.linux_mlx5.routing import host_routing
 from roceops.platforms.sonic.frr import frr_bgpd_conf as sonic_bgpd
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 

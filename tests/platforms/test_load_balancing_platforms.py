@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import LoadBalancingIntent, SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import LoadBalancingIntent, SwitchIntent
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.lb_support import LbSupport
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 
 LEAF = "leaf-su2-r1"  # a Cumulus leaf of lab-mini (overrides.groups.cumulus sets the 5-tuple)
 

@@ -11,9 +11,9 @@ import pytest
 from netmiko.exceptions import NetmikoTimeoutException
 from paramiko.buffered_pipe import BufferedPipe
 
+from roceops.device.change import DriverError
 from roceops.platforms.base import NetmikoSettings
 from roceops.platforms.channel import current_prompt
-from roceops.platforms.driver import DriverError
 from roceops.platforms.login import base_prompt, open_session, tcp_socket
 from roceops.platforms.ssh_keys import private_key
 
@@ -138,7 +138,7 @@ def test_a_remembered_prompt_the_driver_does_not_recognise_is_asked_for() -> Non
 
 
 def test_the_key_file_is_read_once_per_process_and_version(tmp_path) -> None:
-    import asyncssh
+    from roceops.lab.ssh_lib import asyncssh
 
     path = tmp_path / "id_ed25519"
     asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(path))

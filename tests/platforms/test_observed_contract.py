@@ -14,9 +14,9 @@ import pytest
 from pydantic import BaseModel
 
 from roceops import registry
-from roceops.audit.compare import compare
-from roceops.plan import model as intent_model
-from roceops.plan import observed as obs
+from roceops.device import intent as intent_model
+from roceops.device import observed as obs
+from roceops.device.compare import compare
 from roceops.platforms.base import get_platform
 
 # every DeviceIntent class and the Observed class that mirrors it

@@ -15,12 +15,12 @@ import pytest
 from pydantic import ValidationError
 
 from roceops import registry
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.lab.personality import Personality, available_platforms, get_personality
 from roceops.lint.rules_overrides import is_group
 from roceops.model.intent import default_port_naming
-from roceops.plan.model import HostIntent, SwitchIntent
 from roceops.platforms.base import Platform, get_platform
-from roceops.render.engine import environment
+from roceops.platforms.templating import environment
 
 REPO = Path(__file__).resolve().parents[2]
 ROOMS = {"sonic", "cumulus", "eos", "linux_mlx5"}

@@ -11,7 +11,7 @@ from conftest import GOLDEN, check_golden, example_dict
 
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 CASES = {

@@ -9,13 +9,13 @@ from functools import cache
 
 from labtools import lab_mini
 
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedEcn
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedEcn
 from roceops.platforms.base import get_platform
 from roceops.platforms.eos import parsers as eos_parsers
 from roceops.platforms.eos.render import MAX_MTU, render_context
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 
 SONIC, CUMULUS, EOS = "leaf-su1-r1", "leaf-su2-r1", "spine01"
 ECN_LINE = re.compile(r"random-detect ecn minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes")

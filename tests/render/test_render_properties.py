@@ -12,10 +12,10 @@ from conftest import example_dict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 

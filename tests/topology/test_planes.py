@@ -10,11 +10,11 @@ from conftest import example_dict
 from pydantic import ValidationError
 
 from roceops.deploy.rollout import plan_rollout
+from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric, Switch
 

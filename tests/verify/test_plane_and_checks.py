@@ -17,7 +17,7 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.platforms.base import get_platform
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.verify import engine, frr
 from roceops.verify.checks import check_ecmp, check_sessions, expected_widths

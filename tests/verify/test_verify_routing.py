@@ -19,10 +19,11 @@ import pytest
 from conftest import REPO, example_dict
 from frrkit import legacy_config_db
 
+from roceops.device.change import RenderedDevice
+from roceops.device.intent import SwitchIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.verify.engine import VerifyOptions, VerifyResult, VerifyUnavailable, preflight, verify_routing

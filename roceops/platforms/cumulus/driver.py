@@ -35,8 +35,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
+from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.intent import Intent, SwitchIntent
+from roceops.device.observed import ObservedSwitch
+from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import read_timeout, send_line
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus import parsers_ports as pp
@@ -59,20 +61,7 @@ from roceops.platforms.cumulus.expected import expected
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
 from roceops.platforms.cumulus.observe import observe
 from roceops.platforms.cumulus.render import is_set_leaf, nv_set_commands, nv_set_paths
-from roceops.platforms.driver import (
-    BgpSession,
-    Change,
-    ConfirmNotTaken,
-    DeviceFacts,
-    DriverError,
-    Intent,
-    LldpNeighbor,
-    OperState,
-    PortOper,
-    ReadBack,
-    Snapshot,
-)
-from roceops.render.engine import RenderedDevice
+from roceops.platforms.driver import ReadBack
 
 __all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "restarts_switchd", "split_marked"]
 

@@ -1,4 +1,4 @@
-"""The intent as a Cumulus NVUE switch shows it: the :class:`~roceops.plan.observed.ObservedSwitch` that
+"""The intent as a Cumulus NVUE switch shows it: the :class:`~roceops.device.observed.ObservedSwitch` that
 :func:`roceops.platforms.cumulus.observe.observe` gives for a switch configured with the rendered commands.
 
 What NVUE can hold differs from the intent in three places:
@@ -15,11 +15,10 @@ What NVUE can hold differs from the intent in three places:
 
 from __future__ import annotations
 
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch, as_observed
+from roceops.device.intent import Intent, SwitchIntent
+from roceops.device.observed import ObservedSwitch, as_observed
 from roceops.platforms.cumulus.observe import address_key
 from roceops.platforms.cumulus.render import adaptive_routing_ports, global_pfc_priorities, robustness
-from roceops.platforms.driver import Intent
 
 
 def expected(intent: Intent) -> ObservedSwitch:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
+from roceops.device.change import DeviceFacts
 from roceops.platforms.cumulus.commands import INTERFACES_JSON as INTERFACES_COMMAND
 from roceops.platforms.cumulus.commands import SYSTEM_JSON as SYSTEM_COMMAND
 from roceops.platforms.cumulus.parsers import interfaces_json, parse_system_json
-from roceops.platforms.driver import DeviceFacts
 
 __all__ = ["INTERFACES_COMMAND", "SYSTEM_COMMAND", "parse_facts"]
 _BUILD = re.compile(r"(\d+(?:\.\d+)+)")

@@ -1,4 +1,4 @@
-"""Cumulus NVUE outputs -> :class:`~roceops.plan.observed.ObservedSwitch` (pure: device output only).
+"""Cumulus NVUE outputs -> :class:`~roceops.device.observed.ObservedSwitch` (pure: device output only).
 
 What comes from where (``collect``'s outputs, see :mod:`roceops.platforms.cumulus.commands`):
 
@@ -33,7 +33,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.plan.observed import ObservedSwitch
+from roceops.device.observed import ObservedSwitch
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus import parsers_ports as pp
 from roceops.platforms.cumulus.commands import (

@@ -39,7 +39,7 @@ import shlex
 from collections import Counter
 from typing import Any
 
-from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
+from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.platforms.cumulus.releases import spelling
 from roceops.util.sorting import ip_key, port_key
 

@@ -33,29 +33,18 @@ from typing import Any, ClassVar
 
 from hier_config import HConfig, WorkflowRemediation
 
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
+from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.intent import Intent, SwitchIntent
+from roceops.device.observed import ObservedSwitch
+from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import (
-    BgpSession,
-    Change,
-    ConfirmNotTaken,
-    DeviceFacts,
-    DriverError,
-    Intent,
-    LldpNeighbor,
-    OperState,
-    PortOper,
-    ReadBack,
-    Snapshot,
-)
+from roceops.platforms.driver import ReadBack
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import hconfig
 from roceops.platforms.eos.expected import expected as eos_expected
 from roceops.platforms.eos.facts import COMMANDS as FACTS_COMMANDS
 from roceops.platforms.eos.facts import parse_facts
 from roceops.platforms.eos.render import LOOPBACK, config_lines
-from roceops.render.engine import RenderedDevice
 
 INDENT = "   "
 _PROMPT_LINE = re.compile(r"(?m)^[\w.\-]+\([\w./\-]+\)# ?")  # a config-mode prompt at a line start

@@ -1,4 +1,4 @@
-"""The intent as EOS shows it: the :class:`~roceops.plan.observed.ObservedSwitch` that
+"""The intent as EOS shows it: the :class:`~roceops.device.observed.ObservedSwitch` that
 :func:`roceops.platforms.eos.parsers.observe_config` reads from a switch that carries exactly the rendered config.
 
 What EOS does to the intent (see :mod:`roceops.platforms.eos.render`):
@@ -15,8 +15,8 @@ What EOS does to the intent (see :mod:`roceops.platforms.eos.render`):
 
 from __future__ import annotations
 
-from roceops.plan.model import QueueIntent, SwitchIntent, SwitchQos
-from roceops.plan.observed import ObservedEcn, ObservedQueue, ObservedSwitch, as_observed
+from roceops.device.intent import QueueIntent, SwitchIntent, SwitchQos
+from roceops.device.observed import ObservedEcn, ObservedQueue, ObservedSwitch, as_observed
 from roceops.platforms.eos.parsers import ACTION_OF_WATCHDOG, DEFAULT_QUEUE, DEFAULT_TC_TO_QUEUE, bgp_order
 from roceops.platforms.eos.render import TRUST, WATCHDOG_ACTIONS, eos_mtu, kbytes
 

@@ -3,7 +3,7 @@ from ``show interfaces | json`` (keys as in ANTA's show version tests, aristanet
 
 from __future__ import annotations
 
-from roceops.platforms.driver import DeviceFacts
+from roceops.device.change import DeviceFacts
 from roceops.platforms.eos.parsers import CMD_INTERFACES, CMD_VERSION, load_json, parse_version_json
 
 COMMANDS = (CMD_VERSION, CMD_INTERFACES)

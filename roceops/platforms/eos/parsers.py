@@ -1,6 +1,6 @@
 """Arista EOS parsers (pure: device output in, data out; they never see the intent).
 
-* ``show running-config`` -> :class:`roceops.plan.observed.ObservedSwitch` (:func:`observe_config`), read as the
+* ``show running-config`` -> :class:`roceops.device.observed.ObservedSwitch` (:func:`observe_config`), read as the
   tree hier_config would build (:func:`config_tree`: a light reader, hier_config itself for unusual text):
 
   ==========================  ===================================================================================
@@ -38,7 +38,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from roceops.plan.observed import (
+from roceops.device.observed import (
     ObservedBgp,
     ObservedBgpNeighbor,
     ObservedEcn,

@@ -44,8 +44,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.hardware.model_profiles import ModelProfile, find_model_profile
-from roceops.plan.model import QueueIntent, SwitchIntent, SwitchPort
 from roceops.util.sorting import ip_key, port_key
 
 LOOPBACK = "Loopback0"

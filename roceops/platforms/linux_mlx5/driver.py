@@ -35,20 +35,12 @@ import weakref
 from collections.abc import Collection
 from typing import Any, Literal
 
-from roceops.plan.model import HostIntent, NicIntent
-from roceops.plan.observed import ObservedHost
+from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
+from roceops.device.intent import HostIntent, Intent, NicIntent
+from roceops.device.observed import ObservedHost
+from roceops.device.oper import OperState, PortOper, RdmaBandwidth, RdmaEnd
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import (
-    Change,
-    DriverError,
-    Intent,
-    OperState,
-    PortOper,
-    RdmaBandwidth,
-    RdmaEnd,
-    ReadBack,
-    Snapshot,
-)
+from roceops.platforms.driver import ReadBack
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as observed
@@ -65,7 +57,6 @@ from roceops.platforms.linux_mlx5.parsers import (
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
-from roceops.render.engine import RenderedDevice
 
 Privilege = Literal["auto", "sudo", "none"]
 SCRIPT = "roce-setup.sh"

@@ -20,8 +20,8 @@ import posixpath
 from collections.abc import Collection
 from typing import Any
 
+from roceops.device.intent import HostIntent
 from roceops.hardware.nics import ROCE_FIRMWARE_KEYS
-from roceops.plan.model import HostIntent
 from roceops.platforms.linux_mlx5.parsers import ParseError
 from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_base64_file,

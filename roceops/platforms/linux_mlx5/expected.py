@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from roceops.plan.model import HostIntent
-from roceops.plan.observed import ObservedBoot, ObservedHost, as_observed
+from roceops.device.intent import HostIntent
+from roceops.device.observed import ObservedBoot, ObservedHost, as_observed
 from roceops.platforms.linux_mlx5.observe import route_key
 from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
+from roceops.platforms.templating import render_device
 
 
 def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
@@ -18,8 +19,6 @@ def expected(intent: HostIntent) -> ObservedHost:
     """The intent as the host shows it: each NIC holding exactly its address, its routes in :func:`route_key`
     order, sysctl values with single blanks between fields, and the sha256 of every persistence file as
     rendered from this intent (what ``deploy --commit`` installs)."""
-    from roceops.render.engine import render_device  # the render engine reaches this room through the registry
-
     hashes = render_device(intent, only=PERSISTED).hashes()
     files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
     host = as_observed(intent, ObservedHost)

@@ -1,5 +1,5 @@
 """What a ConnectX Linux host shows of its configuration (:func:`observe`, from ``collect``'s outputs alone) and
-the intent as such a host shows it (:func:`expected`): both an :class:`~roceops.plan.observed.ObservedHost`.
+the intent as such a host shows it (:func:`expected`): both an :class:`~roceops.device.observed.ObservedHost`.
 
 ``observe`` never sees the intent. It finds the host's NICs in the outputs themselves: the netdevs
 ``rdma -j link show`` lists as RDMA links (which also names each one's RDMA device; without that read, the rows
@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from roceops.plan.observed import (
+from roceops.device.observed import (
     ObservedBoot,
     ObservedDcqcn,
     ObservedFirmware,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from roceops.platforms.driver import RdmaBandwidth, RdmaEnd
+from roceops.device.oper import RdmaBandwidth, RdmaEnd
 
 SERVER_GRACE_S = 10  # a server whose client never came is killed this long after the test's duration
 CLIENT_GRACE_S = 5  # connection setup and the exchange of results, on top of the duration

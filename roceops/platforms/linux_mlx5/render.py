@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from roceops.plan.model import FirmwareIntent, HostIntent, NcclIntent, NicIntent
+from roceops.device.intent import FirmwareIntent, HostIntent, NcclIntent, NicIntent
 from roceops.platforms.base import NetmikoSettings, RenderOutput
 
 __all__ = [

@@ -35,29 +35,18 @@ from typing import Any
 
 import jsonpatch
 
-from roceops.plan.model import HostIntent, SwitchIntent
-from roceops.plan.observed import ObservedSwitch
+from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.intent import HostIntent, Intent, SwitchIntent
+from roceops.device.observed import ObservedSwitch
+from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
-from roceops.platforms.driver import (
-    BgpSession,
-    Change,
-    ConfirmNotTaken,
-    DeviceFacts,
-    DriverError,
-    Intent,
-    LldpNeighbor,
-    OperState,
-    PortOper,
-    ReadBack,
-    Snapshot,
-)
+from roceops.platforms.driver import ReadBack
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.expected import expected_switch
 from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
-from roceops.render.engine import RenderedDevice
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 

@@ -1,4 +1,4 @@
-"""The intent as SONiC shows it: the :class:`~roceops.plan.observed.ObservedSwitch` that
+"""The intent as SONiC shows it: the :class:`~roceops.device.observed.ObservedSwitch` that
 :func:`~roceops.platforms.sonic.parsers_config_db.parse_config_db` reads from the rendered CONFIG_DB (pure).
 
 Where CONFIG_DB holds a setting differently from the intent:
@@ -27,14 +27,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from roceops.plan.model import SwitchIntent, SwitchPort, SwitchQos
-from roceops.plan.observed import (
-    ObservedPfcWatchdog,
-    ObservedQueue,
-    ObservedSwitch,
-    ObservedSwitchPort,
-    as_observed,
-)
+from roceops.device.intent import SwitchIntent, SwitchPort, SwitchQos
+from roceops.device.observed import ObservedPfcWatchdog, ObservedQueue, ObservedSwitch, ObservedSwitchPort, as_observed
 from roceops.platforms.sonic.render import BufferModel, buffer_model_of
 from roceops.util.sorting import ip_sort_key, prefix_key
 

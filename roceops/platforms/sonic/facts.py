@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.platforms.driver import DeviceFacts
+from roceops.device.change import DeviceFacts
 from roceops.platforms.sonic.parsers_control import show_version
 
 VERSION_COMMAND = "show version"

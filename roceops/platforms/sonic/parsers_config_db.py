@@ -1,4 +1,4 @@
-"""CONFIG_DB (``sonic-cfggen -d --print-data``) -> :class:`~roceops.plan.observed.ObservedSwitch` (pure).
+"""CONFIG_DB (``sonic-cfggen -d --print-data``) -> :class:`~roceops.device.observed.ObservedSwitch` (pure).
 
 The document alone is read: what is observed never depends on what was expected. What SONiC shows of a
 switch, table by table:
@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from typing import Any
 
-from roceops.plan.observed import (
+from roceops.device.observed import (
     ObservedBgp,
     ObservedBgpNeighbor,
     ObservedBufferPool,

@@ -58,7 +58,7 @@ from typing import Any, Literal
 
 import jinja2
 
-from roceops.plan.model import SwitchIntent, SwitchPort
+from roceops.device.intent import SwitchIntent, SwitchPort
 from roceops.util.sorting import id_ranges, ip_key, port_key, prefix_key
 
 BufferModel = Literal["traditional", "dynamic"]

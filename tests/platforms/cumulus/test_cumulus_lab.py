@@ -115,7 +115,7 @@ def test_prompt_errors_and_set_diff_apply_detach(session: Any) -> None:
 @pytest.mark.parametrize("session", ["leaf"], indirect=True)
 def test_preloaded_leaf_shows_the_rendered_config(session: Any) -> None:
     from roceops.plan import plan
-    from roceops.render.engine import render_device
+    from roceops.platforms.templating import render_device
 
     rendered = render_device(plan(lab_mini(), LEAF)).files["nvue.commands"].splitlines()
     lines = applied(session).splitlines()

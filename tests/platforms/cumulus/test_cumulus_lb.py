@@ -14,17 +14,17 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
-from roceops.audit.compare import Drift, compare
 from roceops.deploy.device import deploy_device
+from roceops.device.change import RenderedDevice, Snapshot
+from roceops.device.compare import Drift, compare
+from roceops.device.intent import SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.cumulus import DRIVER, PLATFORM
 from roceops.platforms.cumulus.driver import diff_commands
-from roceops.platforms.driver import Snapshot
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 

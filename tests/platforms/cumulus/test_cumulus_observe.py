@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedEcn, ObservedQueue, ObservedSwitch
 from roceops.lab.devices.cumulus.device import CumulusState, run_line
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedEcn, ObservedQueue, ObservedSwitch
 from roceops.platforms.cumulus import DRIVER, parsers, parsers_ports
 from roceops.platforms.cumulus import commands as c
 from roceops.platforms.cumulus import observe as observe_module

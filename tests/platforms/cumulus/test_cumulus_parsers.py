@@ -12,19 +12,19 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roceops.audit.compare import compare
+from roceops.device.change import Snapshot
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedBgpNeighbor
 from roceops.lab.devices.cumulus.device import CumulusState, run_line
 from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedBgpNeighbor
 from roceops.platforms.cumulus import DRIVER
 from roceops.platforms.cumulus import parsers as p
 from roceops.platforms.cumulus.driver import CONFIG, MARK, collect_commands, diff_commands, expected, split_marked
 from roceops.platforms.cumulus.render import nv_set_paths
-from roceops.platforms.driver import Snapshot
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedSwitch
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.base import get_platform
 from roceops.platforms.cumulus import PLATFORM
 from roceops.platforms.cumulus.expected import expected
@@ -27,7 +27,7 @@ from roceops.platforms.cumulus.render import (
     render_context,
     robustness,
 )
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 

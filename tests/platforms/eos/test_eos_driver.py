@@ -15,18 +15,18 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
-from roceops.audit.compare import compare
 from roceops.deploy.device import deploy_device, restore_device
+from roceops.device.change import ConfirmNotTaken, RenderedDevice
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_driver
-from roceops.platforms.driver import ConfirmNotTaken
 from roceops.platforms.eos import DRIVER, PLATFORM
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.driver import EosDriver
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 
 pytestmark = pytest.mark.lab
 

@@ -15,13 +15,13 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedSwitch
 from roceops.lab.devices.eos.device import REJECT_ERROR
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.eos import DRIVER, PLATFORM
 from roceops.platforms.eos import parsers as p
 

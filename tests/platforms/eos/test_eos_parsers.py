@@ -11,14 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roceops.audit.compare import compare
-from roceops.lab.devices.eos.device import EosCli, EosState
-from roceops.lab.fabric_specs import lab_specs
-from roceops.lab.personality import SessionInfo
-from roceops.model.intent import FabricIntent
-from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import (
+from roceops.device.change import Snapshot
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import (
     ObservedBgp,
     ObservedBgpNeighbor,
     ObservedEcn,
@@ -26,12 +22,16 @@ from roceops.plan.observed import (
     ObservedQueue,
     ObservedSwitch,
 )
-from roceops.platforms.driver import Snapshot
+from roceops.lab.devices.eos.device import EosCli, EosState
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.personality import SessionInfo
+from roceops.model.intent import FabricIntent
+from roceops.plan import plan
 from roceops.platforms.eos import DRIVER
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import ConfigLine, config_tree, hconfig
 from roceops.platforms.eos.driver import display_form, hms
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.util.sorting import ip_key

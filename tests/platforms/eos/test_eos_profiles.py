@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from roceops.device.intent import SwitchIntent
 from roceops.lint import lint
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.eos import parsers as eos_parsers
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "lint"))

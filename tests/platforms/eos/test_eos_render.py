@@ -12,13 +12,13 @@ import yaml
 from hier_config import HConfig, Platform, get_hconfig
 from hier_config.exceptions import DuplicateChildError
 
+from roceops.device.intent import SwitchIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.eos import PLATFORM
 from roceops.platforms.eos.render import WATCHDOG_ACTIONS, config_lines, kbytes, render_context, seconds
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 

@@ -15,17 +15,17 @@ from conftest import example_dict
 from labtools import free_endpoint_base
 from netmiko import ConnectHandler
 
-from roceops.audit.compare import compare
 from roceops.deploy.device import deploy_device, restore_device
+from roceops.device.compare import compare
+from roceops.device.intent import HostIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
 from roceops.platforms.base import get_driver
 from roceops.platforms.linux_mlx5 import DRIVER, PLATFORM
 from roceops.platforms.linux_mlx5.driver import LinuxMlx5Driver
-from roceops.render import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 pytestmark = pytest.mark.lab

@@ -16,14 +16,14 @@ import pytest
 from conftest import FIXTURES, example_dict
 from labtools import free_endpoint_base, netmiko_connect
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import HostIntent
 from roceops.lab.devices.linux_mlx5.device import LinuxMlx5Session, LinuxMlx5State
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import LabError, Reply, SessionInfo, UnknownFault
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
 from roceops.platforms.linux_mlx5 import DRIVER, PLATFORM
 from roceops.platforms.linux_mlx5.parsers import (
     parse_dcb_json,

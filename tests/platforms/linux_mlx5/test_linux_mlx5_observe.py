@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, example_dict
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import HostIntent
+from roceops.device.observed import ObservedDcqcn, ObservedHost, ObservedNic, ObservedRoute
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
-from roceops.plan.observed import ObservedDcqcn, ObservedHost, ObservedNic, ObservedRoute
 from roceops.platforms.linux_mlx5 import DRIVER, observe, parsers, parsers_boot
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm

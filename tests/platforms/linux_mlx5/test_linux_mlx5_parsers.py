@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, example_dict
 
+from roceops.device.change import RenderedDevice, Snapshot
+from roceops.device.intent import HostIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
-from roceops.platforms.driver import Snapshot
 from roceops.platforms.linux_mlx5 import DRIVER, driver_model, driver_plan, parsers
 from roceops.platforms.linux_mlx5.driver_plan import (
     apply_command,
@@ -47,8 +47,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_sysfs_grep,
 )
 from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED, simple_command_problem
-from roceops.render import render_device
-from roceops.render.engine import RenderedDevice
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 FX = FIXTURES / "linux_mlx5"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from roceops.platforms.driver import RdmaEnd
+from roceops.device.oper import RdmaEnd
 from roceops.platforms.linux_mlx5.perftest import (
     MARK,
         client_line,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from roceops.device.oper import RdmaEnd
 from roceops.lab.devices.linux_mlx5.device import COMMANDS, LinuxMlx5State
 from roceops.lab.devices.linux_mlx5.shell import Shell
-from roceops.platforms.driver import RdmaEnd
 from roceops.platforms.linux_mlx5.perftest import client_line, parse_write_bw, server_line, split_rails
 
 NICS = [{"name": "eth0", "rdma_dev": "mlx5_0", "speed": 400_000}, {"name": "eth1", "rdma_dev": "mlx5_1",

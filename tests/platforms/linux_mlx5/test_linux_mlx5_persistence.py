@@ -16,13 +16,13 @@ from labtools import free_endpoint_base, netmiko_connect
 
 from roceops.deploy.device import deploy_device
 from roceops.deploy.engine import DeployOptions, deployable
+from roceops.device.intent import HostIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent
 from roceops.platforms.linux_mlx5 import DRIVER, INSTALL_TARGETS
-from roceops.render import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 pytestmark = pytest.mark.lab

@@ -23,14 +23,14 @@ from conftest import example_dict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from roceops.device.intent import HostIntent, NicIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import HostIntent, NicIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.linux_mlx5 import INSTALL_TARGETS, PLATFORM, PREAMBLE, ScriptError, script_commands
 from roceops.platforms.linux_mlx5 import render as mlx5_render
 from roceops.platforms.linux_mlx5.render import render_context, simple_command_problem
-from roceops.render import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Host
 

@@ -16,15 +16,16 @@ import pytest
 from labtools import free_endpoint_base, lab_mini
 from netmiko import ConnectHandler
 
-from roceops.audit.compare import compare
 from roceops.deploy.device import deploy_device, restore_device
+from roceops.device.change import RenderedDevice
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.sonic import DRIVER, PLATFORM
 from roceops.platforms.sonic.driver import patch_file_text
-from roceops.render.engine import RenderedDevice, render_device
+from roceops.platforms.templating import render_device
 
 pytestmark = pytest.mark.lab
 

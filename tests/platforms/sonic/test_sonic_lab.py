@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
-from roceops.audit.compare import compare
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedSwitch
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
 from roceops.platforms.sonic import DRIVER, PLATFORM
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC

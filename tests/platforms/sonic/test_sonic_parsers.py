@@ -13,13 +13,13 @@ import jsonpatch
 import pytest
 import yaml
 
-from roceops.audit.compare import compare
+from roceops.device.change import Snapshot
+from roceops.device.compare import compare
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedSwitch
 from roceops.lab.devices.sonic.format import cfggen_dump, tabulate
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch
-from roceops.platforms.driver import Snapshot
 from roceops.platforms.sonic import DRIVER
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic.driver import (
@@ -32,7 +32,7 @@ from roceops.platforms.sonic.driver import (
     scoped,
 )
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
-from roceops.render.engine import render_device
+from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
 REPO = Path(__file__).resolve().parents[3]

@@ -16,10 +16,10 @@ import pytest
 import yaml
 from conftest import SHARED
 
+from roceops.device.intent import SwitchIntent
 from roceops.hardware.sku_files import read_port_config
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
-from roceops.plan.model import SwitchIntent
 from roceops.platforms.base import Platform, get_platform
 from roceops.platforms.sonic import PLATFORM
 from roceops.platforms.sonic.render import (
@@ -33,7 +33,8 @@ from roceops.platforms.sonic.render import (
     render_context,
 )
 from roceops.platforms.sonic.yang import SonicYangValidator, YangUnavailable, get_validator
-from roceops.render.engine import environment, render_device, templates_dir
+from roceops.platforms.templating import environment, render_device
+from roceops.resources import templates_dir
 from roceops.topology.expand import expand
 
 REPO = Path(__file__).resolve().parents[3]

@@ -6,9 +6,10 @@ import json
 from collections.abc import Collection
 from typing import Any
 
-from roceops.plan.model import SwitchIntent
-from roceops.plan.observed import ObservedSwitch, as_observed
-from roceops.platforms.driver import OperState, PortOper, ReadBack
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedSwitch, as_observed
+from roceops.device.oper import OperState, PortOper
+from roceops.platforms.driver import ReadBack
 
 SHOW_CONFIG = "show-config"
 

@@ -234,3 +234,6 @@ class HostIntent(_M):
 
 
 DeviceIntent = Annotated[SwitchIntent | HostIntent, Field(discriminator="kind")]
+
+
+Intent = SwitchIntent | HostIntent  # one device's intent, switch or host

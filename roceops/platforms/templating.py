@@ -1,11 +1,10 @@
-"""Jinja environment per platform (StrictUndefined) and rendering of one device."""
+"""A platform room's Jinja environment (StrictUndefined) and the rendering of one device through its templates."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
@@ -13,7 +12,9 @@ from typing import Any
 
 import jinja2
 
-from roceops.platforms.base import Intent, get_platform
+from roceops.device.change import RenderedDevice
+from roceops.device.intent import Intent
+from roceops.platforms.base import get_platform
 from roceops.resources import templates_dir
 
 
@@ -54,17 +55,6 @@ def environment(platform: str, root: str | None = None) -> jinja2.Environment:
     env.filters["tojson"] = _tojson
     env.filters["sha256"] = lambda s: hashlib.sha256(str(s).encode()).hexdigest()
     return env
-
-
-@dataclass(frozen=True)
-class RenderedDevice:
-    name: str
-    platform: str
-    files: dict[str, str]
-    skip: tuple[str, ...] = ()  # rendered files a deploy leaves alone (e.g. firmware without --firmware)
-
-    def hashes(self) -> dict[str, str]:
-        return {f: hashlib.sha256(text.encode()).hexdigest() for f, text in sorted(self.files.items())}
 
 
 def render_device(intent: Intent, only: Collection[str] | None = None) -> RenderedDevice:

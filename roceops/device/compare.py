@@ -1,17 +1,17 @@
-"""compare(expected, observed): structural diff of two Observed models (roceops.plan.observed).
+"""compare(expected, observed): structural diff of two Observed models (roceops.device.observed).
 
 ``expected`` is the platform driver's ``expected(intent)``: the intent as that platform shows it, every field
 set. ``observed`` is what the platform's parsers read from the device. Only what the parser could see is
 compared: a field left unset in ``observed`` means "not observable on this platform", while an entry missing
 from a *map* of entities (ports, NICs, queues, map entries) is real drift. A per-port copy of a device-wide
 setting (``ports[Ethernet0].queues``) is compared port by port, so every departing port is its own drift.
-An *open* map (:func:`roceops.plan.observed.open_map`: the device's ports, NICs, sysctls, ...) holds more on
+An *open* map (:func:`roceops.device.observed.open_map`: the device's ports, NICs, sysctls, ...) holds more on
 the device than roceops manages: its extra entries are not drift.
 
 Most values compared are equal (a DSCP map, a port's MTU, a queue): one ``==`` settles those; only unequal
 values are walked field by field or entry by entry.
 
->>> from roceops.plan.observed import ObservedQueue
+>>> from roceops.device.observed import ObservedQueue
 >>> want = ObservedQueue(scheduler="dwrr", weight=50, lossless=True)
 >>> [d.path for d in compare(want, ObservedQueue(scheduler="strict"))]
 ['scheduler']
@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from roceops.plan.observed import open_fields
+from roceops.device.observed import open_fields
 
 DriftKind = Literal["mismatch", "missing", "unexpected"]
 

@@ -14,7 +14,7 @@ Conventions:
   configures queues per interface) the port carries its own copy (``ObservedSwitchPort.queues``, ...), so a
   departure on one port is reported at that port.
 
->>> from roceops.plan.model import QueueIntent
+>>> from roceops.device.intent import QueueIntent
 >>> as_observed(QueueIntent(scheduler="dwrr", weight=50), ObservedQueue).weight
 50
 >>> sorted(ObservedQueue.model_validate({"scheduler": "wrr"}).model_fields_set)

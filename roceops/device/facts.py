@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roceops.plan.model import SwitchIntent
-from roceops.platforms.base import get_platform
-from roceops.platforms.driver import DeviceFacts, Intent, Snapshot
+from roceops import registry
+from roceops.device.change import DeviceFacts, Snapshot
+from roceops.device.intent import Intent, SwitchIntent
 
 _TOKEN = re.compile(r"[.\-]")
 _LEADING_DIGITS = re.compile(r"\d+")
@@ -32,7 +32,7 @@ def release_key(platform: str, version: str) -> tuple[int, ...]:
         key.append(int(m.group()))
         if m.end() < len(token):  # "2F": a train letter ends the release numbers
             break
-    if get_platform(platform).dated_releases and key and key[0] > 999_999:  # YYYYMMDD build -> YYYYMM branch
+    if registry.get(platform).dated_releases and key and key[0] > 999_999:  # YYYYMMDD build -> YYYYMM branch
         key[0] //= 100
     return tuple(key)
 
@@ -56,7 +56,7 @@ def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
     else:
         if intent.nos_version and not _matches(intent.nos_version, version):
             out.append(f"NOS release: fabric says {intent.nos_version!r}, device runs {version!r}")
-        bounds = get_platform(intent.platform).supported_releases
+        bounds = registry.get(intent.platform).supported_releases
         key = release_key(intent.platform, version)
         if bounds and not (bounds[0] <= key[:len(bounds[0])] and key[:len(bounds[1])] <= bounds[1]):
             low, high = (".".join(map(str, b)) for b in bounds)

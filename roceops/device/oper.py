@@ -1,0 +1,73 @@
+"""Operational state (observed only, used by health checks): ports' link state and counters, LLDP neighbours,
+BGP sessions, versions; and the RDMA ends and measured bandwidth of a traffic test. A counter that cannot be read
+is named in ``unread``, never 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PortOper(_M):
+    """Operational state of a switch port or NIC. Counter names are platform-neutral:
+
+    ``pfc_rx_<p>``/``pfc_tx_<p>`` pause frames per priority, ``ecn_marked``, ``cnp_sent``,
+    ``cnp_handled``, ``crc_errors``, ``fec_uncorrected``, ``symbol_errors``, ``carrier_changes``,
+    ``pfcwd_storms``, ``rx_packets``, ``tx_packets``, ``pause_rx``/``pause_tx`` (link-level 802.3x pause).
+    """
+
+    name: str
+    oper_up: bool | None = None
+    speed: int | None = Field(default=None, description="Mb/s")
+    mtu: int | None = None
+    counters: dict[str, int] = Field(default_factory=dict)
+    unread: dict[str, str] = Field(default_factory=dict,
+                                   description="counter the platform has but could not be read -> why (never 0)")
+    rx_power_dbm: list[float] | None = None
+
+
+class LldpNeighbor(_M):
+    device: str
+    port: str
+
+
+class BgpSession(_M):
+    state: str  # "Established" when up; anything else is down
+    remote_asn: int | None = None
+
+
+class OperState(_M):
+    device: str
+    ports: dict[str, PortOper] = Field(default_factory=dict)
+    lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
+    bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
+    firmware: str | None = None
+    driver: str | None = None
+    os_version: str | None = None
+
+
+@dataclass(frozen=True)
+class RdmaEnd:
+    """One rail NIC's part in an RDMA bandwidth test: its RDMA device, GID index, the rail's TCP port and the
+    ToS byte the traffic carries."""
+
+    rdma_dev: str
+    gid_index: int
+    port: int
+    tclass: int
+
+
+@dataclass(frozen=True)
+class RdmaBandwidth:
+    """What one bandwidth test measured (Gb/s = 10^9 bits/s)."""
+
+    msg_bytes: int
+    iterations: int
+    peak_gbps: float
+    average_gbps: float
+    msg_rate_mpps: float
