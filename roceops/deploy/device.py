@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from roceops.deploy.control import DeviceClock
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.compare import Drift
-from roceops.device.facts import facts_problems
+from roceops.device.facts import facts_problems, mode_problems
 from roceops.device.intent import Intent
 from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
@@ -163,12 +163,16 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             conn = connector.connect()
             outcome.backup = driver.read_config(conn)
             problems = facts_problems(driver, conn, outcome.backup, intent)
+            modes = mode_problems(driver, conn, intent)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         if problems:  # another device than the fabric describes: nothing is planned or sent
             outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
+            return outcome
+        if modes:  # a BlueField in DPU mode: what would be sent would not take effect, so nothing is sent
+            outcome.status, outcome.error = "facts_mismatch", "nic.mode: " + "; ".join(modes)
             return outcome
         change = driver.diff(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
