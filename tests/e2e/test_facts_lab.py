@@ -144,3 +144,14 @@ def test_the_profile_spine_shows_its_model_and_ecn_counters_per_uc_tx_queue(lab:
     assert "\n   uc-tx-queue 3\n" in lab.configs()["spine01"]
     ecn = eos_parsers.parse_ecn_counters_json(out[eos_parsers.CMD_ECN])
     assert ecn and all(isinstance(queues.get(3), int) for queues in ecn.values())  # "-" would be None: ECN off
+
+
+def test_audit_reports_a_profile_spine_that_reports_another_model(lab: FactsLab) -> None:
+    """The audit reads the model the spine reports against its profile: another model is one facts.mismatch."""
+    from roceops.audit.engine import AuditOptions, run_audit
+
+    lab.thread.inject("spine01", "facts", hwsku="DCS-7800R3-36P")
+    result = run_audit(lab.fabric, ["spine01"], AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10))
+    mismatch = [f for f in result.findings if f.check == "facts.mismatch"]
+    assert len(mismatch) == 1 and mismatch[0].device == "spine01"
+    assert f"fabric says '{SPINE_MODEL}', device reports 'DCS-7800R3-36P'" in mismatch[0].message
