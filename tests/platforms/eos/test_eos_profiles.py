@@ -60,6 +60,6 @@ def test_a_sand_tier_without_them_renders_tx_queue_and_chassis_names() -> None:
     intent, device = _sand(("qos.traffic_classes[0].ecn", None), ("qos.pfc_watchdog.enabled", False))
     assert lint(intent).errors == []
     text = render_device(device).files["config.eos"]
-    assert "\ninterface Ethernet3/1/1\n" in text and "\n   speed 100gfull\n" in text
+    assert "\ninterface Ethernet3/1/1\n" in text and "\n   speed 100g-4\n" in text
     assert "\n   tx-queue 3\n" in text and "uc-tx-queue" not in text and "random-detect" not in text
     assert "priority-flow-control priority 3 no-drop" in text and "pause watchdog" not in text
