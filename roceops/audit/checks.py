@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from roceops.audit.findings import Finding, Severity
 from roceops.device.change import DeviceFacts
 from roceops.device.compare import Drift, compare
 from roceops.device.facts import mismatches
@@ -19,6 +18,7 @@ from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.device.observed import Observed, ObservedHost, ObservedSwitch
 from roceops.device.oper import OperState
 from roceops.hints import command
+from roceops.report.result import Result, Status
 from roceops.topology.fabric import Fabric
 
 Intent = SwitchIntent | HostIntent
@@ -32,7 +32,7 @@ class Observation:
     expected: Observed  # the intent as the platform shows it (the driver's ``expected``)
     observed: Observed | None = None
     oper: OperState | None = None
-    error: Finding | None = None
+    error: Result | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
     facts: DeviceFacts | None = None  # what a switch reports it is (release, hardware, ports)
     phases: dict[str, float] = field(default_factory=dict)
@@ -63,40 +63,40 @@ def _fabric_only(context: Sequence[str]) -> list[str]:
     return list(context[context.index("-f"):context.index("-f") + 2]) if "-f" in context else []
 
 
-def _severity(path: str) -> Severity:
-    return "warning" if path.endswith(".description") or ".networks" in path else "error"
+def _severity(path: str) -> Status:
+    return "warn" if path.endswith(".description") or ".networks" in path else "fail"
 
 
-def _boot_finding(device: str, d: Drift, context: Sequence[str] = ()) -> Finding | None:
+def _boot_finding(device: str, d: Drift, context: Sequence[str] = ()) -> Result | None:
     """Drift in what the host applies at its next boot (installed files, the unit, NIC firmware): the node may be
     fine now and still lose its settings at the next reboot, so it is its own finding, not runtime drift."""
     fix = command("deploy", "--limit", device, "--commit", context=context)
     if d.path.startswith("boot.files["):
         path = d.path[len("boot.files["):-1]
         state = "is missing" if d.observed is None else "differs from the rendered file"
-        return Finding(check="boot.file", device=device, path=d.path, expected=d.expected, observed=d.observed,
+        return Result(check="boot.file", device=device, path=d.path, expected=d.expected, observed=d.observed,
                        message=f"{path} {state}: the settings it carries are lost at the next boot",
                        hint=f"{fix} installs it")
     if d.path.startswith("boot.unit"):
-        return Finding(check="boot.unit", device=device, path=d.path, expected=d.expected, observed=d.observed,
+        return Result(check="boot.unit", device=device, path=d.path, expected=d.expected, observed=d.observed,
                        message=f"the boot unit is {d.observed or 'not installed'} ({d.path}): the NIC settings are "
                                "not re-applied at the next boot", hint=f"{fix} installs and enables it")
     if d.path.startswith("firmware."):
-        return Finding(check="firmware.drift", device=device, path=d.path, expected=d.expected, observed=d.observed,
+        return Result(check="firmware.drift", device=device, path=d.path, expected=d.expected, observed=d.observed,
                        message=f"NIC firmware (mlxconfig next boot) differs: {d.path}",
                        hint=f"{command('deploy', '--limit', device, '--commit', '--firmware', context=context)}, "
                             "then reboot the node")
     return None
 
 
-def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
+def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[Result]:
     if obs.observed is None:
         return []
     out = []
     for d in compare(obs.expected, obs.observed):
         boot = _boot_finding(obs.device, d, hint_context)
-        out.append(boot or Finding(check="config.drift", device=obs.device, path=d.path, expected=d.expected,
-                                   observed=d.observed, severity=_severity(d.path), message=f"{d.kind}: {d.path}",
+        out.append(boot or Result(check="config.drift", device=obs.device, path=d.path, expected=d.expected,
+                                   observed=d.observed, status=_severity(d.path), message=f"{d.kind}: {d.path}",
                                    hint=_hint(obs.device, d, hint_context)))
     return out
 
@@ -128,13 +128,13 @@ def _blame(host_ok: bool, host: tuple[str, str], leaf: tuple[str, str]) -> list[
     return [leaf] if host_ok else [host]
 
 
-def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list[Finding]:
+def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list[Result]:
     """Host NIC vs its leaf port: the contract no single device can check on its own.
 
     ``facts`` holds each audited device's :func:`end_facts`. A mismatch is reported at the end that departs
     from intent, so it merges with that device's drift finding instead of showing up twice.
     """
-    out: list[Finding] = []
+    out: list[Result] = []
     for host in fabric.hosts:
         host_facts = facts.get(host.name) or {}
         for nic in host.nics:
@@ -148,7 +148,7 @@ def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list
                 host_ok = sorted(n.pfc_priorities) == sorted(n.intended_pfc or ())
                 for dev, path in _blame(host_ok, (host.name, f"nics[{nic.netdev}].pfc_priorities"),
                                         (nic.leaf, f"ports[{nic.leaf_port}].pfc_priorities")):
-                    out.append(Finding(check="pfc.mismatch", device=dev, path=path,
+                    out.append(Result(check="pfc.mismatch", device=dev, path=path,
                                        expected=list(n.intended_pfc or ()),
                                        observed=p.pfc_priorities if host_ok else n.pfc_priorities,
                                        message=f"PFC priorities differ across {where}",
@@ -157,7 +157,7 @@ def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list
                 host_ok = int(n.mtu) == n.intended_mtu
                 for dev, path in _blame(host_ok, (host.name, f"nics[{nic.netdev}].mtu"),
                                         (nic.leaf, f"ports[{nic.leaf_port}].mtu")):
-                    out.append(Finding(check="mtu.fit", device=dev, path=path,
+                    out.append(Result(check="mtu.fit", device=dev, path=path,
                                        expected=f"NIC {n.mtu} + 18 <= port {p.mtu}",
                                        observed=p.mtu if host_ok else n.mtu,
                                        message=f"NIC MTU does not fit the leaf port MTU across {where}",
@@ -165,12 +165,12 @@ def link_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> list
     return out
 
 
-def lldp_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
+def lldp_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Result]:
     """This switch's LLDP neighbours against the cabling plan (switch-to-switch links)."""
     cabling = command("cabling", context=_fabric_only(hint_context))
     if obs.oper is None or not obs.oper.lldp or not isinstance(obs.intent, SwitchIntent):
         return []
-    out: list[Finding] = []
+    out: list[Result] = []
     for link in fabric.links_of(obs.device):
         if link.tier == "host-leaf":
             continue  # hosts rarely run LLDP agents; checked on the switch-to-switch cabling only
@@ -179,30 +179,30 @@ def lldp_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] 
         if seen is None:
             continue
         if (seen.device, seen.port) != (peer.device, peer.port):
-            out.append(Finding(check="lldp.neighbor", device=obs.device, path=f"lldp[{local.port}]",
+            out.append(Result(check="lldp.neighbor", device=obs.device, path=f"lldp[{local.port}]",
                                expected=f"{peer.device}:{peer.port}", observed=f"{seen.device}:{seen.port}",
                                message="LLDP neighbour differs from the cabling plan",
                                hint=f"check the cable against `{cabling}`"))
     return out
 
 
-def bgp_findings(obs: Observation) -> list[Finding]:
+def bgp_findings(obs: Observation) -> list[Result]:
     """Every BGP neighbour this switch's intent plans is Established."""
     if not isinstance(obs.intent, SwitchIntent) or obs.oper is None or not obs.oper.bgp:
         return []
-    out: list[Finding] = []
+    out: list[Result] = []
     for nb in obs.intent.bgp.neighbors:
         session = obs.oper.bgp.get(nb.ip)
         state = session.state if session else "absent"
         if state != "Established":
-            out.append(Finding(check="bgp.session", device=obs.device, path=f"bgp.sessions[{nb.ip}]",
+            out.append(Result(check="bgp.session", device=obs.device, path=f"bgp.sessions[{nb.ip}]",
                                expected="Established", observed=state,
                                message=f"BGP session to {nb.description or nb.ip} is {state}",
                                hint=f"check {nb.port} and the peer {nb.description}"))
     return out
 
 
-def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Finding]:
+def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str] = ()) -> list[Result]:
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
@@ -210,11 +210,11 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
             *lldp_findings(fabric, obs, hint_context), *bgp_findings(obs)]
 
 
-def nic_mode_findings(obs: Observation) -> list[Finding]:
+def nic_mode_findings(obs: Observation) -> list[Result]:
     """A host NIC in BlueField DPU mode: the host-side RoCE settings roceops audits do not take effect there."""
     if not isinstance(obs.observed, ObservedHost):
         return []
-    return [Finding(check="nic.mode", device=obs.device, path=f"nics[{netdev}].mode", expected="nic", observed="dpu",
+    return [Result(check="nic.mode", device=obs.device, path=f"nics[{netdev}].mode", expected="nic", observed="dpu",
                     message=f"{nic.rdma_dev or netdev} is a BlueField in DPU mode: trust, PFC, DCQCN and RoCE ToS set "
                             "from the host do not take effect",
                     hint="configure RoCE QoS on the BlueField's Arm side, or switch it to NIC mode (docs/platforms.md, "
@@ -222,21 +222,21 @@ def nic_mode_findings(obs: Observation) -> list[Finding]:
             for netdev, nic in sorted((obs.observed.nics or {}).items()) if nic.mode == "dpu"]
 
 
-def facts_findings(obs: Observation) -> list[Finding]:
+def facts_findings(obs: Observation) -> list[Result]:
     """A switch whose release, hardware or ports contradict its intent: one ``facts.mismatch`` finding."""
     if obs.facts is None or not isinstance(obs.intent, SwitchIntent):
         return []
     problems = mismatches(obs.facts, obs.intent)
     if not problems:
         return []
-    return [Finding(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
+    return [Result(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
                     hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
                          "or the device; deploy refuses it")]
 
 
-def merge(findings: Iterable[Finding]) -> list[Finding]:
+def merge(findings: Iterable[Result]) -> list[Result]:
     """One finding per (device, path); a cross-device check adds its reason to the drift it explains."""
-    merged: dict[tuple[str, str, str], Finding] = {}
+    merged: dict[tuple[str, str, str], Result] = {}
     for f in findings:
         key = (f.device, f.path, "" if f.path else f.check)
         if key in merged:

@@ -14,12 +14,13 @@ from netmiko.exceptions import NetmikoTimeoutException, ReadTimeout
 from nornir.core.task import Task
 
 from roceops.audit.checks import EndFacts, Observation, device_findings, end_facts
-from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
+from roceops.audit.findings import UNREACHABLE_CHECKS
 from roceops.nornir_glue.runner import TaskConnector
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
+from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
 
 
@@ -29,7 +30,7 @@ class DeviceAudit:
 
     device: str
     platform: str
-    findings: list[Finding]
+    findings: list[Result]
     ends: dict[str, EndFacts] = field(default_factory=dict)  # NIC netdev / host-facing port -> facts
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, connect, collect, parse, check
     cpu: dict[str, float] = field(default_factory=dict)  # this device's thread's CPU seconds, per phase
@@ -39,7 +40,7 @@ class DeviceAudit:
         return not any(f.check in UNREACHABLE_CHECKS for f in self.findings)
 
 
-def error_finding(device: str, exc: BaseException, phase: str) -> Finding:
+def error_finding(device: str, exc: BaseException, phase: str) -> Result:
     text = reason(exc)[:300]
     if phase == "parse":
         check, msg = "device.unparsable", f"could not parse the device's output: {text}"
@@ -53,13 +54,13 @@ def error_finding(device: str, exc: BaseException, phase: str) -> Finding:
         check, msg = "device.unreachable", f"could not reach the device: {text}"
     else:
         check, msg = "device.unreachable", f"{type(exc).__name__}: {text}"
-    return Finding(check=check, device=device, path="", message=msg,
+    return Result(check=check, device=device, path="", status="error", message=msg,
                    hint="check reachability and credentials; the device was not audited")
 
 
 def not_audited(device: str, platform: str, why: str) -> DeviceAudit:
     """A device whose audit never reported back (its task or its shard process died)."""
-    return DeviceAudit(device, platform, [Finding(check="device.failed", device=device, path="",
+    return DeviceAudit(device, platform, [Result(check="device.failed", device=device, path="", status="error",
                                                   message=f"not audited: {why}",
                                                   hint="re-run the audit for this device")])
 

@@ -22,13 +22,15 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nornir.core.task import Result, Task
+from nornir.core.task import Result as TaskResult
+from nornir.core.task import Task
 
 from roceops.audit.checks import link_findings, merge
 from roceops.audit.device import DeviceAudit, audit_device, not_audited
-from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
+from roceops.audit.findings import UNREACHABLE_CHECKS
 from roceops.nornir_glue.runner import Progress, make_nornir
 from roceops.parallel import ShardEnded, forked_shards
+from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
 
 SHARD_MIN_DEVICES = 64  # a shard of fewer devices costs more to fork than it saves
@@ -49,7 +51,7 @@ class AuditResult:
     fabric: str
     devices: list[str]
     audits: list[DeviceAudit]  # one per device, in ``devices`` order
-    findings: list[Finding]
+    findings: list[Result]
     seconds: float
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds; sum.*: over devices; cpu.*: CPU-s
     shards: int = 1
@@ -59,7 +61,7 @@ class AuditResult:
         return sorted({f.device for f in self.findings if f.check in UNREACHABLE_CHECKS})
 
     @property
-    def drift(self) -> list[Finding]:
+    def drift(self) -> list[Result]:
         return [f for f in self.findings if f.check not in UNREACHABLE_CHECKS]
 
     @property
@@ -85,10 +87,10 @@ def audit_shard(fabric: Fabric, names: list[str], opts: AuditOptions, workers: i
     nr = make_nornir(fabric, names, lab_dir=opts.lab_dir, workers=workers, timeout_s=opts.timeout_s,
                      login="quick")
 
-    def task(t: Task) -> Result:
+    def task(t: Task) -> TaskResult:
         audit = audit_device(t, fabric, opts.hint_context)
         emit(audit)
-        return Result(host=t.host, result=audit.audited)
+        return TaskResult(host=t.host, result=audit.audited)
 
     try:
         nr.run(task=task, on_failed=True)

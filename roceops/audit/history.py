@@ -6,8 +6,9 @@ import json
 import time
 from dataclasses import dataclass
 
-from roceops.audit.findings import UNREACHABLE_CHECKS, Finding
+from roceops.audit.findings import UNREACHABLE_CHECKS
 from roceops.journal import Journal
+from roceops.report.result import Result
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Resolved:
     first_seen: float
 
 
-def record(journal: Journal, fabric: str, run_id: str, audited: list[str], findings: list[Finding]) -> list[Resolved]:
+def record(journal: Journal, fabric: str, run_id: str, audited: list[str], findings: list[Result]) -> list[Resolved]:
     """Mark each finding new or persisting (in place) and return what was open before and is gone now.
 
     Devices that could not be audited keep their open findings untouched: silence is not resolution.
@@ -32,14 +33,15 @@ def record(journal: Journal, fabric: str, run_id: str, audited: list[str], findi
         for (device, check, path), f in current.items():
             row = db.execute("SELECT resolved_run FROM findings WHERE fabric=? AND device=? AND check_id=? AND path=?",
                              (fabric, device, check, path)).fetchone()
-            values = (f.severity, json.dumps(f.expected, default=str), json.dumps(f.observed, default=str), f.message)
+            severity = "warning" if f.status == "warn" else "error"  # the journal's column keeps its two words
+            values = (severity, json.dumps(f.expected, default=str), json.dumps(f.observed, default=str), f.message)
             if row is not None and row[0] is None:
-                f.status = "persisting"
+                f.seen = "persisting"
                 db.execute("UPDATE findings SET last_seen=?, last_run=?, severity=?, expected=?, observed=?, message=? "
                            "WHERE fabric=? AND device=? AND check_id=? AND path=?",
                            (now, run_id, *values, fabric, device, check, path))
             else:
-                f.status = "new"
+                f.seen = "new"
                 db.execute("INSERT OR REPLACE INTO findings (fabric, device, check_id, path, severity, expected, "
                            "observed, message, first_seen, last_seen, first_run, last_run, resolved_run, resolved_at) "
                            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)",

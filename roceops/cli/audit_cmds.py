@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from roceops.audit import report as reports
+from roceops.audit.checks import merge
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.audit.history import record
 from roceops.cli.common import (
@@ -24,11 +26,16 @@ from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.hints import hint_context
+from roceops.cli.html_report import audit_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
+from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, conf_findings, read_topology_conf, run_id_for
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import audit as reports
+from roceops.report import json_doc
+from roceops.report.files import write_atomic
+from roceops.report.shards import identity, with_identity
+from roceops.topology.sharding import Shard, shard_names
 
 
 class AuditFormat(StrEnum):
@@ -37,6 +44,7 @@ class AuditFormat(StrEnum):
     junit = "junit"
     prometheus = "prometheus"
     markdown = "markdown"
+    html = "html"
 
 
 def audit(
@@ -49,6 +57,10 @@ def audit(
     timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
     workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,
+    shard: Shard | None = ShardOption,
+    run_id_opt: str | None = RunIdOption,
+    topology_conf: Path | None = typer.Option(None, "--topology-conf", help="also check the scheduler's "
+                                              "topology.conf against the cabling plan (schedule.topology)"),
 ) -> None:
     """Read every device (read-only) and report where it differs from intent.
 
@@ -58,36 +70,46 @@ def audit(
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_writable(output)
     check_connection_settings()
-    names = [d.name for d in selected(loaded.fabric, limit)]
+    chosen = [d.name for d in selected(loaded.fabric, limit)]
+    names = shard_names(loaded.fabric, chosen, shard) if shard else chosen
+    conf = read_topology_conf(topology_conf) if topology_conf else None
+    shared_run_id = run_id_for(shard, run_id_opt, "")
     check_lab_serves(loaded, names, lab)
     quiet = fmt is not AuditFormat.table or not sys.stderr.isatty()
     opts = AuditOptions(workers=workers, timeout_s=timeout, lab_dir=lab_dir_option(lab), quiet=quiet,
                         hint_context=hint_context(ctx, loaded.source.file, carry=("fabric", "lab")))
     name = loaded.fabric.intent.name
     try:
-        with fabric_lock(StateDir, name, "audit"), open_journal(journal) as j:
+        with fabric_lock(StateDir, name, f"audit-shard{shard.index}of{shard.count}" if shard else "audit"), \
+                open_journal(journal) as j:
             run_id = j.start_run("audit", name, loaded.source.source_hash, {"limit": limit, "lab": lab},
                                  device_count=len(names))
             with run_gc():
                 result = run_audit(loaded.fabric, names, opts)
+            if conf is not None and topology_conf is not None:
+                result.findings = merge(result.findings + conf_findings(loaded.fabric, conf, topology_conf, names,
+                                                                        opts.hint_context))
             resolved = record(j, name, run_id, names, result.findings)
             j.finish_run(run_id, f"{len(result.findings)} findings", result.exit_code)
+        run = identity(loaded.source.source_hash, shared_run_id or run_id, shard, chosen, names)
     except LockHeld as exc:
         fail(str(exc), Exit.BAD_INPUT)
     if fmt is AuditFormat.table:
         if output:
-            reports.write_atomic(output, reports.to_markdown(result, resolved))
+            write_atomic(output, reports.to_markdown(result, resolved))
         reports.print_table(console, result, resolved)
     else:
         text = {
-            AuditFormat.json: lambda: reports.to_json(result, resolved),
+            AuditFormat.json: lambda: json_doc.to_json(result.findings,
+                                                       with_identity(reports.run_of(result, resolved), run)),
             AuditFormat.junit: lambda: reports.to_junit(result),
             AuditFormat.markdown: lambda: reports.to_markdown(result, resolved),
+            AuditFormat.html: lambda: audit_html(ctx, result, loaded.fabric),
             AuditFormat.prometheus: lambda: reports.to_prometheus(
                 result, reports.previous_success(output) if output else None),
         }[fmt]()
         if output:
-            reports.write_atomic(output, text)
+            write_atomic(output, text)
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)

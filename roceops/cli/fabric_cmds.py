@@ -22,10 +22,13 @@ from roceops.cli.common import (
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import TOPOLOGY_PICTURES
+from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 from roceops.lint import lint
 from roceops.plan import plan
 from roceops.render.build import UnsafePath, render_devices, write_build
 from roceops.report import tables
+from roceops.report.files import write_atomic
 from roceops.selection import LimitError, select
 from roceops.topology.fabric import Fabric
 
@@ -66,17 +69,44 @@ def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
     raise typer.Exit(int(Exit.OK if report.ok else Exit.FINDINGS))
 
 
-def topology(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> None:
-    """Device counts per tier, ports used/free per switch model, oversubscription.
+class TopologyFormat(StrEnum):
+    table = "table"
+    json = "json"
+    svg = "svg"
+    html = "html"
+    slurm = "slurm"
+    k8s_labels = "k8s-labels"
 
-    Example: roceops topology --format json
+
+def topology(ctx: typer.Context, fabric: Path = FabricOption,
+             fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format"),
+             output: Path | None = typer.Option(None, "--output", "-o",
+                                                help="svg/html/slurm/k8s-labels: write here (atomically)")) -> None:
+    """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
+    picture (tiers, SUs, rails, cable counts); slurm: topology.conf for Slurm's topology/tree; k8s-labels: the
+    node labels of NVIDIA Topograph's schema.
+
+    Example: roceops topology --format html > plan.html; roceops topology --format slurm -o topology.conf
     """
+    if output is not None and fmt in (TopologyFormat.table, TopologyFormat.json):
+        fail(f"--output is for --format svg, html, slurm or k8s-labels, not {fmt.value}")
+    check_writable(output)
     fab = load_fabric_or_exit(fabric).fabric
+    if fmt.value in SCHEDULER_FORMATS:
+        export_topology(fab, fmt.value, output)
+        return
+    if fmt.value in TOPOLOGY_PICTURES:
+        picture = TOPOLOGY_PICTURES[fmt.value](ctx, fab)
+        if output is None:
+            sys.stdout.write(picture)
+        else:
+            write_atomic(output, picture)
+        return
     rows = [t.model_dump(mode="json") for t in fab.summary]
     cables: dict[str, int] = {}
     for link in fab.links:
         cables[link.tier] = cables.get(link.tier, 0) + 1
-    if fmt is TableOrJson.json:
+    if fmt is TopologyFormat.json:
         print_json({"fabric": fab.intent.name, "tiers": fab.tiers, "summary": rows, "cables": cables})
         return
     table = tables.table("role", "count", "model", "radix", "ports used", "ports free", "down", "up", "oversub",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import uuid
+from enum import StrEnum
 from pathlib import Path
 
 import hostlist
@@ -20,14 +22,24 @@ from roceops.cli.common import (
     parse_duration,
 )
 from roceops.cli.deploy_cmds import LabOption
-from roceops.cli.fabric_cmds import TableOrJson
 from roceops.cli.gc_tuning import run_gc
+from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
+from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, run_id_for
+from roceops.health import report as reports
 from roceops.health.engine import HealthOptions, run_health
 from roceops.health.model import Thresholds
 from roceops.lab.paths import lab_dir_option
-from roceops.report import health as reports
-from roceops.report.audit import write_atomic
+from roceops.report import json_doc
+from roceops.report.files import write_atomic
+from roceops.report.shards import identity, with_identity
+from roceops.topology.sharding import Shard, shard_nodes
+
+
+class HealthFormat(StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
 
 
 def health(
@@ -39,7 +51,7 @@ def health(
                                  help="time between the two counter samples"),
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
-    fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
+    fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
@@ -49,19 +61,27 @@ def health(
     traffic_min_fraction: float = typer.Option(Thresholds().traffic_min_fraction, "--traffic-min-fraction",
                                                min=0.01, max=1.0,
                                                help="--traffic fails a rail below this fraction of its link speed"),
+    all_nodes: bool = typer.Option(False, "--all", help="every GPU node of the fabric (a whole-cluster sweep)"),
+    shard: Shard | None = ShardOption,
+    run_id_opt: str | None = RunIdOption,
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
     Example (Slurm prolog): roceops health "$SLURM_JOB_NODELIST" --deadline 30s --drain-file /run/roceops.drain
     """
-    spec = nodes or os.environ.get("SLURM_JOB_NODELIST")
-    if not spec:
-        fail("no host list: pass one (gpu[001-032]) or set SLURM_JOB_NODELIST")
+    spec = nodes or (None if all_nodes else os.environ.get("SLURM_JOB_NODELIST"))
+    if all_nodes and nodes:
+        fail("--all checks every node: pass either a host list or --all")
+    if not spec and not all_nodes:
+        fail("no host list: pass one (gpu[001-032]), --all, or set SLURM_JOB_NODELIST")
     try:
-        names = hostlist.expand_hostlist(spec)
+        names = hostlist.expand_hostlist(spec) if spec else []
     except hostlist.BadHostlist as exc:
         fail(f"bad host list {spec!r}: {exc}")
+    run_id = run_id_for(shard, run_id_opt, uuid.uuid4().hex[:12])
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
+    chosen = [h.name for h in loaded.fabric.hosts] if all_nodes else names
+    names = shard_nodes(loaded.fabric, chosen, shard) if shard else chosen
     check_writable(drain_file)
     check_connection_settings()
     known = {d.name: d for d in loaded.fabric.devices()}
@@ -78,8 +98,12 @@ def health(
         fail(str(exc.args[0]) if exc.args else str(exc))
     if drain_file is not None:
         write_atomic(drain_file, reports.drain_lines(report))
-    if fmt is TableOrJson.json:
-        sys.stdout.write(reports.to_json(report))
+    if fmt is HealthFormat.json:
+        run = with_identity(reports.run_of(report),
+                            identity(loaded.source.source_hash, run_id, shard, chosen, report.nodes))
+        sys.stdout.write(json_doc.to_json([r for r in report.results if r.status != "ok"], run))
+    elif fmt is HealthFormat.html:
+        sys.stdout.write(health_html(ctx, report, loaded.fabric))
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))

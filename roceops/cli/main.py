@@ -19,6 +19,8 @@ from roceops.cli import (
     lab_cmds,
     plan_cmds,
     play_cmds,
+    scheduler_cmds,
+    slurm_cmds,
     verify_cmds,
 )
 from roceops.cli.common import Exit, fail
@@ -89,11 +91,13 @@ app.command()(audit_cmds.audit)
 app.command()(health_cmds.health)
 app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
+app.command()(scheduler_cmds.merge)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")
 app.add_typer(plan_cmds.app, name="plan")
 app.add_typer(verify_cmds.app, name="verify")
+app.add_typer(slurm_cmds.app, name="slurm")
 
 if __name__ == "__main__":
     app()

@@ -11,7 +11,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_console, fail, load_fabric_or_exit
 from roceops.cli.fabric_cmds import selected
-from roceops.report import verify as reports
+from roceops.cli.html_report import verify_html
+from roceops.verify import report as reports
 from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
 from roceops.verify.frr import FrrError
 from roceops.verify.netns import NetnsError, cleanup_leftovers
@@ -25,10 +26,12 @@ class VerifyFormat(StrEnum):
     json = "json"
     junit = "junit"
     markdown = "markdown"
+    html = "html"
 
 
 @app.command()
 def routing(
+    ctx: typer.Context,
     fabric: Path = FabricOption,
     limit: str | None = LimitOption,
     sample: int = typer.Option(4, "--sample", min=1, help="NICs each host NIC pings (own rail in other SUs, "
@@ -79,6 +82,8 @@ def routing(
             fail(f"could not build the routing plane (everything built was removed): {exc}", Exit.UNREACHABLE)
     if fmt is VerifyFormat.table:
         reports.print_table(console, result)
+    elif fmt is VerifyFormat.html:
+        sys.stdout.write(verify_html(ctx, result, loaded.fabric))
     else:
         text = {VerifyFormat.json: reports.to_json, VerifyFormat.junit: reports.to_junit,
                 VerifyFormat.markdown: reports.to_markdown}[fmt](result)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from roceops.device.intent import SwitchIntent
 from roceops.health.catalog import Sample, _delta
-from roceops.health.model import CheckResult, ResultStatus, Thresholds
+from roceops.health.model import ResultStatus, Thresholds
+from roceops.report.result import Result
 
 CHECK = "leaf.uplink_balance"
 
@@ -67,8 +68,8 @@ def uplink_balance(leaf: SwitchIntent, sample: Sample, thresholds: Thresholds) -
                          f"vs mean {mean:,.0f} {unit}; check hash fields, per-tier seeds and QPs per connection")
 
 
-def balance_results(node: str, balance: UplinkBalance, thresholds: Thresholds) -> CheckResult:
-    return CheckResult(node=node, check=CHECK, item=balance.leaf, status=balance.status,
+def balance_results(node: str, balance: UplinkBalance, thresholds: Thresholds) -> Result:
+    return Result(device=node, check=CHECK, path=balance.leaf, status=balance.status,
                        expected=f"every uplink within +{thresholds.uplink_imbalance_max:.0%} of the mean",
                        observed={n: round(r) for n, r in sorted(balance.rates.items())} or None,
                        message=balance.message)

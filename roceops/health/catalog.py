@@ -18,7 +18,8 @@ from roceops.device.observed import (
     ObservedSwitchPort,
 )
 from roceops.device.oper import OperState, PortOper
-from roceops.health.model import CheckResult, ResultStatus, Thresholds
+from roceops.health.model import ResultStatus, Thresholds
+from roceops.report.result import Result
 
 
 @dataclass
@@ -68,13 +69,13 @@ class Check:
     name: ClassVar[str]
     description: ClassVar[str]
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         raise NotImplementedError
 
     def result(self, ctx: LinkContext, item: str, ok: bool | None, expected: Any, observed: Any,
-               message: str) -> CheckResult:
+               message: str) -> Result:
         status: ResultStatus = "unknown" if ok is None else "ok" if ok else "fail"
-        return CheckResult(node=ctx.node, check=self.name, item=item, status=status, expected=expected,
+        return Result(device=ctx.node, check=self.name, path=item, status=status, expected=expected,
                            observed=observed, message=message)
 
     @staticmethod
@@ -89,7 +90,7 @@ class Check:
 class NicLink(Check):
     name, description = "nic.link", "NIC link up at the planned speed"
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         p = _port(ctx.host.second or ctx.host.first, ctx.nic.netdev)
         if p is None or p.oper_up is None:
             return [self.result(ctx, self.nic_item(ctx), None, "up", None, ctx.host.error or "no link state")]
@@ -112,7 +113,7 @@ def observed_port(sample: Sample, port: str) -> ObservedSwitchPort | None:
 class NicMtu(Check):
     name, description = "nic.mtu", "NIC MTU as planned"
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         nic = observed_nic(ctx.host, ctx.nic.netdev)
         mtu = nic.mtu if nic is not None else None
         if mtu is None:
@@ -125,7 +126,7 @@ class NicRoce(Check):
     name, description = "nic.roce", "NIC RoCE settings (trust, PFC, DSCP map, DCQCN, CNP) match intent"
     FIELDS: ClassVar[tuple[str, ...]] = ("trust", "pfc_priorities", "dscp_to_priority", "cnp_dscp", "cnp_priority")
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         nic = observed_nic(ctx.host, ctx.nic.netdev)
         item = self.nic_item(ctx)
         if not nic or not nic.model_fields_set:
@@ -155,7 +156,7 @@ def _norm(value: Any) -> Any:
 class LeafPort(Check):
     name, description = "leaf.port", "leaf port up, planned speed and MTU, PFC and ECN on the lossless queue"
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         item = self.port_item(ctx)
         p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
         cfg = observed_port(ctx.switch, ctx.leaf_port.name)
@@ -208,7 +209,7 @@ class _RateCheck(Check):
         """The counters this check adds up on both ends of the link."""
         return self.counter_names
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         out = []
         counter_names = self.counters(ctx)
         for sample, port, item, speed in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx), ctx.nic.speed),
@@ -281,7 +282,7 @@ class LinkFlaps(_RateCheck):
 class Optics(Check):
     name, description = "optics.rx_power", "optics receive power inside thresholds"
 
-    def test(self, ctx: LinkContext) -> list[CheckResult]:
+    def test(self, ctx: LinkContext) -> list[Result]:
         out = []
         t = ctx.thresholds
         for sample, port, item in ((ctx.host, ctx.nic.netdev, self.nic_item(ctx)),

@@ -20,7 +20,7 @@ from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.host_checks import NodeContext, node_checks
-from roceops.health.model import CheckResult, Thresholds, Verdict
+from roceops.health.model import Thresholds, Verdict
 from roceops.health.traffic import pair_rails, run_traffic
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
@@ -28,6 +28,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact
+from roceops.report.result import Result
 from roceops.topology.fabric import Fabric, Host
 
 CONNECT_TIMEOUT_S = 5.0
@@ -47,11 +48,12 @@ class HealthOptions:
 @dataclass
 class HealthReport:
     nodes: list[str]
-    results: list[CheckResult]
+    results: list[Result]
     verdicts: list[Verdict]
     seconds: float
     devices: int
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, sample+parse, checks
+    fabric: str = ""  # the fabric's name (reports)
 
     @property
     def exit_code(self) -> int:
@@ -186,7 +188,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
                        error=s.error or f"{n} did not answer before the {opts.deadline_s:g}s deadline")
         samples[n] = s
     sampled = time.monotonic()
-    traffic: list[CheckResult] | None = None
+    traffic: list[Result] | None = None
     if opts.traffic:
         try:
             traffic = traffic_results(nodes, intents, samples, dict(sessions), opts.thresholds,
@@ -198,6 +200,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic)
     end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
+                        fabric=fabric.intent.name,
                         seconds=end - start, devices=len(devices),
                         phases={"plan": planned - start, "sample+parse": sampled - planned,
                                 **({"traffic": tested - sampled} if opts.traffic else {}),
@@ -205,7 +208,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
 
 
 def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],
-                    sessions: dict[str, object], thresholds: Thresholds, deadline: float) -> list[CheckResult]:
+                    sessions: dict[str, object], thresholds: Thresholds, deadline: float) -> list[Result]:
     """The ring of same-rail ib_write_bw runs between ``nodes`` (see :mod:`roceops.health.traffic`)."""
     hosts = {h.name: hi for h in nodes if isinstance(hi := intents[h.name], HostIntent)}
     runs, results = pair_rails(list(hosts), hosts)
@@ -214,9 +217,9 @@ def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostInt
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
              samples: dict[str, Sample], thresholds: Thresholds,
-             traffic: list[CheckResult] | None = None) -> list[CheckResult]:
+             traffic: list[Result] | None = None) -> list[Result]:
     """Every check's results; ``traffic``: the traffic test's results (None: not asked for)."""
-    results: list[CheckResult] = []
+    results: list[Result] = []
     checks = [cls() for cls in LINK_CHECKS]
     for host in nodes:
         hi = intents[host.name]
@@ -237,7 +240,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
 
 
 def uplink_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],
-                   thresholds: Thresholds) -> list[CheckResult]:
+                   thresholds: Thresholds) -> list[Result]:
     """One uplink-balance result per (node, leaf it is cabled to); the leaf is judged once."""
     judged: dict[str, UplinkBalance] = {}
     out = []
@@ -251,7 +254,7 @@ def uplink_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostInte
     return out
 
 
-def firmware_consistency(nodes: list[Host], samples: dict[str, Sample]) -> list[CheckResult]:
+def firmware_consistency(nodes: list[Host], samples: dict[str, Sample]) -> list[Result]:
     """Every node of a job runs the same NIC firmware and driver (the majority wins)."""
     seen = {h.name: (s.first.firmware, s.first.driver) for h in nodes
             if (s := samples[h.name]).first is not None and s.first.firmware}
@@ -261,14 +264,14 @@ def firmware_consistency(nodes: list[Host], samples: dict[str, Sample]) -> list[
     out = []
     for node, fw in sorted(seen.items()):
         ok = fw == majority
-        out.append(CheckResult(node=node, check="nic.firmware", item=node, status="ok" if ok else "fail",
+        out.append(Result(device=node, check="nic.firmware", path=node, status="ok" if ok else "fail",
                                expected=f"{majority[0]} / {majority[1]}", observed=f"{fw[0]} / {fw[1]}",
                                message="" if ok else f"NIC firmware {fw[0]} differs from the job's {majority[0]}"))
     return out
 
 
-def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
-    by_node: dict[str, list[CheckResult]] = {h.name: [] for h in nodes}
+def verdicts(nodes: list[Host], results: list[Result]) -> list[Verdict]:
+    by_node: dict[str, list[Result]] = {h.name: [] for h in nodes}
     for r in results:
         by_node[r.node].append(r)
     out = []
@@ -287,7 +290,7 @@ def verdicts(nodes: list[Host], results: list[CheckResult]) -> list[Verdict]:
     return out
 
 
-def _unknown_reasons(unknown: list[CheckResult]) -> list[str]:
+def _unknown_reasons(unknown: list[Result]) -> list[str]:
     """One line per (item, why): ``leaf-su1-r1:swp1: not checked (leaf.port, counters.pause): <why>``."""
     checks: dict[tuple[str, str], set[str]] = {}
     for r in unknown:

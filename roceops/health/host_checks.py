@@ -14,7 +14,8 @@ from typing import Any
 from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.device.observed import ObservedHost
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult, ResultStatus
+from roceops.health.model import ResultStatus
+from roceops.report.result import Result
 from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",
@@ -35,9 +36,9 @@ class NodeContext:
 
 
 def _result(ctx: NodeContext, check: str, item: str, ok: bool | None, expected: Any, observed: Any,
-            message: str, status: ResultStatus | None = None) -> CheckResult:
+            message: str, status: ResultStatus | None = None) -> Result:
     state: ResultStatus = status or ("unknown" if ok is None else "ok" if ok else "fail")
-    return CheckResult(node=ctx.node, check=check, item=item, status=state, expected=expected, observed=observed,
+    return Result(device=ctx.node, check=check, path=item, status=state, expected=expected, observed=observed,
                        message=message)
 
 
@@ -65,7 +66,7 @@ def tc_problems(ib_tc: int | None, host: HostIntent, leaves: dict[str, SwitchInt
     return problems
 
 
-def nccl_check(ctx: NodeContext) -> list[CheckResult]:
+def nccl_check(ctx: NodeContext) -> list[Result]:
     seen = ctx.observed.nccl
     if seen is None:
         return [_result(ctx, "nccl.config", ctx.node, None, "intent", None, ctx.sample.error or "nccl.conf not read")]
@@ -79,7 +80,7 @@ def nccl_check(ctx: NodeContext) -> list[CheckResult]:
                     bad or problems, "/etc/nccl.conf: " + "; ".join(detail))]
 
 
-def gid_check(ctx: NodeContext) -> list[CheckResult]:
+def gid_check(ctx: NodeContext) -> list[Result]:
     rows = ctx.observed.gids
     out = []
     for nic in sorted(ctx.intent.nics.values(), key=lambda n: n.rail):
@@ -98,7 +99,7 @@ def gid_check(ctx: NodeContext) -> list[CheckResult]:
     return out
 
 
-def unit_check(ctx: NodeContext) -> list[CheckResult]:
+def unit_check(ctx: NodeContext) -> list[Result]:
     boot = ctx.observed.boot
     unit = ctx.intent.boot.unit
     if boot is None:
@@ -110,7 +111,7 @@ def unit_check(ctx: NodeContext) -> list[CheckResult]:
                                   "will not come back after a reboot")]
 
 
-def nic_mode_check(ctx: NodeContext) -> list[CheckResult]:
+def nic_mode_check(ctx: NodeContext) -> list[Result]:
     """A BlueField in DPU mode fails (host-side RoCE settings do not take effect there); a mode that could not be
     read (no MFT, no root) is a warning, never a drain: ConnectX hosts without MFT stay ok."""
     out = []
@@ -128,5 +129,5 @@ def nic_mode_check(ctx: NodeContext) -> list[CheckResult]:
     return out
 
 
-def node_checks(ctx: NodeContext) -> list[CheckResult]:
+def node_checks(ctx: NodeContext) -> list[Result]:
     return [*nccl_check(ctx), *gid_check(ctx), *unit_check(ctx), *nic_mode_check(ctx)]

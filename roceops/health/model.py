@@ -1,28 +1,17 @@
-"""Health results: one per (node, check, item); a verdict per node. Reporters read only these."""
+"""Health: its results (:class:`roceops.report.result.Result`, one per node, check and item: ``device`` is the node,
+``path`` the item) and a verdict per node."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from roceops.model.types import StrictModel
 
-# warn: reported, never drains a node; skipped: not run, with the reason in the message
+# the statuses health gives (of Result's): warn is reported, never drains a node; skipped: not run, why in the message
 ResultStatus = Literal["ok", "warn", "fail", "unknown", "skipped"]
 VerdictStatus = Literal["ok", "drain", "unknown"]
-
-
-class CheckResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    node: str
-    check: str
-    item: str  # e.g. "eth0" or "leaf-su1-r1:Ethernet0"
-    status: ResultStatus
-    expected: Any = None
-    observed: Any = None
-    message: str = ""
 
 
 class Verdict(BaseModel):

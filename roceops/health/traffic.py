@@ -21,10 +21,11 @@ from roceops.device.intent import HostIntent, NicIntent
 from roceops.device.observed import ObservedHost
 from roceops.device.oper import RdmaBandwidth, RdmaEnd
 from roceops.health.catalog import Sample
-from roceops.health.model import CheckResult, ResultStatus, Thresholds
+from roceops.health.model import ResultStatus, Thresholds
 from roceops.platforms.base import get_driver
 from roceops.platforms.driver import TrafficDriver
 from roceops.redact import reason, redact
+from roceops.report.result import Result
 from roceops.util.rdma import ipv4_gid
 
 CHECK = "traffic.rdma"
@@ -57,18 +58,18 @@ class RailRun:
 
 
 def _result(node: str, item: str, status: ResultStatus, observed: Any, message: str,
-            expected: Any = "ib_write_bw on each rail") -> CheckResult:
-    return CheckResult(node=node, check=CHECK, item=item, status=status, expected=expected, observed=observed,
+            expected: Any = "ib_write_bw on each rail") -> Result:
+    return Result(device=node, check=CHECK, path=item, status=status, expected=expected, observed=observed,
                        message=message)
 
 
-def pair_rails(names: list[str], intents: Mapping[str, HostIntent]) -> tuple[list[RailRun], list[CheckResult]]:
+def pair_rails(names: list[str], intents: Mapping[str, HostIntent]) -> tuple[list[RailRun], list[Result]]:
     """The ring's runs, and a result for every (node, rail) that cannot have one (one node; no same-rail peer)."""
     if len(names) < 2:
         return [], [_result(n, n, "skipped", None, f"skipped: the traffic test needs at least 2 nodes "
                                                   f"(got {len(names)})") for n in names]
     runs: list[RailRun] = []
-    results: list[CheckResult] = []
+    results: list[Result] = []
     for i, node in enumerate(names):
         peer = names[(i + 1) % len(names)]
         peer_by_rail = {n.rail: n for n in intents[peer].nics.values()}
@@ -97,7 +98,7 @@ def rail_end(nic: NicIntent, intent: HostIntent, sample: Sample) -> RdmaEnd | tu
     return RdmaEnd(nic.rdma_dev, rows[0].index, BASE_PORT + nic.rail, intent.nccl.ib_tc)
 
 
-def judge(run: RailRun, report: RdmaBandwidth, thresholds: Thresholds) -> CheckResult:
+def judge(run: RailRun, report: RdmaBandwidth, thresholds: Thresholds) -> Result:
     speed_gbps = run.nic.speed / 1000  # NicIntent.speed is Mb/s
     floor = speed_gbps * thresholds.traffic_min_fraction
     ok = report.average_gbps >= floor
@@ -138,9 +139,9 @@ def _bounded(conn: Any, deadline: float) -> Any:
 
 
 def run_traffic(runs: list[RailRun], conns: Mapping[str, Any], intents: Mapping[str, HostIntent],
-                samples: Mapping[str, Sample], thresholds: Thresholds, deadline: float) -> list[CheckResult]:
+                samples: Mapping[str, Sample], thresholds: Thresholds, deadline: float) -> list[Result]:
     """Start every rail's server, then every rail's client; one result per run."""
-    results: list[CheckResult] = []
+    results: list[Result] = []
     ready: list[tuple[RailRun, RdmaEnd, RdmaEnd]] = []
     for run in runs:
         client, server = (rail_end(nic, intents[n], samples[n])

@@ -19,7 +19,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from roceops.audit.findings import Finding
+from roceops.report.result import Result
 from roceops.verify.plane import Plane, Session
 
 ESTABLISHED = "Established"
@@ -49,27 +49,27 @@ def established(plane: Plane, states: Mapping[str, Mapping[str, str]]) -> list[S
             if session_state(states, s.a, s.b_ip) == ESTABLISHED and session_state(states, s.b, s.a_ip) == ESTABLISHED]
 
 
-def check_sessions(plane: Plane, states: Mapping[str, Mapping[str, str]], only: set[str]) -> list[Finding]:
+def check_sessions(plane: Plane, states: Mapping[str, Mapping[str, str]], only: set[str]) -> list[Result]:
     out = []
     for s in plane.sessions:
         a_state, b_state = session_state(states, s.a, s.b_ip), session_state(states, s.b, s.a_ip)
         if (a_state, b_state) == (ESTABLISHED, ESTABLISHED) or not ({s.a, s.b} & only):
             continue
-        out.append(Finding(check="bgp.session", device=s.a, path=f"bgp[{s.b_ip}]", expected=ESTABLISHED,
+        out.append(Result(check="bgp.session", device=s.a, path=f"bgp[{s.b_ip}]", expected=ESTABLISHED,
                            observed=f"{s.a}: {a_state}; {s.b}: {b_state}",
                            message=f"session {s.a} {s.a_ip} <-> {s.b} {s.b_ip} not Established",
                            hint="compare both ends' ASN, addresses and MTU (the FRR logs are in the run dir)"))
     return out
 
 
-def check_host_subnets(plane: Plane, fib: Mapping[str, Mapping[str, int]], only: set[str]) -> list[Finding]:
+def check_host_subnets(plane: Plane, fib: Mapping[str, Mapping[str, int]], only: set[str]) -> list[Result]:
     out = []
     for name in plane.switches:
         if name not in only or name not in fib:
             continue
         missing = [p for p in plane.host_subnets if p not in fib[name]]
         if missing:
-            out.append(Finding(check="route.host_subnet", device=name, path="rib.host_subnets",
+            out.append(Result(check="route.host_subnet", device=name, path="rib.host_subnets",
                                expected=len(plane.host_subnets),
                                observed=len(plane.host_subnets) - len(missing),
                                message=f"{len(missing)} host subnets not installed: {_shown(missing)}",
@@ -100,7 +100,7 @@ def expected_widths(plane: Plane, sessions: Iterable[Session]) -> dict[tuple[str
 
 
 def check_ecmp(plane: Plane, fib: Mapping[str, Mapping[str, int]], sessions: list[Session],
-               only: set[str]) -> list[Finding]:
+               only: set[str]) -> list[Result]:
     widths = expected_widths(plane, sessions)
     out = []
     for name in plane.switches:
@@ -116,7 +116,7 @@ def check_ecmp(plane: Plane, fib: Mapping[str, Mapping[str, int]], sessions: lis
             short.append(f"{prefix} {got}/{exp}")
             want.add(exp)
         if short:
-            out.append(Finding(check="ecmp.width", device=name, path="ecmp.host_subnets",
+            out.append(Result(check="ecmp.width", device=name, path="ecmp.host_subnets",
                                expected=f"{'/'.join(map(str, sorted(want)))} next hops",
                                observed=f"{len(short)} subnets with fewer", message=f"next hops: {_shown(short)}",
                                hint="maximum-paths (and multipath-relax where ASNs differ) on this switch"))
@@ -124,7 +124,7 @@ def check_ecmp(plane: Plane, fib: Mapping[str, Mapping[str, int]], sessions: lis
 
 
 def check_pings(plane: Plane, pairs: list[PingPair], routes: Mapping[tuple[str, str, str], dict[str, str]],
-                small: Mapping[PingPair, str | None], large: Mapping[PingPair, str | None]) -> list[Finding]:
+                small: Mapping[PingPair, str | None], large: Mapping[PingPair, str | None]) -> list[Result]:
     """``routes`` is keyed (host, source, target)."""
     wrong_route: dict[tuple[str, str], list[str]] = defaultdict(list)
     unreached: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -147,16 +147,16 @@ def check_pings(plane: Plane, pairs: list[PingPair], routes: Mapping[tuple[str, 
     out = []
     size = plane.roce_mtu + ROCE_OVERHEAD
     for (host, netdev), items in sorted(wrong_route.items()):
-        out.append(Finding(check="ping.route", device=host, path=f"nics[{netdev}].route",
+        out.append(Result(check="ping.route", device=host, path=f"nics[{netdev}].route",
                            expected="own NIC, gateway, table",
                            observed=f"{len(items)} of {tried[(host, netdev)]} lookups differ",
                            message=_shown(items), hint="netplan routes/routing-policy of this NIC"))
     for (host, netdev), items in sorted(unreached.items()):
-        out.append(Finding(check="ping.reach", device=host, path=f"nics[{netdev}].reach",
+        out.append(Result(check="ping.reach", device=host, path=f"nics[{netdev}].reach",
                            expected=f"{tried[(host, netdev)]} NICs answer", observed=f"{len(items)} do not",
                            message=f"no echo reply from {_shown(items)}", hint="routes toward these NICs' subnets"))
     for (host, netdev), items in sorted(too_big.items()):
-        out.append(Finding(check="mtu.path", device=host, path=f"nics[{netdev}].mtu",
+        out.append(Result(check="mtu.path", device=host, path=f"nics[{netdev}].mtu",
                            expected=f"{size}-byte DF packets pass", observed=f"{len(items)} paths drop them",
                            message=f"RoCE-MTU-sized echo lost toward {_shown(items)}",
                            hint="an MTU on the path is below the RoCE MTU plus headers"))
@@ -176,12 +176,12 @@ class LinkProbe:
     size: int
 
 
-def check_links(results: Mapping[LinkProbe, str | None], only: set[str]) -> list[Finding]:
+def check_links(results: Mapping[LinkProbe, str | None], only: set[str]) -> list[Result]:
     out = []
     for p, reason in results.items():
         if reason is None or p.device not in only:
             continue
-        out.append(Finding(check="mtu.link", device=p.device, path=f"ports[{p.port}].mtu",
+        out.append(Result(check="mtu.link", device=p.device, path=f"ports[{p.port}].mtu",
                            expected=f"{p.size}-byte DF frames reach {p.peer}:{p.peer_port}", observed=reason,
                            message=f"{p.peer}:{p.peer_port} takes less than this port's MTU {p.size}",
                            hint="set the same MTU at both ends of the cable"))

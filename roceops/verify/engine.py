@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roceops.audit.findings import Finding
 from roceops.device.change import RenderedDevice
 from roceops.plan import plan
 from roceops.platforms.templating import render_device
+from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, frr
 from roceops.verify.checks import LinkProbe, PingPair
@@ -70,14 +70,14 @@ class VerifyResult:
     fabric: str
     run_id: str
     devices: list[str]
-    findings: list[Finding]
+    findings: list[Result]
     seconds: float
     phases: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
-        if any(f.check == "device.failed" for f in self.findings):
+        if any(f.not_checked for f in self.findings):  # device.failed: the device could not be built
             return 2
         return 1 if self.findings else 0
 
@@ -135,7 +135,7 @@ class RunningPlane:
     plane: Plane
     instances: list[frr.Instance]
     states: dict[str, dict[str, str]]
-    findings: list[Finding]
+    findings: list[Result]
     clock: _Clock
     counts: dict[str, int]
 
@@ -158,7 +158,7 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
     run_id = new_run_id()
     plane = build_plane(run_id, fabric, all_intents, all_rendered)
     clock.lap("plan")
-    findings = [Finding(check="device.failed", device=s.name, path="bgp", message=s.error or "")
+    findings = [Result(check="device.failed", device=s.name, path="bgp", status="error", message=s.error or "")
                 for s in plane.switches.values() if s.error]
     run_dir = frr.make_run_dir(run_id)
     (run_dir / OWNER_FILE).write_text(owner_line(os.getpid()))
@@ -272,10 +272,10 @@ def _build(plane: Plane, options: VerifyOptions, clock: _Clock) -> str:
 
 
 def _start_frr(plane: Plane, run_dir: Path, options: VerifyOptions,
-               clock: _Clock) -> tuple[list[frr.Instance], list[Finding]]:
+               clock: _Clock) -> tuple[list[frr.Instance], list[Result]]:
     instances = [frr.prepare(run_dir, i, s.name, s.netns, s.bgpd_conf)
                  for i, s in enumerate(plane.switches.values()) if s.bgpd_conf is not None]
-    findings: list[Finding] = []
+    findings: list[Result] = []
     total = 2 * len(instances)
     done = 0
     alive = list(instances)
@@ -285,7 +285,7 @@ def _start_frr(plane: Plane, run_dir: Path, options: VerifyOptions,
         failed = frr.wait_ready(alive, daemon, timeout_s=30.0)
         for inst in alive:
             if inst.device in failed:
-                findings.append(Finding(check="device.failed", device=inst.device, path=daemon,
+                findings.append(Result(check="device.failed", device=inst.device, path=daemon, status="error",
                                         message=f"{daemon} did not start: {frr.log_tail(inst, daemon)}"))
         alive = [i for i in alive if i.device not in failed]
         done += len(instances)
@@ -341,10 +341,10 @@ def _read_fib(plane: Plane, options: VerifyOptions) -> dict[str, dict[str, int]]
 
 
 def _route_findings(plane: Plane, options: VerifyOptions, up: list[Session], only: set[str],
-                    rounds: int = 8) -> list[Finding]:
+                    rounds: int = 8) -> list[Result]:
     """RIB and ECMP findings that persist: FIBs are re-read (0.5 s apart) until they come out clean or the
     same twice in a row, so routes zebra is still installing on a busy machine are not reported."""
-    last: list[Finding] | None = None
+    last: list[Result] | None = None
     for _ in range(rounds):
         fib = _read_fib(plane, options)
         found = checks.check_host_subnets(plane, fib, only) + checks.check_ecmp(plane, fib, up, only)
@@ -393,7 +393,7 @@ def _link_probes(plane: Plane) -> dict[Probe, LinkProbe]:
 
 
 def _check_all(plane: Plane, states: dict[str, dict[str, str]], options: VerifyOptions, only: set[str],
-               counts: dict[str, int]) -> list[Finding]:
+               counts: dict[str, int]) -> list[Result]:
     findings = checks.check_sessions(plane, states, only)
     up = checks.established(plane, states)
     findings += _route_findings(plane, options, up, only)

@@ -8,13 +8,13 @@ from pathlib import Path
 from conftest import EXAMPLES
 from typer.testing import CliRunner
 
+from roceops.audit import report as audit_report
 from roceops.audit.engine import AuditResult
-from roceops.audit.findings import Finding
 from roceops.cli.main import app
+from roceops.health import report as health_report
 from roceops.health.engine import HealthReport
 from roceops.health.model import Verdict
-from roceops.report import audit as audit_report
-from roceops.report import health as health_report
+from roceops.report.result import Result as Finding
 from roceops.report.tables import LiteralConsole
 
 LONG = "leaf-su1-r1-with-a-name-long-enough-to-be-cut-at-eighty-columns"

@@ -12,7 +12,7 @@ from labkit import changed_host_keys, deployed_lab, fresh_lab  # noqa: F401  (fi
 from prometheus_client.parser import text_string_to_metric_families
 
 from roceops.audit.engine import AuditOptions, run_audit
-from roceops.report.audit import to_junit, to_prometheus
+from roceops.audit.report import to_junit, to_prometheus
 
 pytestmark = pytest.mark.lab
 

@@ -45,7 +45,7 @@ def _audit(lab: Lab) -> list[tuple[str, str, object]]:
 def _health(lab: Lab) -> dict[str, str]:
     report = run_health(lab.fabric, [HOST], HealthOptions(window_s=0.5, deadline_s=20.0, lab_dir=lab.state_dir))
     assert [v.node for v in report.verdicts] == [HOST]
-    return {r.item: r.status for r in report.results if r.check == "nic.mode"} | {"verdict": report.verdicts[0].status}
+    return {r.path: r.status for r in report.results if r.check == "nic.mode"} | {"verdict": report.verdicts[0].status}
 
 
 def test_a_connectx_host_is_in_nic_mode_everywhere(lab: Lab) -> None:

@@ -1,30 +1,39 @@
-"""Health reporters: verdict table, JSON, and the drain file a prolog hands to the scheduler."""
+"""A health run for the reporters: the verdict table, JSON, and the drain file a prolog hands to the scheduler.
+JSON is the shared reporter (:mod:`roceops.report`) over the run's results; the table shows the verdict per node
+(derived from the results by :func:`roceops.health.engine.verdicts`), and :func:`run_of` gives any other shared
+reporter what it needs."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
 
 from roceops.health.engine import HealthReport
-from roceops.report import tables
+from roceops.report import json_doc, tables
+from roceops.report.result import Run
+
+COMMAND = "health"
+
+
+def run_of(report: HealthReport) -> Run:
+    """What the reporters know of this health run besides its results (a JUnit report: one testcase per node)."""
+    return Run(
+        command=COMMAND, fabric=report.fabric, devices=report.nodes, default_group="node",
+        seconds=report.seconds, exit_code=report.exit_code,
+        results_key="results",
+        document={"nodes": len(report.nodes), "devices": report.devices,
+                  "verdicts": [v.model_dump(mode="json") for v in report.verdicts], "checked": len(report.results)},
+    )
 
 
 def as_dict(report: HealthReport) -> dict[str, Any]:
-    return {
-        "nodes": len(report.nodes),
-        "devices": report.devices,
-        "seconds": round(report.seconds, 3),
-        "exit_code": report.exit_code,
-        "verdicts": [v.model_dump(mode="json") for v in report.verdicts],
-        "results": [r.model_dump(mode="json") for r in report.results if r.status != "ok"],
-        "checked": len(report.results),
-    }
+    """The verdicts and every result that is not ok."""
+    return json_doc.as_dict([r for r in report.results if r.status != "ok"], run_of(report))
 
 
 def to_json(report: HealthReport) -> str:
-    return json.dumps(as_dict(report), indent=2) + "\n"
+    return json_doc.to_json([r for r in report.results if r.status != "ok"], run_of(report))
 
 
 def drain_lines(report: HealthReport) -> str:

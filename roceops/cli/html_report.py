@@ -1,0 +1,55 @@
+"""`--format html` of audit, health and verify routing, and the topology pictures: adapt, then render."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from roceops.audit import report as audit_report
+from roceops.audit.engine import AuditResult
+from roceops.health import report as health_report
+from roceops.health.engine import HealthReport
+from roceops.report.html import render_html, topology_html, topology_svg
+from roceops.topology.fabric import Fabric
+from roceops.verify import report as verify_report
+from roceops.verify.engine import VerifyResult
+
+
+def invocation(ctx: typer.Context) -> str:
+    """The command line as typed (``roceops ...``); run inside another program (tests), the command's path and
+    the parameters it was given."""
+    if Path(sys.argv[0]).name == "roceops":
+        return shlex.join(["roceops", *sys.argv[1:]])
+    words = ["roceops", *ctx.command_path.split()[1:]]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if value in (None, False, [], ()) or value == param.default:
+            continue
+        if param.param_type_name == "argument":
+            words.append(str(value))
+        else:
+            words += [max(param.opts, key=len)] + ([] if value is True else [str(value)])
+    return shlex.join(words)
+
+
+def audit_html(ctx: typer.Context, result: AuditResult, fabric: Fabric) -> str:
+    return render_html(result.findings, audit_report.run_of(result), fabric, invocation(ctx))
+
+
+def health_html(ctx: typer.Context, report: HealthReport, fabric: Fabric) -> str:
+    return render_html(report.results, health_report.run_of(report), fabric, invocation(ctx))
+
+
+def verify_html(ctx: typer.Context, result: VerifyResult, fabric: Fabric) -> str:
+    return render_html(result.findings, verify_report.run_of(result), fabric, invocation(ctx))
+
+
+# roceops topology --format <picture>: format -> writer of the plan
+TOPOLOGY_PICTURES: dict[str, Callable[[typer.Context, Fabric], str]] = {
+    "svg": lambda ctx, fabric: topology_svg(fabric),
+    "html": lambda ctx, fabric: topology_html(fabric, invocation(ctx)),
+}
