@@ -17,6 +17,7 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     parse_duration,
+    path_value,
     print_json,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
@@ -26,13 +27,25 @@ from roceops.deploy.control import RunControl, stop_on_signals
 from roceops.deploy.engine import DeployOptions, DeployReport, rollback_run
 from roceops.deploy.engine import deploy as run_deploy
 from roceops.deploy.report import as_json, print_report
+from roceops.deploy.rollout import batch_size
 from roceops.journal import Journal, RunRow, open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
 from roceops.report import tables
 
-JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
+
+def parse_batch(text: str) -> str:
+    """``--batch``: a device count or a percentage (usage error, exit 3, otherwise)."""
+    try:
+        batch_size(100, text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return text
+
+
+JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)",
+                             parser=path_value)
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
 StateDir = Path(".roceops")
 
@@ -49,7 +62,8 @@ def deploy(
     lab: bool = LabOption,
     commit: bool = typer.Option(False, "--commit", help="apply (the default is a dry run that changes nothing)"),
     canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
-    batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
+    batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%",
+                                     parser=parse_batch),
     max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
     confirm_timeout: int = typer.Option(300, "--confirm-timeout", min=1,
                                         help="seconds before an unconfirmed commit reverts"),
@@ -155,7 +169,7 @@ def history(
     table = tables.table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
         table.add_row(r["id"], r["kind"], r["mode"], r["user"], r["started"], r["fabric"], str(r["devices"]),
-                      str(r["result"]), str(r["exit"]))
+                      str(r["result"]), "-" if r["exit"] is None else str(r["exit"]))  # killed: no exit status
     console.print(table)
     for r in rows:
         if r["may_have_changed"]:
@@ -188,7 +202,10 @@ def rollback(
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
-                fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
+                what = f"no deploy of fabric {name!r} ({loaded.source.file})" if run_id == "last" else \
+                    f"no run {run_id!r}"
+                fail(f"{what} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`"
+                     + ("" if lab or run_id != "last" else " (a lab deploy? add --lab)"))
             targets = j.may_have_changed(source.id)
             if not targets:
                 fail(f"run {source.id} changed no device: nothing to roll back")

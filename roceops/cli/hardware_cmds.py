@@ -9,13 +9,14 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from roceops.cli.common import console, fail, print_json
+from roceops.cli.common import console, fail, path_value, print_json
 from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
 from roceops.hardware.importer import import_sku
 from roceops.hardware.model_profiles import ModelProfile, find_model_profile, model_profile, model_profile_names
 from roceops.hardware.models import SwitchProfile
 from roceops.hardware.sku_files import SkuFileError
 from roceops.model.types import format_speed
+from roceops.util.safe_write import write_file
 
 app = typer.Typer(help="Switch hardware profiles from vendor files.", no_args_is_help=True)
 
@@ -98,9 +99,12 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
 
 @app.command("import")
 def import_cmd(
-    sku_dirs: list[Path] = typer.Argument(..., help="vendor SKU folders (port_config.ini, hwsku.json, ...)"),
-    out: Path | None = typer.Option(None, "--out", "-o", help="write the profile JSON here (one SKU folder)"),
-    out_dir: Path | None = typer.Option(None, "--out-dir", help="write <hwsku>.json per SKU folder here"),
+    sku_dirs: list[Path] = typer.Argument(..., help="vendor SKU folders (port_config.ini, hwsku.json, ...)",
+                                          parser=path_value),
+    out: Path | None = typer.Option(None, "--out", "-o", help="write the profile JSON here (one SKU folder)",
+                                    parser=path_value),
+    out_dir: Path | None = typer.Option(None, "--out-dir", help="write <hwsku>.json per SKU folder here",
+                                        parser=path_value),
     platform: str | None = typer.Option(None, "--platform", help="platform string when the folder has no PLATFORM"),
     asic_family: str | None = typer.Option(None, "--asic-family", help="ASIC family when the platform is not known"),
 ) -> None:
@@ -119,6 +123,5 @@ def import_cmd(
         if target is None:
             typer.echo(text, nl=False)
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        write_file(target, text)
         console.print(f"wrote {target}")

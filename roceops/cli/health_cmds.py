@@ -20,6 +20,7 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     parse_duration,
+    path_value,
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.gc_tuning import run_gc
@@ -52,7 +53,8 @@ def health(
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
     fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
-    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
+    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain",
+                                           parser=path_value),
     pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),

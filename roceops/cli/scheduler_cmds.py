@@ -15,7 +15,7 @@ import typer
 from roceops.audit import report as audit_reports
 from roceops.audit.merge import merge_audit
 from roceops.audit.scheduler_topology import topology_findings
-from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit
+from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit, path_value
 from roceops.cli.html_report import invocation
 from roceops.health import report as health_reports
 from roceops.health.merge import merge_health
@@ -33,6 +33,7 @@ from roceops.topology.scheduler import (
     slurm_topology_conf,
 )
 from roceops.topology.sharding import Shard, parse_shard
+from roceops.util.bounded_read import ReadRefused, read_regular
 
 # run ids a scheduler gives every task of one array / indexed job (sbatch(1) OUTPUT ENVIRONMENT VARIABLES);
 # ROCEOPS_RUN_ID first, which a Kubernetes Indexed Job sets from its controller uid (playbooks/k8s/)
@@ -83,9 +84,9 @@ def run_id_for(shard: Shard | None, given: str | None, fallback: str) -> str:
 def read_topology_conf(path: Path) -> SlurmTopology:
     """A scheduler's ``topology.conf``, parsed; unreadable or unparsable is bad input (exit 3)."""
     try:
-        return parse_topology_conf(path.read_text(), str(path))
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
+        return parse_topology_conf(read_regular(path).decode("utf-8", errors="replace"), str(path))
+    except ReadRefused as exc:  # a regular file under 16 MiB: a FIFO or device is refused, never read
+        fail(f"cannot read {path}: {exc}")
     except TopologyConfError as exc:
         fail(str(exc))
 
@@ -106,9 +107,9 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
     out = []
     for f in files:
         try:
-            out.append((str(f), json.loads(f.read_text())))
-        except OSError as exc:
-            fail(f"cannot read {f}: {exc.strerror or exc}")
+            out.append((str(f), json.loads(read_regular(f))))
+        except ReadRefused as exc:  # a regular file under 16 MiB: a FIFO or device is refused, never read
+            fail(f"cannot read {f}: {exc}")
         except ValueError as exc:
             fail(f"{f}: not JSON: {exc}")
     return out
@@ -116,11 +117,13 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
 
 def merge(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)"),
+    files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)",
+                                       parser=path_value),
     fmt: MergeFormat = typer.Option("json", "--format"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)",
+                                       parser=path_value),
     fabric: Path | None = typer.Option(None, "-f", "--fabric", help="--format html: the fabric file the shards "
-                                                                    "ran on (its map)"),
+                                                                    "ran on (its map)", parser=path_value),
 ) -> None:
     """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
 

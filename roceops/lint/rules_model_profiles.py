@@ -28,7 +28,7 @@ def _tier(ctx: LintContext, tier: str) -> tuple[str, str | None]:
     return t.platform, t.nos_version
 
 
-@rule("HW010", "error", "a switch model names a hardware profile of another platform than its tier's",
+@rule("HW020", "error", "a switch model names a hardware profile of another platform than its tier's",
       "use a profile of the tier's platform (`roceops hardware list`), or move the tier to the profile's platform")
 def profile_platform(ctx: LintContext) -> Iterator[Hit]:
     for tier, name, _model, profile in _profiled(ctx):
@@ -38,7 +38,7 @@ def profile_platform(ctx: LintContext) -> Iterator[Hit]:
                                                      f"tier {tier} runs {platform}")
 
 
-@rule("HW011", "error", "radix exceeds the front-panel ports of the model profile",
+@rule("HW021", "error", "radix exceeds the front-panel ports of the model profile",
       "lower radix to the model's port count, or use a larger model")
 def profile_radix(ctx: LintContext) -> Iterator[Hit]:
     for _tier_name, name, model, profile in _profiled(ctx):
@@ -49,7 +49,7 @@ def profile_radix(ctx: LintContext) -> Iterator[Hit]:
                                                                                   f"{profile.ports.count}")
 
 
-@rule("HW012", "error", "port_speed is not a speed the model profile confirms (with the NOS keyword that sets it)",
+@rule("HW022", "error", "port_speed is not a speed the model profile confirms (with the NOS keyword that sets it)",
       "use a speed the profile lists (`roceops hardware show NAME`)")
 def profile_speed(ctx: LintContext) -> Iterator[Hit]:
     for _tier_name, name, model, profile in _profiled(ctx):
@@ -60,7 +60,7 @@ def profile_speed(ctx: LintContext) -> Iterator[Hit]:
                       f"(confirmed: {runs})")
 
 
-@rule("HW013", "error", "a switch port name is not one the model profile's NOS gives its ports",
+@rule("HW023", "error", "a switch port name is not one the model profile's NOS gives its ports",
       "set tiers.<tier>.port_naming to the model's names (e.g. Ethernet3/{n}/1 on a chassis line card)",
       needs_fabric=True)
 def profile_port_names(ctx: LintContext) -> Iterator[Hit]:
@@ -81,7 +81,7 @@ def profile_port_names(ctx: LintContext) -> Iterator[Hit]:
                 break
 
 
-@rule("HW014", "warning", "mtu.switch is above the model profile's MTU maximum: the maximum is rendered",
+@rule("HW024", "warning", "mtu.switch is above the model profile's MTU maximum: the maximum is rendered",
       "set mtu.switch (or the override) to the profile's maximum to render what you wrote", needs_fabric=True)
 def profile_mtu_cap(ctx: LintContext) -> Iterator[Hit]:
     # no floor rule: the schema's 1280 minimum is above every profile's minimum (68)
@@ -98,7 +98,7 @@ def profile_mtu_cap(ctx: LintContext) -> Iterator[Hit]:
                                     f"as {profile.mtu.max} ({profile.mtu.source})")
 
 
-@rule("HW016", "error", "a traffic class uses a queue the model profile does not let the user configure (on the "
+@rule("HW026", "error", "a traffic class uses a queue the model profile does not let the user configure (on the "
       "tier's nos_version), or more lossless classes than its confirmed lossless queues",
       "move the class to a configurable queue, or pin tiers.<tier>.nos_version to a release that frees it")
 def profile_queues(ctx: LintContext) -> Iterator[Hit]:
@@ -117,7 +117,7 @@ def profile_queues(ctx: LintContext) -> Iterator[Hit]:
                                              f"{profile.queues.lossless} ({profile.queues.lossless_source})")
 
 
-@rule("HW017", "error", "the fabric needs ECN, PFC or the PFC watchdog on a model whose profile confirms no syntax "
+@rule("HW027", "error", "the fabric needs ECN, PFC or the PFC watchdog on a model whose profile confirms no syntax "
       "for it", "use another model for that tier, or turn the feature off (qos.traffic_classes[].ecn, "
                 "qos.pfc_watchdog.enabled) for a fabric on this model")
 def profile_features(ctx: LintContext) -> Iterator[Hit]:

@@ -13,6 +13,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
+from roceops.util.safe_write import write_file
 
 MANIFEST = "manifest.json"
 
@@ -63,14 +64,7 @@ def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice])
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
-    data = text.encode()
-    if path.exists() and path.read_bytes() == data:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
+    return write_file(path, text, only_if_changed=True)  # only onto a regular file or a new path (WriteRefused)
 
 
 class UnsafePath(ValueError):

@@ -29,10 +29,10 @@ Every EOS-specific naming or unit decision lives here, not in the templates:
   AVD models both (eos_cli_config_gen ``ethernet-interface-tx-queues.j2`` and ``ethernet-interface-uc-tx-queues.j2``
   @ a3def43, same body, only the keyword differs) and leaves the choice to the user. No profile: ``tx-queue``.
 * A profile that confirms no ECN or PFC watchdog syntax (7800R3: VOQ-based ECN, see its profile) is refused by lint
-  (HW017) and by :func:`render_context` rather than rendered with a guessed spelling.
+  (HW027) and by :func:`render_context` rather than rendered with a guessed spelling.
 * MTU: at most ``MAX_MTU`` = 9214 (or the profile's ``mtu.max``, also 9214), the jumbo MTU public EOS configs and
   AVD's ``p2p_uplinks_mtu`` default use (EOS's exact maximum per platform is unconfirmed); a fabric's 9216 is
-  rendered 9214 and audited as 9214 (lint HW014 says so).
+  rendered 9214 and audited as 9214 (lint HW024 says so).
 * Interfaces say ``no shutdown``/``shutdown`` explicitly (as AVD does), so a merge also re-enables ports.
 * BGP ``maximum-paths``: SwitchIntent has no ECMP width; ``MAXIMUM_PATHS`` (64) is used. EOS's
   default is 1, which would silently disable ECMP on a spine.
@@ -124,7 +124,7 @@ def speed_keyword(mbps: int, profile: ModelProfile | None = None) -> str:
     if profile is not None:
         if (keyword := profile.speed_keyword(mbps)) is None:
             raise ValueError(f"{profile.name}'s hardware profile confirms no speed keyword for {mbps} Mb/s "
-                             "(lint HW012)")
+                             "(lint HW022)")
         return keyword
     try:
         return SPEED_KEYWORDS[mbps]
@@ -133,7 +133,7 @@ def speed_keyword(mbps: int, profile: ModelProfile | None = None) -> str:
 
 
 def _refuse_unconfirmed(device: SwitchIntent, profile: ModelProfile | None) -> None:
-    """Raise for ECN or PFC watchdog on a profile that confirms no syntax for them (lint HW017 says it first)."""
+    """Raise for ECN or PFC watchdog on a profile that confirms no syntax for them (lint HW027 says it first)."""
     if profile is None:
         return
     if not profile.ecn.supported and any(q.ecn is not None for q in device.qos.queues.values()):

@@ -51,7 +51,7 @@ def test_xgs_profiles_render_their_queue_and_speed_keywords(hwsku: str, speed: s
 
 def test_a_sand_tier_with_ecn_and_watchdog_is_refused_by_lint_and_by_the_render() -> None:
     intent, device = _sand()
-    assert {f.id for f in lint(intent).errors} == {"HW017"}
+    assert {f.id for f in lint(intent).errors} == {"HW027"}
     with pytest.raises(ValueError, match=r"no confirmed ECN syntax .*average VOQ length"):
         render_device(device)
 
