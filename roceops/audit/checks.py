@@ -9,7 +9,7 @@ travels as :class:`EndFacts`: a few values per NIC or port, not the whole observ
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from roceops.device.change import DeviceFacts
 from roceops.device.compare import Drift, compare
@@ -47,6 +47,7 @@ class EndFacts:
     mtu: int | None = None
     intended_pfc: tuple[int, ...] | None = None
     intended_mtu: int | None = None
+    neighbor: tuple[str, str] | None = None  # what this end's LLDP hears: (device, port); None: nothing heard
 
 
 def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
@@ -103,6 +104,14 @@ def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[R
 
 def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     """NIC netdev or switch port -> what the link checks need of it, for the host-leaf links of this device."""
+    facts = _end_config(fabric, obs)
+    for name, n in (obs.oper.lldp.items() if obs.oper is not None else ()):
+        if name in facts:  # the cable check (roceops.audit.cabling) reads both ends' LLDP
+            facts[name] = replace(facts[name], neighbor=(n.device, n.port))
+    return facts
+
+
+def _end_config(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     observed = obs.observed
     if observed is None:
         return {}

@@ -120,6 +120,9 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("NCCL001", [("node.nccl.ib_tc", 0)], None, "node.nccl.ib_tc"),  # DSCP 0 -> priority 0: no PFC
     ("NCCL002", [("node.nccl.ib_hca", ["mlx5_0"])], None, "node.nccl.ib_hca"),
     ("NCCL003", [("node.nccl.ib_tc", 48 << 2 | 2)], None, "node.nccl.ib_tc"),  # the CNP DSCP
+    ("NCCL004", [("rail_only", True), ("node.nccl.cross_nic", 2)], None, "node.nccl.cross_nic"),
+    ("NCCL005", [("node.nccl.fifo_class", "default")], None, "node.nccl.fifo_class"),  # lossy DWRR class
+    ("NCCL005", [("node.nccl.fifo_class", "cnp")], None, "node.nccl.fifo_class"),  # strict, but the CNP class
     # overrides
     ("OVR001", [("overrides.groups.leafs.mtu", 9216)], None, "overrides.groups.leafs"),
     ("OVR002", [("overrides.groups.su5.mtu", 9216)], None, "overrides.groups.su5"),

@@ -42,6 +42,7 @@ PLATFORM = Platform(
     context=_context,
     driver=_driver.DRIVER,
     lab_device="roceops.lab.devices.sonic",
+    gnmi_paths="roceops.platforms.sonic.gnmi_paths",
     # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets
     port_naming=PortNaming(pattern="Ethernet{n}", start=0, step=8),
     show_commands=_driver.COLLECT,

@@ -328,6 +328,9 @@ class SonicDriver(ReadBack):
             marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)
+            for queue, value in (wred.get(name) or {}).items():  # UC<n>: per unicast queue (health's cc.loop)
+                if value is not None and queue.startswith("UC") and queue[2:].isdigit():
+                    counters[f"ecn_marked_q{int(queue[2:])}"] = value
             if storms is not None:
                 detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
                 if None in detected:
