@@ -192,12 +192,16 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             outcome.backup = driver.read_config(conn)
             facts = read_device_facts(driver, conn, outcome.backup, intent)
             problems = mismatches(facts, intent) if facts is not None and isinstance(intent, SwitchIntent) else []
+            modes = driver.nic_mode_problems(conn, intent)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         if problems:  # another device than the fabric describes: nothing is planned or sent
             outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
+            return outcome
+        if modes:  # a BlueField in DPU mode: what would be sent would not take effect, so nothing is sent
+            outcome.status, outcome.error = "facts_mismatch", "nic.mode: " + "; ".join(modes)
             return outcome
         change = driver.diff(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)

@@ -88,6 +88,11 @@ class Driver(Protocol):
         """Read the device and return :meth:`mode_problems` (``current``: its configuration, when already read)."""
         ...
 
+    def nic_mode_problems(self, conn: Any, intent: Intent) -> list[str]:
+        """NICs whose operation mode keeps host-side settings from taking effect (a BlueField in DPU mode:
+        ``nic.mode``)."""
+        ...
+
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         """Start the platform transaction named ``txn`` and push ``change``; raise DriverError on refusal."""
         ...
@@ -146,6 +151,9 @@ class RoomDriver:
         return []
 
     def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
+        return []
+
+    def nic_mode_problems(self, conn: Any, intent: Intent) -> list[str]:
         return []
 
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
