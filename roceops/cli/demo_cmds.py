@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from roceops.cli.common import Exit, check_writable, console, fail, load_intent_or_exit, shipped_fabric_or_exit
-from roceops.lab.personality import LabError
 
 
 def demo(
@@ -20,6 +19,7 @@ def demo(
     Example: roceops demo
     """
     from roceops.demo import DemoFailed, run_demo
+    from roceops.lab.personality import LabError
 
     check_writable(out, folder=True)
     path = fabric or shipped_fabric_or_exit()

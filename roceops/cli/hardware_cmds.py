@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
 from roceops.cli.common import console, fail, print_json
-from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
-from roceops.hardware.importer import import_sku
-from roceops.hardware.models import SwitchProfile
-from roceops.hardware.sku_files import SkuFileError
-from roceops.model.types import format_speed
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.hardware.models import SwitchProfile
 
 app = typer.Typer(help="Switch hardware profiles from vendor files.", no_args_is_help=True)
 
@@ -30,6 +27,10 @@ def list_profiles() -> None:
 
     Example: roceops hardware list
     """
+    from rich.table import Table
+
+    from roceops.hardware import switch_profile, switch_profile_names
+
     table = Table("hwsku", "vendor", "platform", "ASIC", "ports", "buffer model")
     for name in switch_profile_names():
         p = switch_profile(name)
@@ -45,6 +46,9 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
 
     Example: roceops hardware show Mellanox-SN5600-O128
     """
+    from roceops.hardware import UnknownSwitchProfile, switch_profile
+    from roceops.model.types import format_speed
+
     try:
         p = switch_profile(name)
     except UnknownSwitchProfile as exc:
@@ -79,6 +83,11 @@ def import_cmd(
 
     Example: roceops hardware import device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128 --out sn5600.json
     """
+    from pydantic import ValidationError
+
+    from roceops.hardware.importer import import_sku
+    from roceops.hardware.sku_files import SkuFileError
+
     if out is not None and (out_dir is not None or len(sku_dirs) != 1):
         fail("--out takes exactly one SKU folder and no --out-dir")
     for sku_dir in sku_dirs:

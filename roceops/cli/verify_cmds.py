@@ -7,15 +7,10 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_console, fail, load_fabric_or_exit
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.html_report import verify_html
-from roceops.verify import report as reports
-from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
-from roceops.verify.frr import FrrError
-from roceops.verify.netns import NetnsError, cleanup_leftovers
 
 app = typer.Typer(help="Prove the fabric design on this machine (network namespaces, real FRR).",
                   no_args_is_help=True)
@@ -50,6 +45,13 @@ def routing(
     built, 3 bad input, not runnable here (no root / ip netns / FRR) or interrupted (Ctrl-C, SIGTERM).
     Example: sudo roceops verify routing -f inventory/lab-mini.yaml --format junit > routing.xml
     """
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn
+
+    from roceops.verify import report as reports
+    from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
+    from roceops.verify.frr import FrrError
+    from roceops.verify.netns import NetnsError, cleanup_leftovers
+
     try:
         preflight()
     except VerifyUnavailable as exc:
