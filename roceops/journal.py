@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import sqlite3
+import stat
 import threading
 import time
 import uuid
@@ -25,6 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from roceops.util.safe_write import kind_of
 
 DEFAULT_PATH = Path(".roceops/journal.sqlite")
 
@@ -143,6 +146,13 @@ class DeviceRow:
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html)
 
 
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode
+    except OSError:
+        return None
+
+
 class JournalError(Exception):
     """The journal file cannot be opened or is not a roceops journal (bad input: exit 3 at the CLI)."""
 
@@ -152,6 +162,8 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if (mode := _mode(path)) is not None and not stat.S_ISREG(mode):  # a FIFO or device is never opened
+            raise JournalError(f"cannot open the journal {path}: not a regular file (it is {kind_of(mode)})")
         if path.is_file() and path.stat().st_size and path.read_bytes()[:16] != SQLITE_HEADER:
             raise JournalError(f"{path} is not a roceops journal (not an SQLite file); nothing was written to it")
         try:

@@ -31,16 +31,35 @@ class LimitError(ValueError):
 
 
 def parse_limit(expr: str) -> list[tuple[bool, list[str]]]:
+    """The terms of ``expr``; LimitError for an operator with nothing on one side (``leaf&``, ``leaf,``, ``!``).
+
+    An expression of nothing but blanks and commas is no terms at all (the caller says it names no device).
+    """
+    if not expr.replace(",", "").strip():
+        return []
     terms: list[tuple[bool, list[str]]] = []
     for raw in expr.split(","):
         term = raw.strip()
         if not term:
-            continue
+            raise LimitError(f"--limit {expr!r}: a ',' with no term on one side; drop it or name a device or group")
         negate = term.startswith("!")
-        parts = [p.strip() for p in term.lstrip("!").split("&") if p.strip()]
-        if parts:
-            terms.append((negate, parts))
+        body = term[1:] if negate else term
+        if not body.strip():
+            raise LimitError(f"--limit {expr!r}: '!' excludes nothing; follow it with a device or group (!leaf-su1-r8)")
+        parts = [p.strip() for p in body.split("&")]
+        if not all(parts):
+            raise LimitError(f"--limit {expr!r}: an '&' with nothing on one side; intersect two groups (leaf&su1)")
+        terms.append((negate, parts))
     return terms
+
+
+def empty_reason(expr: str) -> str:
+    """Why a valid ``expr`` whose every part matches something still selects no device, in words."""
+    terms = parse_limit(expr)
+    if any(neg for neg, _parts in terms):
+        return "every match is excluded"
+    empty = [" & ".join(parts) for _neg, parts in terms if len(parts) > 1]
+    return "; ".join(f"the intersection {term} is empty (no device is in all of them)" for term in empty)
 
 
 def _matches(part: str, name: str, groups: Sequence[str]) -> bool:

@@ -18,6 +18,7 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
 )
 from roceops.cli.deploy_cmds import JournalOption, LabOption, StateDir
 from roceops.cli.fabric_cmds import selected
@@ -57,14 +58,16 @@ def audit(
     limit: str | None = LimitOption,
     lab: bool = LabOption,
     fmt: AuditFormat = typer.Option(AuditFormat.table, "--format"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)",
+                                       parser=path_value),
     timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="seconds to wait for any one device answer"),
     workers: int = typer.Option(64, "--workers", min=1, help="devices read in parallel"),
     journal: Path | None = JournalOption,
     shard: Shard | None = ShardOption,
     run_id_opt: str | None = RunIdOption,
     topology_conf: Path | None = typer.Option(None, "--topology-conf", help="also check the scheduler's "
-                                              "topology.conf against the cabling plan (schedule.topology)"),
+                                              "topology.conf against the cabling plan (schedule.topology)",
+                                              parser=path_value),
 ) -> None:
     """Read every device (read-only) and report where it differs from intent.
 
@@ -124,3 +127,12 @@ def audit(
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)
+
+
+def __getattr__(name: str) -> Any:
+    """``reports`` (roceops.audit.report), imported on first use (CLI start-up time; tests patch its functions here)."""
+    if name == "reports":
+        from roceops.audit import report
+
+        return report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,8 @@ import typer
 
 from roceops.cli.gc_tuning import run_gc
 from roceops.hints import command
+from roceops.resources import MissingResource, example_fabric
+from roceops.util.safe_write import file_problem, folder_problem
 
 # Heavy modules (rich's console, pydantic models, paramiko) are imported where they are used, so that
 # `roceops --version` and `--help` stay fast (tests/cli/test_startup_imports.py).
@@ -26,7 +28,19 @@ if TYPE_CHECKING:
 
 DEFAULT_FABRIC = Path("inventory/fabric.yaml")
 
-FabricOption = typer.Option(DEFAULT_FABRIC, "-f", "--fabric", help="fabric intent YAML", show_default=True)
+
+def path_value(value: str | Path) -> Path:
+    """The parser of every path option: an empty value is a usage error (exit 3), never the working directory."""
+    text = str(value)
+    if not text.strip():
+        raise typer.BadParameter("an empty path names no file or folder")
+    if "\0" in text:
+        raise typer.BadParameter("a path cannot contain a NUL character")
+    return Path(text)
+
+
+FabricOption = typer.Option(DEFAULT_FABRIC, "-f", "--fabric", help="fabric intent YAML", show_default=True,
+                            parser=path_value)
 LimitOption = typer.Option(None, "--limit", "-l", help="devices: names, globs, groups (leaf, su1, rail2, !x, a&b)")
 
 
@@ -68,6 +82,9 @@ def fail(message: str, code: Exit = Exit.BAD_INPUT) -> NoReturn:
 def load_intent_or_exit(path: Path) -> LoadedIntent:
     from roceops.model.loader import IntentError, load
 
+    if path == DEFAULT_FABRIC and not os.path.lexists(path):
+        fail(f"no fabric file: {path} does not exist here (no -f given); pass -f FILE, or start from the example "
+             f"fabric roceops ships: -f {_example_hint()}")
     try:
         return load(path)
     except IntentError as exc:
@@ -112,10 +129,15 @@ def check_connection_settings() -> None:
         fail(f"ROCEOPS_SSH_KEY={creds.key_file}: {problem}")
 
 
+def _example_hint() -> str:
+    try:
+        return str(example_fabric())
+    except MissingResource:
+        return "inventory/lab-mini.yaml of a roceops checkout"
+
+
 def shipped_fabric_or_exit() -> Path:
     """The example fabric roceops ships (lab-mini), for commands given no ``-f``."""
-    from roceops.resources import MissingResource, example_fabric
-
     try:
         return example_fabric()
     except MissingResource as exc:
@@ -130,10 +152,8 @@ def check_writable(path: Path | None, *, folder: bool = False) -> None:
     """
     if path is None:
         return
-    if not folder and path.is_dir():
-        fail(f"cannot write {path}: it is a folder, not a file")
-    if folder and path.exists() and not path.is_dir():
-        fail(f"cannot write into {path}: it is a file, not a folder")
+    if problem := (folder_problem(path) if folder else file_problem(path)):
+        fail(f"cannot write {path}: {problem}")
     existing = path if folder else path.parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

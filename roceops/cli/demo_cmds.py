@@ -6,13 +6,22 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import Exit, check_writable, console, fail, load_intent_or_exit, shipped_fabric_or_exit
+from roceops.cli.common import (
+    Exit,
+    check_writable,
+    console,
+    fail,
+    load_intent_or_exit,
+    path_value,
+    shipped_fabric_or_exit,
+)
 
 
 def demo(
     fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
-                                       help="fabric for the demo lab (default: the lab-mini example roceops ships)"),
-    out: Path = typer.Option(Path("build/demo"), "--out", help="where the rendered configs go"),
+                                       help="fabric for the demo lab (default: the lab-mini example roceops ships)",
+                                       parser=path_value),
+    out: Path = typer.Option(Path("build/demo"), "--out", help="where the rendered configs go", parser=path_value),
 ) -> None:
     """Start a lab, deploy, audit, break two things, find them, fix them, stop the lab — narrated.
 

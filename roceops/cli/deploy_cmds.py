@@ -17,6 +17,7 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     parse_duration,
+    path_value,
     print_json,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
@@ -29,7 +30,20 @@ from roceops.locking import LockHeld, fabric_lock
 if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
     from roceops.deploy.engine import DeployReport
 
-JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)")
+
+def parse_batch(text: str) -> str:
+    """``--batch``: a device count or a percentage (usage error, exit 3, otherwise)."""
+    from roceops.deploy.rollout import batch_size
+
+    try:
+        batch_size(100, text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return text
+
+
+JournalOption = typer.Option(None, "--journal", help="journal SQLite file (default .roceops/journal.sqlite)",
+                             parser=path_value)
 LabOption = typer.Option(False, "--lab", help="target the running lab instead of management addresses")
 StateDir = Path(".roceops")
 
@@ -46,7 +60,8 @@ def deploy(
     lab: bool = LabOption,
     commit: bool = typer.Option(False, "--commit", help="apply (the default is a dry run that changes nothing)"),
     canary: int = typer.Option(0, "--canary", min=0, help="devices in the first wave (one per platform first)"),
-    batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%"),
+    batch: str | None = typer.Option(None, "--batch", help="wave size after the canary: N or N%",
+                                     parser=parse_batch),
     max_fail: int = typer.Option(0, "--max-fail", min=0, help="failures a wave may have before the rollout stops"),
     confirm_timeout: int = typer.Option(300, "--confirm-timeout", min=1,
                                         help="seconds before an unconfirmed commit reverts"),
@@ -160,7 +175,7 @@ def history(
     table = tables.table("run", "kind", "mode", "user", "started", "fabric", "devices", "result", "exit")
     for r in rows:
         table.add_row(r["id"], r["kind"], r["mode"], r["user"], r["started"], r["fabric"], str(r["devices"]),
-                      str(r["result"]), str(r["exit"]))
+                      str(r["result"]), "-" if r["exit"] is None else str(r["exit"]))  # killed: no exit status
     console.print(table)
     for r in rows:
         if r["may_have_changed"]:
@@ -197,7 +212,10 @@ def rollback(
         with fabric_lock(StateDir, name, "deploy"), open_journal(journal) as j, stop_on_signals(control):
             source = j.last_run("deploy", name) if run_id == "last" else j.run(run_id)
             if source is None:
-                fail(f"no run {run_id!r} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`")
+                what = f"no deploy of fabric {name!r} ({loaded.source.file})" if run_id == "last" else \
+                    f"no run {run_id!r}"
+                fail(f"{what} in the journal; see `{run_command(ctx, 'history', carry=('journal',))}`"
+                     + ("" if lab or run_id != "last" else " (a lab deploy? add --lab)"))
             targets = j.may_have_changed(source.id)
             if not targets:
                 fail(f"run {source.id} changed no device: nothing to roll back")

@@ -20,6 +20,7 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     load_intent_or_exit,
+    path_value,
     print_json,
 )
 from roceops.cli.gc_tuning import run_gc
@@ -80,7 +81,7 @@ class TopologyFormat(StrEnum):
 
 def topology(ctx: typer.Context, fabric: Path = FabricOption,
              fmt: TopologyFormat = typer.Option(TopologyFormat.table, "--format"),
-             output: Path | None = typer.Option(None, "--output", "-o",
+             output: Path | None = typer.Option(None, "--output", "-o", parser=path_value,
                                                 help="svg/html/slurm/k8s-labels: write here (atomically)")) -> None:
     """Device counts per tier, ports used/free per switch model, oversubscription; svg/html: the plan as a
     picture (tiers, SUs, rails, cable counts); slurm: topology.conf for Slurm's topology/tree; k8s-labels: the
@@ -170,20 +171,20 @@ def intent(
 
 def selected(fab: Fabric, limit: str | None) -> list:
     """The devices ``--limit`` picks; a selection of none is bad input (exit 3), never a silent success."""
-    from roceops.selection import LimitError, select
+    from roceops.selection import LimitError, empty_reason, select
 
     try:
         chosen = select(list(fab.devices()), limit)
     except LimitError as exc:
         fail(str(exc))
     if not chosen:
-        fail(f"--limit {limit!r} selects no device of {fab.intent.name} (every match is excluded)")
+        fail(f"--limit {limit!r} selects no device of {fab.intent.name}: {empty_reason(limit or '')}")
     return chosen
 
 
 def render(
     fabric: Path = FabricOption,
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder"),
+    out: Path = typer.Option(Path("build"), "--out", "-o", help="output folder", parser=path_value),
     limit: str | None = LimitOption,
     skip_lint: bool = typer.Option(False, "--skip-lint", help="render even if lint finds errors"),
 ) -> None:

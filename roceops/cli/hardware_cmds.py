@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from roceops.cli.common import console, fail, print_json
+from roceops.cli.common import console, fail, path_value, print_json
+from roceops.util.safe_write import write_file
 
 if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
     from roceops.hardware.models import SwitchProfile
@@ -73,9 +74,12 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
 
 @app.command("import")
 def import_cmd(
-    sku_dirs: list[Path] = typer.Argument(..., help="vendor SKU folders (port_config.ini, hwsku.json, ...)"),
-    out: Path | None = typer.Option(None, "--out", "-o", help="write the profile JSON here (one SKU folder)"),
-    out_dir: Path | None = typer.Option(None, "--out-dir", help="write <hwsku>.json per SKU folder here"),
+    sku_dirs: list[Path] = typer.Argument(..., help="vendor SKU folders (port_config.ini, hwsku.json, ...)",
+                                          parser=path_value),
+    out: Path | None = typer.Option(None, "--out", "-o", help="write the profile JSON here (one SKU folder)",
+                                    parser=path_value),
+    out_dir: Path | None = typer.Option(None, "--out-dir", help="write <hwsku>.json per SKU folder here",
+                                        parser=path_value),
     platform: str | None = typer.Option(None, "--platform", help="platform string when the folder has no PLATFORM"),
     asic_family: str | None = typer.Option(None, "--asic-family", help="ASIC family when the platform is not known"),
 ) -> None:
@@ -99,6 +103,5 @@ def import_cmd(
         if target is None:
             typer.echo(text, nl=False)
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        write_file(target, text)
         console.print(f"wrote {target}")

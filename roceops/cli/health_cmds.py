@@ -20,6 +20,7 @@ from roceops.cli.common import (
     fail,
     load_fabric_or_exit,
     parse_duration,
+    path_value,
 )
 from roceops.cli.deploy_cmds import LabOption
 from roceops.cli.gc_tuning import run_gc
@@ -57,7 +58,8 @@ def health(
     deadline: float = typer.Option("30s", "--deadline", parser=parse_duration, metavar="DURATION",
                                    help="answer by then, whatever the devices do"),
     fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
-    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain"),
+    drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain",
+                                           parser=path_value),
     pause_rate_max: float = typer.Option(PAUSE_RATE_MAX, "--pause-rate-max", min=0, help="pause frames/s"),
     ber_max: float = typer.Option(BER_MAX, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),
@@ -120,3 +122,12 @@ def health(
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))
+
+
+def __getattr__(name: str) -> Any:
+    """``reports`` (roceops.health.report), imported on first use (start-up time; tests patch its functions here)."""
+    if name == "reports":
+        from roceops.health import report
+
+        return report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

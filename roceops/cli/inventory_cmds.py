@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import FabricOption, check_writable, console, load_fabric_or_exit
+from roceops.cli.common import FabricOption, check_writable, console, load_fabric_or_exit, path_value
 
 app = typer.Typer(help="Nornir inventory from the fabric intent.", no_args_is_help=True)
 
@@ -14,7 +14,7 @@ app = typer.Typer(help="Nornir inventory from the fabric intent.", no_args_is_he
 @app.command("export")
 def export(
     fabric: Path = FabricOption,
-    out: Path = typer.Option(Path("build/inventory"), "--out", "-o", help="output folder"),
+    out: Path = typer.Option(Path("build/inventory"), "--out", "-o", help="output folder", parser=path_value),
 ) -> None:
     """Write Nornir SimpleInventory files (hosts.yaml, groups.yaml, defaults.yaml). No credentials inside.
 

@@ -16,16 +16,25 @@ from roceops.cli.common import (
     console,
     fail,
     load_fabric_or_exit,
+    path_value,
     print_json,
     shipped_fabric_or_exit,
 )
 from roceops.cli.fabric_cmds import TableOrJson, selected
+from roceops.cli.lab_faults import InjectCommand
 from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fabric
 from roceops.lab.paths import lab_dir
 
 if TYPE_CHECKING:
+    from roceops.lab.control import ControlClient
     from roceops.lab.runtime import start_lab
 else:
+    def ControlClient(*args: Any, **kwargs: Any) -> Any:  # stands for the class
+        """roceops.lab.control.ControlClient, imported on first call (CLI start-up time; tests replace this name)."""
+        from roceops.lab.control import ControlClient as real
+
+        return real(*args, **kwargs)
+
     def start_lab(*args: Any, **kwargs: Any) -> Any:
         """roceops.lab.runtime.start_lab, imported on first call (CLI start-up time; tests replace this name)."""
         from roceops.lab.runtime import start_lab as real
@@ -40,7 +49,8 @@ app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts)
 @app.command("up")
 def up(
     fabric: Path | None = typer.Option(None, "-f", "--fabric", show_default=False,
-                                       help="fabric intent YAML (default: the lab-mini example roceops ships)"),
+                                       help="fabric intent YAML (default: the lab-mini example roceops ships)",
+                                       parser=path_value),
     limit: str | None = LimitOption,
     port: int = typer.Option(2222, "--port", min=1, max=65535, help="SSH port on every device address"),
     detach: bool = typer.Option(True, "--detach/--foreground", help="run in the background (default)"),
@@ -135,12 +145,10 @@ def _params(values: list[str]) -> dict[str, object]:
     return out
 
 
-@app.command("inject")
+@app.command("inject", cls=InjectCommand)
 def inject(
     device: str = typer.Argument(..., help="device name"),
-    fault: str = typer.Argument(..., help="pfc_off, ecn_changed, nic_reset, mtu_mismatch, link_down, link_flap, "
-                                "pause_storm, crc_errors, hash_polarized, ar_off, hash_seed, firmware, reject_config, "
-                                "refuse, slow, auth_reject, drop"),
+    fault: str = typer.Argument(..., help="a fault from the list below (the lab's own registry)"),
     port: str | None = typer.Option(None, "--port", "-p", help="port or NIC the fault applies to"),
     param: list[str] = typer.Option([], "--param", help="extra parameter key=value (repeatable)"),
 ) -> None:
@@ -148,7 +156,7 @@ def inject(
 
     Example: roceops lab inject leaf-su1-r1 pfc_off --port Ethernet0
     """
-    from roceops.lab.control import ControlClient, LabNotRunning
+    from roceops.lab.control import LabNotRunning
     from roceops.lab.personality import LabError
 
     params = _params(param)
@@ -167,12 +175,14 @@ def clear(device: str | None = typer.Argument(None, help="device (default: every
 
     Example: roceops lab clear
     """
-    from roceops.lab.control import ControlClient, LabNotRunning
+    from roceops.lab.control import LabNotRunning
     from roceops.lab.personality import LabError
 
     try:
         cleared = ControlClient(lab_dir()).clear(device)
     except (LabNotRunning, LabError) as exc:
         fail(str(exc))
-    console.print(f"cleared faults on {len(cleared) if isinstance(cleared, list) else 'all'} devices "
-                  f"at {time.strftime('%H:%M:%S')}")
+    names = cleared.get("cleared") if isinstance(cleared, dict) else cleared
+    names = names if isinstance(names, list) else []
+    which = f"on {device}" if device else f"on all {len(names)} devices"
+    console.print(f"cleared faults {which} at {time.strftime('%H:%M:%S')}")

@@ -25,6 +25,7 @@ from roceops.cli import (
 )
 from roceops.cli.common import Exit, fail
 from roceops.journal import JournalError
+from roceops.util.safe_write import WriteRefused
 
 # click's ClickException (every usage error derives from it), found from typer's public BadParameter so this works
 # whether typer uses click or its vendored copy.
@@ -34,7 +35,8 @@ _CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.
 class UsageErrorsExit3(TyperGroup):
     """The root command group: every usage error of any command or subcommand (unknown option, bad value or choice,
     missing argument, a BadParameter raised by a command) exits 3, not click's 2 (which we use for unreachable);
-    so does a journal file that is not a roceops journal, whichever command opens it.
+    so does a journal file that is not a roceops journal, whichever command opens it, and an output file that
+    cannot be written (WriteRefused: not a regular file, or ENOSPC, EACCES, EROFS ...), never exit 1 "drift".
 
     Sub-commands are parsed and run inside the root's ``invoke``, so these two hooks see every such error.
     """
@@ -52,7 +54,7 @@ class UsageErrorsExit3(TyperGroup):
         except _CLICK_ERROR as exc:
             exc.exit_code = int(Exit.BAD_INPUT)  # type: ignore[attr-defined]
             raise
-        except JournalError as exc:
+        except (JournalError, WriteRefused) as exc:
             fail(str(exc))
 
 

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import typer
 
-from roceops.cli.common import Exit, console, err_console, fail
+from roceops.cli.common import Exit, console, err_console, fail, path_value
 
 
 def play(
     ctx: typer.Context,
-    playbook: Path = typer.Argument(..., help="playbook YAML, e.g. playbooks/provision.yaml"),
-    fabric: Path | None = typer.Option(None, "-f", "--fabric", help="fabric intent given to every step"),
+    playbook: Path = typer.Argument(..., help="playbook YAML, e.g. playbooks/provision.yaml", parser=path_value),
+    fabric: Path | None = typer.Option(None, "-f", "--fabric", help="fabric intent given to every step",
+                                       parser=path_value),
     limit: str | None = typer.Option(None, "--limit", "-l", help="--limit given to every step that takes one"),
     lab: bool = typer.Option(False, "--lab", help="every step that talks to devices targets the lab"),
     var: list[str] = typer.Option([], "--var", help="key=value for {{ key }} in the playbook (repeatable)"),

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit
+from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit, path_value
 from roceops.cli.html_report import invocation
 from roceops.report.files import write_atomic
 from roceops.report.formats import REPORTERS, report
 from roceops.topology.sharding import Shard, parse_shard
+from roceops.util.bounded_read import ReadRefused, read_regular
 
 if TYPE_CHECKING:  # the rest is imported where used (start-up time: tests/cli/test_startup_imports.py)
     from roceops.report.result import Result, Run
@@ -77,9 +78,9 @@ def read_topology_conf(path: Path) -> SlurmTopology:
     from roceops.topology.scheduler import TopologyConfError, parse_topology_conf
 
     try:
-        return parse_topology_conf(path.read_text(), str(path))
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
+        return parse_topology_conf(read_regular(path).decode("utf-8", errors="replace"), str(path))
+    except ReadRefused as exc:  # a regular file under 16 MiB: a FIFO or device is refused, never read
+        fail(f"cannot read {path}: {exc}")
     except TopologyConfError as exc:
         fail(str(exc))
 
@@ -102,9 +103,9 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
     out = []
     for f in files:
         try:
-            out.append((str(f), json.loads(f.read_text())))
-        except OSError as exc:
-            fail(f"cannot read {f}: {exc.strerror or exc}")
+            out.append((str(f), json.loads(read_regular(f))))
+        except ReadRefused as exc:  # a regular file under 16 MiB: a FIFO or device is refused, never read
+            fail(f"cannot read {f}: {exc}")
         except ValueError as exc:
             fail(f"{f}: not JSON: {exc}")
     return out
@@ -112,11 +113,13 @@ def _load(files: list[Path]) -> list[tuple[str, Any]]:
 
 def merge(
     ctx: typer.Context,
-    files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)"),
+    files: list[Path] = typer.Argument(..., help="the shards' JSON (audit or health --format json --shard I/N)",
+                                       parser=path_value),
     fmt: MergeFormat = typer.Option("json", "--format"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="write the report here (atomically)",
+                                       parser=path_value),
     fabric: Path | None = typer.Option(None, "-f", "--fabric", help="--format html: the fabric file the shards "
-                                                                    "ran on (its map)"),
+                                                                    "ran on (its map)", parser=path_value),
 ) -> None:
     """Merge the JSON of a sharded audit (or health sweep) into what one unsharded run gives.
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from roceops.deploy.control import DeviceClock
-from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
+from roceops.device.change import BackupRefused, Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.compare import Drift
 from roceops.device.facts import facts_problems
 from roceops.device.intent import Intent
@@ -25,7 +25,7 @@ from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
-                 "timeout", "interrupted", "not_started", "facts_mismatch"]
+                 "timeout", "interrupted", "not_started", "facts_mismatch", "backup_refused"]
 
 
 class Connector(Protocol):
@@ -115,6 +115,8 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
         confirming = True
         driver.confirm(conn, txn)
         outcome.status = "changed"
+    except BackupRefused as exc:  # the platform refused its checkpoint before the change was sent: nothing to undo
+        outcome.status, outcome.error = "backup_refused", f"{_error(exc)}; nothing was applied"
     except Exception as exc:
         outcome.error = _error(exc)
         if clock is not None and clock.expired and timer:

@@ -30,7 +30,7 @@ from roceops.platforms.base import get_driver, get_platform
 from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric
 
-FAILED = ("rolled_back", "failed", "facts_mismatch")
+FAILED = ("rolled_back", "failed", "facts_mismatch", "backup_refused")
 NOT_DONE = ("unreachable", "timeout")  # exit 2: the device could not be worked on within its deadline
 
 

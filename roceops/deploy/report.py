@@ -12,10 +12,11 @@ from roceops.deploy.device import Status
 from roceops.deploy.engine import DeployReport
 from roceops.report import tables
 
-ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "failed", "facts_mismatch", "unreachable",
-                       "timeout", "interrupted", "not_started", "not_touched"]
+ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "backup_refused", "failed",
+                       "facts_mismatch", "unreachable", "timeout", "interrupted", "not_started", "not_touched"]
 STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
                             "rolled_back": "bold red", "failed": "bold red", "facts_mismatch": "bold red",
+                            "backup_refused": "bold red",
                             "unreachable": "red", "timeout": "red", "interrupted": "yellow", "not_started": "dim",
                             "not_touched": "dim"}
 

@@ -12,6 +12,7 @@ Devices that do not fit the current batch move to the next one, in their origina
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,11 +41,16 @@ def _groups(dev: Device) -> list[tuple[str, ...]]:
     return [("hosts-behind", n.leaf) for n in dev.nics[:1]]
 
 
+BATCH = re.compile(r"\d+|\d+(?:\.\d+)?%")
+
+
 def batch_size(total: int, batch: str | None) -> int:
     """``--batch 10`` or ``--batch 25%`` (of ``total``); default: everything at once, subject to the rules."""
     if not batch:
         return max(total, 1)
     text = batch.strip()
+    if not BATCH.fullmatch(text):
+        raise ValueError(f"--batch {batch!r} is not a device count or a percentage, like 10 or 25%")
     if text.endswith("%"):
         pct = float(text[:-1])
         if not 0 < pct <= 100:

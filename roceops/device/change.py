@@ -12,6 +12,10 @@ class DriverError(Exception):
     """A device refused or failed an operation; the message is safe to show (no secrets)."""
 
 
+class BackupRefused(DriverError):
+    """The platform refused to take its pre-change backup (SONiC ``config checkpoint``): nothing was applied."""
+
+
 class ConfirmNotTaken(DriverError):
     """The platform reported success but read-back shows the change was reverted or is still pending."""
 

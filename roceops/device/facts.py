@@ -37,6 +37,17 @@ def release_key(platform: str, version: str) -> tuple[int, ...]:
     return tuple(key)
 
 
+def unsupported_release(platform: str, version: str) -> str | None:
+    """``"LOW to HIGH"`` when ``version`` is outside the platform's supported releases, else None. The one check of
+    the range, used by deploy's facts check and by lint (NOS001), so both agree."""
+    bounds = registry.get(platform).supported_releases
+    key = release_key(platform, version)
+    if bounds and not (bounds[0] <= key[:len(bounds[0])] and key[:len(bounds[1])] <= bounds[1]):
+        low, high = (".".join(map(str, b)) for b in bounds)
+        return f"{low} to {high}"
+    return None
+
+
 def _matches(wanted: str, reported: str) -> bool:
     """``5.14`` matches ``5.14.0`` and ``5.14.1``, not ``5.15.0``: the fabric's components are a prefix."""
     want, got = _TOKEN.split(wanted.lower()), _TOKEN.split(reported.lower())
@@ -56,11 +67,8 @@ def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
     else:
         if intent.nos_version and not _matches(intent.nos_version, version):
             out.append(f"NOS release: fabric says {intent.nos_version!r}, device runs {version!r}")
-        bounds = registry.get(intent.platform).supported_releases
-        key = release_key(intent.platform, version)
-        if bounds and not (bounds[0] <= key[:len(bounds[0])] and key[:len(bounds[1])] <= bounds[1]):
-            low, high = (".".join(map(str, b)) for b in bounds)
-            out.append(f"NOS release {version!r} is outside the supported range {low} to {high}")
+        if supported := unsupported_release(intent.platform, version):
+            out.append(f"NOS release {version!r} is outside the supported range {supported}")
     if facts.ports is None:
         out.append("ports: the device's port list could not be read")
     else:

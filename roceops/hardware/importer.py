@@ -136,8 +136,10 @@ def _platform_name(reader: _Reader) -> str:
 
 def import_sku(sku_dir: Path, platform: str | None = None, asic_family: str | None = None) -> SwitchProfile:
     """Read one SKU folder into a profile (the hwsku is the folder name)."""
+    if not sku_dir.exists():
+        raise SkuFileError("no such folder")
     if not sku_dir.is_dir():
-        raise SkuFileError(f"{sku_dir}: not a directory")
+        raise SkuFileError("not a folder (give the SKU folder holding port_config.ini and hwsku.json)")
     reader = _Reader(sku_dir)
     platform = platform or _platform_name(reader)
     asic = Sourced(value=asic_family, source="given to the importer") if asic_family else PLATFORM_ASICS.get(

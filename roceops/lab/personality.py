@@ -183,6 +183,15 @@ class DeviceState:
     """
 
     PERSONALITY_FAULTS: ClassVar[frozenset[str]] = frozenset()
+    #: each personality fault's parameters (``lab inject --help`` lists them from here: fault_catalogue)
+    FAULT_PARAMS: ClassVar[Mapping[str, frozenset[str]]] = {}
+
+    @classmethod
+    def fault_catalogue(cls) -> dict[str, tuple[str, ...]]:
+        """Every fault this device takes, with its parameters: the transport's and the personality's."""
+        faults = {name: tuple(params) for name, params in TRANSPORT_FAULTS.items()}
+        faults.update({name: tuple(sorted(cls.FAULT_PARAMS.get(name, ()))) for name in sorted(cls.PERSONALITY_FAULTS)})
+        return faults
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         self.name = name

@@ -24,6 +24,7 @@ from roceops.lint import (
     rules_pfc,
     rules_qos,
     rules_topology,
+    rules_validity,
 )
 from roceops.lint.model import RULES, Finding, Hit, LintContext, LintReport, Rule, RuleRegistry, Severity, rule
 from roceops.model.intent import FabricIntent
@@ -31,7 +32,7 @@ from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
 _RULE_MODULES = (rules_addressing, rules_congestion, rules_hardware, rules_host, rules_load_balancing, rules_nccl,
-                 rules_overrides, rules_pfc, rules_qos, rules_topology)
+                 rules_overrides, rules_pfc, rules_qos, rules_topology, rules_validity)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 

@@ -37,6 +37,7 @@ from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarint import ScalarInt
 
 from roceops.model.intent import FabricIntent
+from roceops.util.bounded_read import ReadRefused, read_regular
 
 M = TypeVar("M", bound=BaseModel)
 Key = str | int
@@ -141,10 +142,11 @@ def _validate(raw: bytes, name: str, model: type[M]) -> tuple[M, dict[Loc, _Node
 
 
 def _read(path: Path) -> bytes:
+    """A regular file under 16 MiB (bounded_read): a FIFO, device or folder is refused at once, not read."""
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise IntentError([Problem(str(path), 0, 0, "", f"cannot read file: {exc.strerror or exc}")]) from None
+        return read_regular(path)
+    except ReadRefused as exc:
+        raise IntentError([Problem(str(path), 0, 0, "", f"cannot read file: {exc}")]) from None
 
 
 def _decode(raw: bytes, name: str) -> str:
@@ -199,12 +201,29 @@ def _check_shape(text: str, name: str) -> None:
         return
 
 
+# ruamel's scanner slows down more than quadratically on one very long line (a 2 MB comment line: ~2 minutes), and no
+# fabric or playbook line comes near this; refused before the parser sees the text.
+MAX_LINE_CHARS = 100_000
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_line_lengths(text: str, name: str) -> None:
+    start = 0
+    for match in _LINE_BREAK.finditer(text + "\n"):
+        if match.start() - start > MAX_LINE_CHARS:
+            line = len(_LINE_BREAK.findall(text, 0, start)) + 1
+            raise IntentError([Problem(name, line, 1, "", f"line {line} is {match.start() - start:,} characters long, "
+                                                          f"more than the {MAX_LINE_CHARS:,} a line may be")])
+        start = match.end()
+
+
 def _shape_problem(name: str, event: Event, what: str) -> Problem:
     mark = event.start_mark
     return Problem(name, mark.line + 1, mark.column + 1, "", f"YAML document {what}")
 
 
 def _parse(text: str, name: str) -> Any:
+    _check_line_lengths(text, name)
     _check_shape(text, name)
     yaml = YAML(typ="rt")
     try:

@@ -9,6 +9,7 @@ import yaml
 
 from roceops.platforms.base import get_platform
 from roceops.topology.fabric import Fabric
+from roceops.util.safe_write import make_folder, write_file
 
 
 def simple_inventory(fabric: Fabric) -> dict[str, dict[str, Any]]:
@@ -33,10 +34,10 @@ def simple_inventory(fabric: Fabric) -> dict[str, dict[str, Any]]:
 
 
 def export(fabric: Fabric, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir)
     written = []
     for name, body in simple_inventory(fabric).items():
         path = out_dir / name
-        path.write_text(yaml.safe_dump(body, sort_keys=False, default_flow_style=False))
+        write_file(path, yaml.safe_dump(body, sort_keys=False, default_flow_style=False))
         written.append(path)
     return written

@@ -14,6 +14,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
+from roceops.util.safe_write import make_folder, replace_file, write_file
 
 MANIFEST = "manifest.json"
 
@@ -64,14 +65,7 @@ def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice])
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
-    data = text.encode()
-    if path.exists() and path.read_bytes() == data:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
+    return write_file(path, text, only_if_changed=True)  # only onto a regular file or a new path (WriteRefused)
 
 
 class UnsafePath(ValueError):
@@ -117,11 +111,12 @@ def _checked_folder(out_dir: Path, root: Path, device: RenderedDevice) -> _Devic
 
 
 def _write_folder(folder: _DeviceFolder) -> tuple[int, int]:
-    """(written, unchanged) for one checked device folder: created once, each file rewritten only if its bytes
-    differ (a size check first, then the bytes); a file in a subfolder, or a path that holds something other than
-    a plain file, goes the per-file way."""
+    """(written, unchanged) for one checked device folder: made once (a non-folder there is refused), each file
+    rewritten only if its bytes differ (a size check first, then the bytes). A path that holds anything but a
+    regular file (a link, FIFO, device, folder), or a file in a subfolder, goes through the per-file writer,
+    which refuses the former (WriteRefused)."""
     if not folder.existing:
-        folder.path.mkdir(parents=True, exist_ok=True)
+        make_folder(folder.path)
     written = unchanged = 0
     for name, text in folder.files:
         path = folder.path / name
@@ -133,9 +128,7 @@ def _write_folder(folder: _DeviceFolder) -> tuple[int, int]:
             changed = entry is None or entry.stat(follow_symlinks=False).st_size != len(data) \
                 or path.read_bytes() != data
             if changed:
-                tmp = path.with_name(name + ".tmp")
-                tmp.write_bytes(data)
-                tmp.replace(path)
+                replace_file(path, data)
         written += changed
         unchanged += not changed
     return written, unchanged

@@ -1,21 +1,13 @@
-"""Writing a report file."""
+"""Writing a report file: through the one safe writer (roceops/util/safe_write.py)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from roceops.util.safe_write import write_file
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder + rename, so a scraper never reads half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Temp file in the same folder + rename, so a scraper never reads half a file; only onto a regular file or a new
+    path (WriteRefused otherwise, and for any write error: exit 3 at the CLI)."""
+    write_file(path, text)

@@ -11,6 +11,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
 from roceops.report.result import Result, Run
+from roceops.util.bounded_read import ReadRefused, read_regular
 
 
 def metric_prefix(run: Run) -> str:
@@ -22,14 +23,17 @@ def previous_success(path: Path, run_command: str = "audit") -> float | None:
     from prometheus_client.parser import text_string_to_metric_families
 
     try:
-        text = path.read_text()
-    except OSError:
+        text = read_regular(path).decode("utf-8", errors="replace")  # never a FIFO or device, never unbounded
+    except ReadRefused:
         return None
     name = f"roceops_{run_command.replace(' ', '_')}_last_success_timestamp_seconds"
-    for family in text_string_to_metric_families(text):
-        if family.name == name:
-            for sample in family.samples:
-                return float(sample.value)
+    try:
+        for family in text_string_to_metric_families(text):
+            if family.name == name:
+                for sample in family.samples:
+                    return float(sample.value)
+    except ValueError:  # not a Prometheus textfile (yet): nothing to carry over; it is replaced whole
+        return None
     return None
 
 

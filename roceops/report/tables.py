@@ -5,6 +5,7 @@
 - With no terminal (piped, cron, a Slurm prolog's log), lines are not cut to 80 columns: the console is as wide as
   its longest line, so a table never shortens a device name to ``leaf-su1…``.
 - On a terminal, a cell too long for its column is folded onto the next line, never replaced by an ellipsis.
+- Columns that can hold long values (an audit's expected and observed) wrap at CAPPED_WIDTH even with no terminal.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.text import Text
 # Width of a console that prints to a pipe or file: wide enough for any row, so Rich never wraps or truncates.
 UNBOUNDED_WIDTH = 100_000
 RULE_WIDTH = 80  # a horizontal rule is as wide as the console: with no terminal, this wide
+CAPPED_WIDTH = 60  # the widest a capped column grows (see table())
 
 
 class LiteralConsole(Console):
@@ -44,9 +46,12 @@ class LiteralConsole(Console):
             self.print(Rule(title, **kwargs), width=RULE_WIDTH)
 
 
-def table(*headers: str, title: str | None = None) -> Table:
-    """A Table whose cells fold instead of ending in an ellipsis when the terminal is narrow."""
-    return Table(*(Column(h, overflow="fold") for h in headers), title=title)
+def table(*headers: str, title: str | None = None, capped: tuple[str, ...] = ()) -> Table:
+    """A Table whose cells fold instead of ending in an ellipsis when the terminal is narrow. Columns named in
+    ``capped`` (values that can be long, such as a list of BGP neighbours) are at most CAPPED_WIDTH wide even with
+    no terminal: their cells wrap onto more lines, whole, so a piped table's lines stay readable in a log."""
+    return Table(*(Column(h, overflow="fold", max_width=CAPPED_WIDTH if h in capped else None) for h in headers),
+                 title=title)
 
 
 def styled(text: str, style: str) -> Text:

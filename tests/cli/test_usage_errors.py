@@ -16,6 +16,7 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from roceops.cli.common import path_value
 from roceops.cli.main import app
 
 runner = CliRunner()
@@ -50,7 +51,10 @@ def _bad_values(cmd: Any) -> Iterator[tuple[str, str]]:
         if p.param_type_name != "option" or p.is_flag or not p.opts:
             continue
         kind = _annotation(p)
-        if p.type_descriptor.parameter_info.parser is not None:  # a roceops parser (durations)
+        parser = p.type_descriptor.parameter_info.parser
+        if parser is path_value:  # every path option: an empty path is a usage error (issue 24)
+            yield p.opts[0], ""
+        elif parser is not None:  # a roceops parser (durations)
             yield p.opts[0], "5parsecs"
         elif kind in (int, float) or (isinstance(kind, type) and issubclass(kind, enum.Enum)):
             yield p.opts[0], "not-a-value"

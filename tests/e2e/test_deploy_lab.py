@@ -62,7 +62,8 @@ def test_dry_run_changes_nothing(fresh_lab) -> None:
 
 
 @pytest.mark.parametrize(("device", "fault", "params", "status", "code"), [
-    ("leaf-su1-r1", "reject_config", {}, "rolled_back", 1),
+    # SONiC refuses `config checkpoint` first: nothing applied, its own outcome (issue 24); Cumulus rolls back
+    ("leaf-su1-r1", "reject_config", {}, "backup_refused", 1),
     ("leaf-su2-r1", "reject_config", {}, "rolled_back", 1),
     ("spine01", "reject_config", {}, "rolled_back", 1),
     ("gpu001", "reject_config", {}, "rolled_back", 1),
@@ -102,7 +103,8 @@ def test_max_fail_stops_rollout_and_rolls_back_failing_wave(fresh_lab) -> None:
     assert report.exit_code == 1
     canary = report.rollout.canary
     assert "leaf-su1-r1" in canary
-    assert all(report.outcomes[n].status == "rolled_back" for n in canary)
+    assert report.outcomes["leaf-su1-r1"].status == "backup_refused"  # its checkpoint was refused: nothing applied
+    assert all(report.outcomes[n].status == "rolled_back" for n in canary if n != "leaf-su1-r1")
     assert all(report.outcomes[n].status == "not_touched" for n in fresh_lab.names if n not in canary)
     after = snapshot_all(fresh_lab)
     assert {n: after[n].strip() for n in canary} == {n: before[n].strip() for n in canary}

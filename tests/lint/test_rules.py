@@ -42,7 +42,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("ECN003", [(f"{ROCE}.ecn.max", "10MB")], None, f"{ROCE}.ecn.max"),
     ("ECN004", [(f"{ROCE}.ecn.probability", 0)], None, f"{ROCE}.ecn.probability"),
     ("ECN005", [(f"{ROCE}.ecn", DROP)], None, ROCE),
-    ("ECN006", [(f"{ROCE}.ecn.min", "0.1B")], {"ECN006", "ECN007"}, f"{ROCE}.ecn.min"),  # 0 B is below the floor
+    ("ECN006", [(f"{ROCE}.ecn.min", "0.1B")], {"ECN006", "ECN007", "ECN011"}, f"{ROCE}.ecn.min"),  # 0 B: floor
     # PFC watchdog
     ("WD001", [("qos.pfc_watchdog.restore_ms", 100)], None, "qos.pfc_watchdog.restore_ms"),
     ("WD002", [("qos.pfc_watchdog.poll_ms", 300)], None, "qos.pfc_watchdog.poll_ms"),
@@ -63,7 +63,9 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("ECN007", [(f"{ROCE}.ecn.min", "20KB")], None, f"{ROCE}.ecn.min"),
     ("ECN008", [(f"{ROCE}.ecn.max", "8MB")], None, f"{ROCE}.ecn.max"),
     ("ECN009", [(f"{ROCE}.ecn.max", "2ms")], {"ECN002", "ECN003", "ECN009"}, f"{ROCE}.ecn.max"),
+    ("ECN011", [(f"{ROCE}.ecn.min", "150.3KB")], None, f"{ROCE}.ecn.min"),  # 153,907.2 B
     # buffers and headroom
+    ("BUF002", [("switch_models.sw8.buffer_bytes", 2**70)], None, "switch_models.sw8.buffer_bytes"),
     # qos.buffers pools apply to custom models (Cumulus here); a SKU's switches use the SKU's own pools
     ("BUF001", [("qos.buffers.egress_lossless_pool_bytes", 100 * 1024 * 1024), ("switch_models.sw8.hwsku", DROP),
                 ("tiers.leaf.platform", "cumulus"), ("tiers.spine.platform", "cumulus")], None,
@@ -86,6 +88,9 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
                ("qos.traffic_classes[4]", {"name": "roce3", "dscp": [25], "priority": 5, "lossless": True,
                                             "scheduling": {"mode": "dwrr", "weight": 10}})],
      {"HW007", "ECN005"}, "qos.traffic_classes"),
+    ("HW010", [("node.nic_model", "banana")], None, "node.nic_model"),
+    ("HW009", [("node.model", "banana")], None, "node.model"),  # gpus, rails, nic_speed given; nic_model not
+    ("NOS001", [("tiers.leaf.nos_version", "201811")], None, "tiers.leaf.nos_version"),
     # topology
     ("TOPO001", [("tiers.spine.count", 3)], None, "tiers.spine.count"),
     ("TOPO003", [("switch_models.sw8-100g", {"radix": 8, "port_speed": "100G", "buffer_bytes": 64 * 1024 * 1024,
@@ -99,6 +104,7 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     # addressing and ASNs
     ("ADDR001", [("addressing.p2p", "10.1.0.0/30")], None, "addressing.p2p"),
     ("ADDR002", [("addressing.management", "10.0.0.0/16")], None, "addressing.management"),
+    ("ADDR003", [("addressing.loopbacks", "127.0.0.0/24")], None, "addressing.loopbacks"),
     ("ASN001", [("asn.leaf_base", 4_200_099_998), ("asn.spine_base", 4_200_100_000)], None, "asn.leaf_base"),
     ("ASN003", [("scalable_units.target_count", 4), ("asn.leaf_base", 4_200_000_000),
                 ("asn.spine_base", 4_200_000_005)], None, "asn.spine_base"),

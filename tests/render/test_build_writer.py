@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from roceops.device.change import RenderedDevice
 from roceops.render.build import UnsafePath, write_build
+from roceops.util.safe_write import WriteRefused
 
 
 def _devices(n: int, files: int, body: str = "x") -> list[RenderedDevice]:
@@ -65,12 +67,27 @@ def test_a_file_that_is_a_link_out_of_the_build_is_refused(tmp_path: Path) -> No
     assert (out / "dev0" / "f0.conf").read_text() == "x0.0\n"  # nothing was written: checks come first
 
 
-def test_a_link_inside_the_build_is_replaced_by_the_file(tmp_path: Path) -> None:
+def test_a_link_inside_the_build_is_refused_not_replaced(tmp_path: Path) -> None:
     out = tmp_path / "build"
     write_build(out, "f", "0" * 64, _devices(2, 2))
     (out / "dev1" / "f1.conf").unlink()
     (out / "dev1" / "f1.conf").symlink_to(out / "dev0" / "f0.conf")
-    result = write_build(out, "f", "0" * 64, _devices(2, 2))
-    assert result.written == 1
-    assert not (out / "dev1" / "f1.conf").is_symlink()
-    assert (out / "dev0" / "f0.conf").read_text() == "x0.0\n"
+    with pytest.raises(WriteRefused, match="symbolic link"):
+        write_build(out, "f", "0" * 64, _devices(2, 2, body="new"))
+    assert (out / "dev1" / "f1.conf").is_symlink()
+    assert (out / "dev0" / "f0.conf").read_text() == "new0.0\n"  # its own folder came first
+
+
+def test_a_fifo_in_the_build_is_refused_never_opened(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_build(out, "f", "0" * 64, _devices(1, 2))
+    (out / "dev0" / "f1.conf").unlink()
+    os.mkfifo(out / "dev0" / "f1.conf")
+    with pytest.raises(WriteRefused, match="FIFO"):
+        write_build(out, "f", "0" * 64, _devices(1, 2))
+
+
+def test_written_files_are_mode_0644(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_build(out, "f", "0" * 64, _devices(1, 1))
+    assert (out / "dev0" / "f0.conf").stat().st_mode & 0o777 == 0o644

@@ -35,7 +35,15 @@ from typing import Any
 
 import jsonpatch
 
-from roceops.device.change import Change, ConfirmNotTaken, DeviceFacts, DriverError, RenderedDevice, Snapshot
+from roceops.device.change import (
+    BackupRefused,
+    Change,
+    ConfirmNotTaken,
+    DeviceFacts,
+    DriverError,
+    RenderedDevice,
+    Snapshot,
+)
 from roceops.device.intent import HostIntent, Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
@@ -373,8 +381,8 @@ class SonicDriver(ReadBack):
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         _check_txn(txn)
         out = _sudo(conn, f"config checkpoint {txn}")
-        if "Checkpoint created successfully." not in out:
-            raise _failure(f"sudo config checkpoint {txn}", out)
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         _apply_patch(conn, change, f"/tmp/{txn}.json")
 
     def confirm(self, conn: Any, txn: str) -> None:

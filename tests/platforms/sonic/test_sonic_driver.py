@@ -158,7 +158,7 @@ def test_rejected_config_rolls_back_byte_identical(lab: LabThread, connector: Co
         out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-rej")
     finally:
         lab.clear("sonic-b")
-    assert out.status == "rolled_back" and out.error is not None
+    assert out.status == "backup_refused" and out.error is not None  # the checkpoint came first: nothing applied
     assert "Sorry, user admin is not allowed to execute '/usr/local/bin/config checkpoint roceops-rej'" in out.error
     assert out.backup is not None
     assert fresh_read(lab, "sonic-b") == (out.backup.text, [])

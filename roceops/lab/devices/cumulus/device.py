@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from roceops.lab.devices.cumulus import show
-from roceops.lab.devices.cumulus.faults import CONFIG_FAULTS, OPER_FAULTS, apply_config_fault
+from roceops.lab.devices.cumulus.faults import CONFIG_FAULTS, OPER_FAULTS, PARAMS, apply_config_fault
 from roceops.lab.devices.cumulus.nv import run_nv
 from roceops.lab.devices.cumulus.state import USER, CumulusStateCore
 from roceops.lab.personality import (
@@ -51,6 +51,8 @@ class CumulusState(CumulusStateCore):
     """A Cumulus switch as the lab serves it: the state plus preloading through the shell and faults."""
 
     PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT}
+    FAULT_PARAMS = {**{f: frozenset(p) for f, p in PARAMS.items()}, **{f: frozenset({"port"}) for f in OPER_FAULTS},
+                    FACTS_FAULT: FACTS_PARAMS}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:

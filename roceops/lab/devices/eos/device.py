@@ -72,6 +72,7 @@ class EosState(EosStateCore):
     """An EOS switch as the lab serves it: the state plus preloading through the CLI and faults."""
 
     PERSONALITY_FAULTS: ClassVar[frozenset[str]] = CONFIG_FAULTS | OPER_FAULTS | {FACTS_FAULT, "status_columns"}
+    FAULT_PARAMS = {**FAULT_PARAMS, "status_columns": frozenset()}
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         preload = (extra or {}).get("preload_files")

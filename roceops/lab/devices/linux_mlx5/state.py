@@ -21,6 +21,12 @@ class LinuxMlx5StateCore(DeviceState):
     """One host's NICs, files and physical links, and its faults (the shell builds on it: see device.py)."""
 
     PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS
+    # what apply_fault below (and the device layer: reboot, reject_systemctl, no_perftest) reads of each fault
+    FAULT_PARAMS = {
+        **{f: frozenset({"port"}) for f in OPER_FAULTS | {"nic_reset", "old_driver"}},
+        "mtu_mismatch": frozenset({"port", "mtu"}), "pfc_off": frozenset({"port", "priority"}),
+        "firmware": frozenset({"port", "version"}), "slow_rdma": frozenset({"port", "factor"}),
+    }
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         data = dict(extra or {})
@@ -57,8 +63,11 @@ class LinuxMlx5StateCore(DeviceState):
         return [nic]
 
     def apply_fault(self, name: str, **params: Any) -> None:
-        super().apply_fault(name, **params)
         fault = name.strip().lower().replace("-", "_")
+        if fault in self.FAULT_PARAMS and (bad := sorted(set(params) - self.FAULT_PARAMS[fault] - {"netdev"})):
+            allowed = ", ".join(sorted(self.FAULT_PARAMS[fault]))  # netdev: another name for port
+            raise LabError(f"fault '{fault}' takes {allowed} (got: {', '.join(bad)})")
+        super().apply_fault(name, **params)
         if fault in OPER_FAULTS:
             for nic in self._nics(params, fault):
                 self.physical.apply(fault, nic.name)

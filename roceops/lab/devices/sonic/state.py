@@ -111,6 +111,7 @@ class SonicState(DeviceState):
     """One SONiC switch. ``extra``: hostname, hwsku, ports [{name, speed, neighbor}], lossless, preload_files."""
 
     PERSONALITY_FAULTS: ClassVar[frozenset[str]] = frozenset(FAULT_PARAMS)
+    FAULT_PARAMS = FAULT_PARAMS
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, platform, extra)
