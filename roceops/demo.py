@@ -81,7 +81,7 @@ def run_demo(fabric_path: Path, out: Path, say: Callable[[str], None]) -> int:
 def _deploy(fabric: Fabric, state: Path, journal: Journal, label: str) -> dict[str, int]:
     names = [d.name for d in fabric.devices()]
     run_id = journal.start_run("deploy", fabric.intent.name, "demo", {"demo": label})
-    opts = DeployOptions(commit=True, canary=3, batch="50%", lab_dir=state, quiet=True, timeout_s=60)
+    opts = DeployOptions(commit=True, bringup=True, canary=3, batch="50%", lab_dir=state, quiet=True, timeout_s=60)
     rep = deploy(fabric, names, opts, journal, run_id)
     journal.finish_run(run_id, "demo", rep.exit_code)
     counts: dict[str, int] = {}

@@ -9,7 +9,7 @@ travels as :class:`EndFacts`: a few values per NIC or port, not the whole observ
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from roceops.device.change import DeviceFacts
 from roceops.device.compare import Drift, compare
@@ -35,6 +35,7 @@ class Observation:
     error: Result | None = None
     outputs: dict[str, str] | None = None  # raw command outputs, kept only between collect and parse
     facts: DeviceFacts | None = None  # what a switch reports it is (release, hardware, ports)
+    mode_problems: list[str] = field(default_factory=list)  # modes its config asks that it does not run
     phases: dict[str, float] = field(default_factory=dict)
 
 
@@ -47,6 +48,7 @@ class EndFacts:
     mtu: int | None = None
     intended_pfc: tuple[int, ...] | None = None
     intended_mtu: int | None = None
+    neighbor: tuple[str, str] | None = None  # what this end's LLDP hears: (device, port); None: nothing heard
 
 
 def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
@@ -103,6 +105,14 @@ def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[R
 
 def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     """NIC netdev or switch port -> what the link checks need of it, for the host-leaf links of this device."""
+    facts = _end_config(fabric, obs)
+    for name, n in (obs.oper.lldp.items() if obs.oper is not None else ()):
+        if name in facts:  # the cable check (roceops.audit.cabling) reads both ends' LLDP
+            facts[name] = replace(facts[name], neighbor=(n.device, n.port))
+    return facts
+
+
+def _end_config(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     observed = obs.observed
     if observed is None:
         return {}
@@ -212,14 +222,17 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
 
 def facts_findings(obs: Observation) -> list[Result]:
     """A switch whose release, hardware or ports contradict its intent: one ``facts.mismatch`` finding."""
+    out = [Result(check="facts.mode", device=obs.device, path="facts.mode", message="; ".join(obs.mode_problems),
+                   hint="the switch still runs its old modes: they take effect at a restart (deploy --bringup)")
+           ] if obs.mode_problems else []
     if obs.facts is None or not isinstance(obs.intent, SwitchIntent):
-        return []
+        return out
     problems = mismatches(obs.facts, obs.intent)
     if not problems:
-        return []
-    return [Result(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
-                    hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
-                         "or the device; deploy refuses it")]
+        return out
+    return [*out, Result(check="facts.mismatch", device=obs.device, path="facts", message="; ".join(problems),
+                          hint="the device is not the one the fabric describes: fix the fabric (hwsku, nos_version) "
+                               "or the device; deploy refuses it")]
 
 
 def merge(findings: Iterable[Result]) -> list[Result]:

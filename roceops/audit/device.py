@@ -94,6 +94,8 @@ def parse_observation(obs: Observation) -> None:
         obs.oper = driver.operational(obs.outputs, obs.intent)
         read_facts = getattr(driver, "facts", None)  # switches only: hosts report no NOS facts
         obs.facts = read_facts(obs.outputs) if read_facts is not None else None
+        modes = getattr(driver, "mode_problems", None)  # rooms whose modes take effect only at a restart
+        obs.mode_problems = modes(obs.outputs, obs.intent) if modes is not None else []
     except Exception as exc:
         obs.observed, obs.oper = None, None
         obs.error = error_finding(obs.device, exc, "parse")

@@ -25,6 +25,7 @@ from pathlib import Path
 from nornir.core.task import Result as TaskResult
 from nornir.core.task import Task
 
+from roceops.audit.cabling import cabling_findings
 from roceops.audit.checks import link_findings, merge
 from roceops.audit.device import DeviceAudit, audit_device, not_audited
 from roceops.audit.findings import UNREACHABLE_CHECKS
@@ -147,7 +148,9 @@ def run_audit(fabric: Fabric, names: list[str], opts: AuditOptions) -> AuditResu
     audits = [results.get(n) or not_audited(n, fabric.device(n).platform, _why_missing(ended.get(i % shards)))
               for i, n in enumerate(names)]
     found = [f for a in audits for f in a.findings]
-    found.extend(link_findings(fabric, {a.device: a.ends for a in audits}))
+    ends = {a.device: a.ends for a in audits}
+    found.extend(link_findings(fabric, ends))
+    found.extend(cabling_findings(fabric, ends))
     findings = merge(found)
     end = time.monotonic()
     phases = {"devices": collected - start, "checks": end - collected}

@@ -76,10 +76,15 @@ def deploy(
                                   "they take effect at the next reboot"),
     persist: bool = typer.Option(True, "--persist/--no-persist", help="install the hosts' boot-time files "
                                  "(netplan, unit, sysctl, NCCL); --no-persist sets runtime values only"),
+    bringup: bool = typer.Option(False, "--bringup", help="allow the platform's bring-up path (full config load and "
+                                 "service restarts) for devices whose change the in-place transaction would refuse"),
     fmt: TableOrJson = typer.Option(TableOrJson.table, "--format"),
     journal: Path | None = JournalOption,
 ) -> None:
     """Push rendered configuration safely: backup, diff, platform transaction, verify, confirm.
+
+    A dry run says per device which path its change needs (day-2 in place, or bring-up, naming the refused
+    operations); --commit takes bring-up only with --bringup, else that device stops (exit 1), nothing sent.
 
     Dry run by default. Ctrl-C/SIGTERM start no new device and let those in flight finish or roll back
     (exit 130/143). Example: roceops deploy --lab --commit --canary 2 --batch 25%
@@ -100,7 +105,7 @@ def deploy(
     opts = DeployOptions(commit=commit, canary=canary, batch=batch, max_fail=max_fail,
                          confirm_timeout_s=confirm_timeout, workers=workers, timeout_s=timeout,
                          lab_dir=lab_dir_option(lab), quiet=fmt is TableOrJson.json, deadline_s=deadline,
-                         firmware=firmware, persist=persist)
+                         firmware=firmware, persist=persist, bringup=bringup)
     name = loaded.fabric.intent.name
     control = RunControl(deadline)
     try:
@@ -108,7 +113,7 @@ def deploy(
             check_lab_serves(loaded, names, lab)  # before any connection, and before the run is journalled
             run_id = j.start_run("deploy", name, loaded.source.source_hash,
                                  {"limit": limit, "commit": commit, "canary": canary, "batch": batch, "lab": lab,
-                                  "firmware": firmware, "persist": persist},
+                                  "firmware": firmware, "persist": persist, "bringup": bringup},
                                  device_count=len(names))
             try:
                 report = run_deploy(loaded.fabric, names, opts, j, run_id, control)

@@ -188,12 +188,14 @@ def render(
     limit: str | None = LimitOption,
     skip_lint: bool = typer.Option(False, "--skip-lint", help="render even if lint finds errors"),
 ) -> None:
-    """Render configuration files for every device (or --limit) plus a manifest.
+    """Render configuration files for every device (or --limit) plus a manifest, and the fabric's monitoring
+    (monitoring/: Prometheus rules and their promtool tests, a Grafana dashboard, a scrape config).
 
     Example: roceops render --out build/ --limit leaf,su1
     """
     from roceops.lint import lint
-    from roceops.render.build import UnsafePath, render_devices, write_build
+    from roceops.monitoring import MONITORING_DIR, monitoring_files
+    from roceops.render.build import UnsafePath, render_devices, write_build, write_folder
 
     loaded = load_fabric_or_exit(fabric)
     if not skip_lint:
@@ -207,9 +209,11 @@ def render(
         rendered = render_devices(loaded.fabric, devices)
     try:
         result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+        monitoring = write_folder(out, MONITORING_DIR, monitoring_files(loaded.fabric))
     except UnsafePath as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write into {out}: {exc.strerror or exc}")
     console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
-                  f"({result.written} files written, {result.unchanged} unchanged)")
+                  f"({result.written} files written, {result.unchanged} unchanged; "
+                  f"{out}/{MONITORING_DIR}/: {monitoring[0]} written, {monitoring[1]} unchanged)")

@@ -71,6 +71,10 @@ def health(
     all_nodes: bool = typer.Option(False, "--all", help="every GPU node of the fabric (a whole-cluster sweep)"),
     shard: Shard | None = ShardOption,
     run_id_opt: str | None = RunIdOption,
+    counters_from: str | None = typer.Option(
+        None, "--counters-from", metavar="URL",
+        help="read the leaves' counters from this Prometheus (fed by `roceops telemetry`) instead of logging "
+             "into them; the leaves' configuration is then not checked (leaf.port skipped)"),
 ) -> None:
     """Are these nodes and their leaf ports healthy enough for RoCE? Exit 0 ok, 1 drain some, 2 incomplete.
 
@@ -102,7 +106,9 @@ def health(
     known = {d.name: d for d in loaded.fabric.devices()}
     leaves = [nic.leaf for n in names if n in known for nic in getattr(known[n], "nics", [])]
     check_lab_serves(loaded, list(dict.fromkeys([n for n in names if n in known] + leaves)), lab)
-    opts = HealthOptions(window_s=window, deadline_s=deadline,
+    if counters_from is not None and not counters_from.startswith(("http://", "https://")):
+        fail(f"--counters-from {counters_from!r}: expected the Prometheus base URL, http://HOST:PORT")
+    opts = HealthOptions(window_s=window, deadline_s=deadline, counters_from=counters_from,
                          thresholds=Thresholds(pause_rate_max=pause_rate_max, ber_max=ber_max,
                                                      traffic_min_fraction=traffic_min_fraction),
                          lab_dir=lab_dir_option(lab), traffic=traffic)

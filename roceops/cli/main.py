@@ -21,6 +21,7 @@ from roceops.cli import (
     play_cmds,
     scheduler_cmds,
     slurm_cmds,
+    telemetry_cmds,
     verify_cmds,
 )
 from roceops.cli.common import Exit, fail
@@ -94,6 +95,7 @@ app.command()(health_cmds.health)
 app.command()(demo_cmds.demo)
 app.command()(play_cmds.play)
 app.command()(scheduler_cmds.merge)
+app.command()(telemetry_cmds.telemetry)
 app.add_typer(inventory_cmds.app, name="inventory")
 app.add_typer(lab_cmds.app, name="lab")
 app.add_typer(hardware_cmds.app, name="hardware")

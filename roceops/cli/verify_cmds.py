@@ -12,6 +12,8 @@ from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_con
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.html_report import verify_html
 
+BY_CLASS_ABOVE = 128  # switches: a full plane costs ~60 MiB per switch (bench/RESULTS.md)
+
 app = typer.Typer(help="Prove the fabric design on this machine (network namespaces, real FRR).",
                   no_args_is_help=True)
 
@@ -35,6 +37,11 @@ def routing(
     fmt: VerifyFormat = typer.Option(VerifyFormat.table, "--format"),
     deadline: float = typer.Option(60.0, "--deadline", min=1.0, help="seconds allowed for BGP convergence"),
     cleanup: bool = typer.Option(False, "--cleanup", help="only remove what killed runs left behind, then exit"),
+    by_class: bool | None = typer.Option(
+        None, "--by-class/--full",
+        help=f"build the first and last SU with the switches above them and prove every other device an "
+             f"instance of its class (a device that differs is built itself); default: --by-class above "
+             f"{BY_CLASS_ABOVE} switches"),
 ) -> None:
     """Build every switch and host in its own network namespace (veth per cable, planned addresses and MTUs,
     the hosts' rendered tables/rules/sysctls), run each switch's FRR from its rendered config, and check
@@ -43,6 +50,8 @@ def routing(
     --limit selects the devices whose checks are reported and the hosts that ping; the whole plane is
     always built (routing needs every switch). Exit 0 verified, 1 findings, 2 some switches could not be
     built, 3 bad input, not runnable here (no root / ip netns / FRR) or interrupted (Ctrl-C, SIGTERM).
+    --by-class (default above 128 switches) builds a representative sub-plane and reports
+    per device whether it was verified directly or by class; --full builds every device.
     Example: sudo roceops verify routing -f inventory/lab-mini.yaml --format junit > routing.xml
     """
     from rich.progress import BarColumn, Progress, TaskID, TextColumn
@@ -74,8 +83,10 @@ def routing(
                 tasks[phase] = bar.add_task(phase, total=total)
             bar.update(tasks[phase], completed=done, total=total)
 
+        if by_class is None:
+            by_class = len(loaded.fabric.switches) > BY_CLASS_ABOVE
         opts = VerifyOptions(sample=sample, all_pairs=all_pairs, deadline_s=deadline,
-                             limit=names if limit else None, progress=progress)
+                             limit=names if limit else None, progress=progress, by_class=by_class)
         try:
             result = verify_routing(loaded.fabric, opts)
         except KeyboardInterrupt:

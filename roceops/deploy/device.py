@@ -16,16 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from roceops.deploy.control import DeviceClock
+from roceops.deploy.paths import choose_path, needs_bringup, with_stale_modes
 from roceops.device.change import BackupRefused, Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.compare import Drift
-from roceops.device.facts import facts_problems
-from roceops.device.intent import Intent
+from roceops.device.facts import mismatches, read_device_facts
+from roceops.device.intent import Intent, SwitchIntent
 from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
-                 "timeout", "interrupted", "not_started", "facts_mismatch", "backup_refused"]
+                 "timeout", "interrupted", "not_started", "facts_mismatch", "backup_refused", "needs_bringup"]
 
 
 class Connector(Protocol):
@@ -53,6 +54,9 @@ class DeviceOutcome:
     error: str | None = None
     seconds: float = 0.0
     reboot_required: bool = False  # the change includes settings that take effect at the next boot (firmware)
+    path: str | None = None  # "day2" / "bringup" where the platform knows its change engine's rules
+    path_reasons: tuple[str, ...] = ()  # why bring-up: refused operations, restart-only modes
+    mode_findings: tuple[str, ...] = ()  # facts.mode: modes the config asks that the device does not run
 
 
 def _error(exc: BaseException) -> str:
@@ -95,7 +99,7 @@ def _restore(driver: Driver, connector: Connector, conn: Any, txn: str, backup: 
 
 def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome, conn: Any, change: Change,
                     txn: str, confirm_timeout_s: int, verify: Callable[[Any], None],
-                    clock: DeviceClock | None = None) -> None:
+                    clock: DeviceClock | None = None, apply: Callable[..., None] | None = None) -> None:
     """Apply ``change`` inside the platform transaction, verify, confirm; on any failure restore the backup.
 
     Past the device's deadline (``clock``) the outcome is ``timeout``: on a platform with a commit timer
@@ -110,7 +114,7 @@ def run_transaction(driver: Driver, connector: Connector, outcome: DeviceOutcome
             confirm_timeout_s = max(1, min(confirm_timeout_s, int(clock.remaining())))
     confirming = False
     try:
-        driver.apply(conn, change, txn, confirm_timeout_s)
+        (apply or driver.apply)(conn, change, txn, confirm_timeout_s)
         verify(conn)
         confirming = True
         driver.confirm(conn, txn)
@@ -153,18 +157,43 @@ def _roll_back(driver: Driver, connector: Connector, outcome: DeviceOutcome, con
         outcome.status = "rolled_back"
 
 
+def _mode_problems(driver: Driver, conn: Any, intent: Intent, current: Snapshot | None = None) -> tuple[str, ...]:
+    """Modes the device's config asks that it does not run (a room's ``read_mode_problems``; () without one)."""
+    read = getattr(driver, "read_mode_problems", None)
+    return tuple(read(conn, intent, current)) if read is not None else ()
+
+
+def _check_modes(driver: Driver, conn: Any, intent: Intent, outcome: DeviceOutcome) -> None:
+    """After either path: the modes the device runs, as ``facts.mode`` findings; never fatal to the run."""
+    try:
+        outcome.mode_findings = _mode_problems(driver, conn, intent)
+    except Exception as exc:  # the change is done and confirmed; say what could not be read
+        outcome.mode_findings = (f"modes in effect could not be read: {_error(exc)}",)
+
+
+def _bringup_apply(driver: Driver, backup: Snapshot) -> Callable[..., None]:
+    """The platform's bring-up in place of ``apply`` (full config from ``backup`` + the change, then reload)."""
+    def apply(conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
+        driver.bringup(conn, backup, change, txn)  # type: ignore[attr-defined]  # rooms with a route() have it
+    return apply
+
+
 def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice, intent: Intent, *,
                   commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
-                  before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+                  before_apply: Callable[[DeviceOutcome], None] | None = None, bringup: bool = False) -> DeviceOutcome:
     """``before_apply`` runs once the backup is taken and before the first change is sent (the journal's
-    write-ahead record); a stop request seen before that point leaves the device ``interrupted``, untouched."""
+    write-ahead record); a stop request seen before that point leaves the device ``interrupted``, untouched.
+
+    A change the platform's in-place engine would refuse (:mod:`roceops.deploy.paths`) is committed through its
+    bring-up path only with ``bringup``; otherwise the device stops as ``needs_bringup`` with nothing sent."""
     outcome = DeviceOutcome(device=rendered.name, platform=rendered.platform)
     start = time.monotonic()
     try:
         try:
             conn = connector.connect()
             outcome.backup = driver.read_config(conn)
-            problems = facts_problems(driver, conn, outcome.backup, intent)
+            facts = read_device_facts(driver, conn, outcome.backup, intent)
+            problems = mismatches(facts, intent) if facts is not None and isinstance(intent, SwitchIntent) else []
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
@@ -175,13 +204,23 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         change = driver.diff(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         outcome.reboot_required = bool(change.summary.get("reboot_required"))
-        if change.empty:
+        try:  # modes a restart must bring, whatever the diff (unreadable: judged after the push)
+            stale = _mode_problems(driver, conn, intent, outcome.backup)
+        except Exception:
+            stale = ()
+        if change.empty and not stale:
             outcome.status = "unchanged"
             return outcome
+        path = with_stale_modes(choose_path(driver, outcome.backup, change, intent, facts), stale)
+        if path is not None:
+            outcome.path, outcome.path_reasons = path.path, path.reasons
         if clock is not None:
             clock.refresh()
         if not commit:
             outcome.status = "would_change"
+            return outcome
+        if path is not None and path.path == "bringup" and not bringup:
+            outcome.status, outcome.error = "needs_bringup", needs_bringup(path)
             return outcome
         if clock is not None and (clock.stop_requested or clock.expired):
             outcome.status = "interrupted" if clock.stop_requested else "timeout"
@@ -190,7 +229,10 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
         if before_apply is not None:
             before_apply(outcome)
         run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                        verify_intent(driver, intent, rendered), clock)
+                        verify_intent(driver, intent, rendered), clock,
+                        apply=_bringup_apply(driver, outcome.backup) if outcome.path == "bringup" else None)
+        if outcome.status == "changed":
+            _check_modes(driver, conn, intent, outcome)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)
@@ -198,7 +240,8 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
 
 def restore_device(driver: Driver, connector: Connector, device: str, platform: str, backup: Snapshot, *,
                    commit: bool, txn: str, confirm_timeout_s: int = 300, clock: DeviceClock | None = None,
-                   before_apply: Callable[[DeviceOutcome], None] | None = None) -> DeviceOutcome:
+                   before_apply: Callable[[DeviceOutcome], None] | None = None,
+                   intent: Intent | None = None) -> DeviceOutcome:
     """Bring a device back to a journal backup (``roceops rollback``), with the same safety net and deadline.
 
     ``outcome.backup`` is the configuration found before the restore (what ``before_apply`` journals)."""
@@ -208,12 +251,18 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
         try:
             conn = connector.connect()
             current = driver.read_config(conn)
+            change = driver.restore(current, backup)
+            # a restore the in-place engine refuses (undoing a bring-up) takes the bring-up path: the
+            # operator asked for exactly this backup, and the outcome says which path it took
+            path = (choose_path(driver, current, change, intent, read_device_facts(driver, conn, current, intent))
+                    if intent is not None else None)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         outcome.backup = current
-        change = driver.restore(current, backup)
+        if path is not None:
+            outcome.path, outcome.path_reasons = path.path, path.reasons
         outcome.diff, outcome.summary = change.diff, dict(change.summary)
         if change.empty:
             outcome.status = "unchanged"
@@ -226,7 +275,8 @@ def restore_device(driver: Driver, connector: Connector, device: str, platform: 
             if before_apply is not None:
                 before_apply(outcome)
             run_transaction(driver, connector, outcome, conn, change, txn, confirm_timeout_s,
-                            verify_snapshot(driver, backup), clock)
+                            verify_snapshot(driver, backup), clock,
+                            apply=_bringup_apply(driver, current) if outcome.path == "bringup" else None)
         return outcome
     finally:
         outcome.seconds = round(time.monotonic() - start, 3)

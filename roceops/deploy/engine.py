@@ -23,6 +23,7 @@ from roceops.deploy.control import DeviceClock, RunControl, signal_exit_code
 from roceops.deploy.device import DeviceOutcome, deploy_device, restore_device
 from roceops.deploy.rollout import Rollout, plan_rollout
 from roceops.device.change import RenderedDevice, Snapshot
+from roceops.device.intent import Intent
 from roceops.journal import Journal
 from roceops.nornir_glue.runner import Progress, TaskConnector, make_nornir
 from roceops.plan import plan
@@ -30,7 +31,7 @@ from roceops.platforms.base import get_driver, get_platform
 from roceops.platforms.templating import render_device
 from roceops.topology.fabric import Fabric
 
-FAILED = ("rolled_back", "failed", "facts_mismatch", "backup_refused")
+FAILED = ("rolled_back", "failed", "facts_mismatch", "backup_refused", "needs_bringup")
 NOT_DONE = ("unreachable", "timeout")  # exit 2: the device could not be worked on within its deadline
 
 
@@ -48,6 +49,7 @@ class DeployOptions:
     deadline_s: float | None = None  # the whole run: no device starts after it, none runs past it
     firmware: bool = False  # also apply persistent NIC firmware settings (they need a reboot)
     persist: bool = True  # install the files that make host settings survive a reboot
+    bringup: bool = False  # allow the platform's bring-up path (full config load + restart) where day-2 cannot
 
 
 def deployable(rendered: RenderedDevice, opts: DeployOptions) -> RenderedDevice:
@@ -77,8 +79,8 @@ class DeployReport:
             return code
         if self.by_status(*NOT_DONE, "not_started"):
             return 2
-        if self.by_status(*FAILED):
-            return 1
+        if self.by_status(*FAILED) or any(o.mode_findings for o in self.outcomes.values()):
+            return 1  # facts.mode: done, but a mode only a restart brings is not in effect
         return 0
 
 
@@ -165,7 +167,8 @@ def deploy(fabric: Fabric, names: list[str], opts: DeployOptions, journal: Journ
         def push(clock: DeviceClock) -> DeviceOutcome:
             return deploy_device(get_driver(task.host.data["roceops_platform"]), TaskConnector(task, clock.attach),
                                  rendered[name], intents[name], commit=opts.commit, txn=txn,
-                                 confirm_timeout_s=opts.confirm_timeout_s, clock=clock, before_apply=write_ahead)
+                                 confirm_timeout_s=opts.confirm_timeout_s, clock=clock, before_apply=write_ahead,
+                                 bringup=opts.bringup)
 
         outcome = _bounded(control, opts, task, push)
         _journal(journal, run_id, outcome)
@@ -216,7 +219,7 @@ def _roll_back_wave(fabric: Fabric, opts: DeployOptions, journal: Journal, run_i
         backup = o.backup
         return _bounded(undo_control, opts, task, lambda clock: restore_device(
             get_driver(o.platform), TaskConnector(task, clock.attach), o.device, o.platform, backup, commit=True,
-            txn=txn, confirm_timeout_s=opts.confirm_timeout_s, clock=clock))
+            txn=txn, confirm_timeout_s=opts.confirm_timeout_s, clock=clock, intent=_intent_of(fabric, o.device)))
 
     for name, undo in run_wave(fabric, list(changed), opts, "roll back wave", work).items():
         original = changed[name]
@@ -228,6 +231,14 @@ def _roll_back_wave(fabric: Fabric, opts: DeployOptions, journal: Journal, run_i
             original.error = f"wave roll-back failed: {undo.error}"
         report.outcomes[name] = original
         _journal(journal, run_id, original)
+
+
+def _intent_of(fabric: Fabric, name: str) -> Intent | None:
+    """The device's intent, for the platform's choice of restore path (None: the fabric no longer has it)."""
+    try:
+        return plan(fabric, name)
+    except (KeyError, ValueError):
+        return None
 
 
 def _journal(journal: Journal, run_id: str, o: DeviceOutcome) -> None:
@@ -257,7 +268,7 @@ def rollback_run(fabric: Fabric, journal: Journal, source_run: str, opts: Deploy
         outcome = _bounded(control, opts, task, lambda clock: restore_device(
             get_driver(row.platform), TaskConnector(task, clock.attach), row.device, row.platform, backup,
             commit=opts.commit, txn=txn, confirm_timeout_s=opts.confirm_timeout_s, clock=clock,
-            before_apply=write_ahead))
+            before_apply=write_ahead, intent=_intent_of(fabric, row.device)))
         _journal(journal, run_id, outcome)
         recorded.add(row.device)
         return outcome

@@ -8,15 +8,17 @@ from typing import Any
 
 from rich.console import Console
 
-from roceops.deploy.device import Status
+from roceops.deploy.device import DeviceOutcome, Status
 from roceops.deploy.engine import DeployReport
+from roceops.platforms.change_path import ChangePath
 from roceops.report import tables
 
 ORDER: list[Status] = ["changed", "would_change", "unchanged", "rolled_back", "backup_refused", "failed",
-                       "facts_mismatch", "unreachable", "timeout", "interrupted", "not_started", "not_touched"]
+                       "facts_mismatch", "needs_bringup", "unreachable", "timeout", "interrupted", "not_started",
+                       "not_touched"]
 STYLE: dict[Status, str] = {"changed": "green", "would_change": "yellow", "unchanged": "dim",
                             "rolled_back": "bold red", "failed": "bold red", "facts_mismatch": "bold red",
-                            "backup_refused": "bold red",
+                            "backup_refused": "bold red", "needs_bringup": "bold red",
                             "unreachable": "red", "timeout": "red", "interrupted": "yellow", "not_started": "dim",
                             "not_touched": "dim"}
 
@@ -33,10 +35,19 @@ def as_json(report: DeployReport) -> dict[str, Any]:
         "counts": {k: counts[k] for k in ORDER if counts[k]},
         "devices": [
             {"device": o.device, "platform": o.platform, "status": o.status, "changes": o.summary,
-             "seconds": o.seconds, "error": o.error, "diff": o.diff, "reboot_required": o.reboot_required}
+             "seconds": o.seconds, "error": o.error, "diff": o.diff, "reboot_required": o.reboot_required,
+             "path": o.path, "path_reasons": list(o.path_reasons),
+             "findings": [{"check": "facts.mode", "message": m} for m in o.mode_findings]}
             for o in report.outcomes.values()
         ],
     }
+
+
+def path_detail(o: DeviceOutcome) -> str:
+    """A dry run's word on the path: day-2, or bring-up with the refused operations and restart-only modes."""
+    if o.path is None:
+        return ""
+    return ChangePath(o.path, o.path_reasons).describe()  # type: ignore[arg-type]  # path is day2|bringup
 
 
 def print_report(console: Console, report: DeployReport, show_diff: bool) -> None:
@@ -50,7 +61,10 @@ def print_report(console: Console, report: DeployReport, show_diff: bool) -> Non
     for o in report.outcomes.values():
         changes = ", ".join(f"{k} {v}" for k, v in o.summary.items() if v) or "-"
         table.add_row(o.device, o.platform, tables.styled(o.status, STYLE[o.status]), changes, f"{o.seconds:.1f}",
-                      o.error or "")
+                      o.error or path_detail(o))
+    for o in report.outcomes.values():
+        for m in o.mode_findings:
+            console.print(tables.styled(f"facts.mode {o.device}: {m}", "bold red"))
     console.print(table)
     counts = Counter(o.status for o in report.outcomes.values())
     console.print("summary: " + ", ".join(f"{counts[k]} {k}" for k in ORDER if counts[k]))

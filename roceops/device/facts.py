@@ -79,12 +79,21 @@ def mismatches(facts: DeviceFacts, intent: SwitchIntent) -> list[str]:
     return out
 
 
+def read_device_facts(driver: Any, conn: Any, current: Snapshot, intent: Intent) -> DeviceFacts | None:
+    """The device's facts (I/O through its driver); None for hosts and drivers without ``read_facts``."""
+    read = getattr(driver, "read_facts", None)
+    if read is None or not isinstance(intent, SwitchIntent):
+        return None
+    facts: DeviceFacts = read(conn, current)
+    return facts
+
+
 def facts_problems(driver: Any, conn: Any, current: Snapshot, intent: Intent) -> list[str]:
     """Read the device's facts (I/O through its driver) and compare them with ``intent``.
 
     Hosts and drivers without ``read_facts`` have no NOS facts to check: nothing to report.
     """
-    read = getattr(driver, "read_facts", None)
-    if read is None or not isinstance(intent, SwitchIntent):
+    facts = read_device_facts(driver, conn, current, intent)
+    if facts is None or not isinstance(intent, SwitchIntent):
         return []
-    return mismatches(read(conn, current), intent)
+    return mismatches(facts, intent)

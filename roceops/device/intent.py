@@ -200,6 +200,8 @@ class NcclIntent(_M):
     qps_per_connection: int = 1
     split_data_on_qps: int = 0
     socket_ifname: str | None = None
+    cross_nic: int = Field(default=2, description="NCCL_CROSS_NIC: 0 same NIC per ring/tree (rails), 2 NCCL's default")
+    fifo_tc: int | None = Field(default=None, description="NCCL_IB_FIFO_TC ToS byte of the CTS (FIFO) messages")
 
 
 class FirmwareIntent(_M):

@@ -236,6 +236,8 @@ class ObservedNccl(_O):
     qps_per_connection: int | None = None
     split_data_on_qps: int | None = None
     socket_ifname: str | None = None
+    cross_nic: int | None = None
+    fifo_tc: int | None = None
 
 
 class ObservedFirmware(_O):

@@ -41,11 +41,23 @@ class BgpSession(_M):
     remote_asn: int | None = None
 
 
+class PcieGpuPath(_M):
+    """A host NIC's PCIe path to its GPU (GPUDirect RDMA): bridges between them, those with ACS redirect on, and
+    why nothing was judged (``skipped``: no GPU, no shared switch, lspci not readable)."""
+
+    gpu: str | None = None
+    bridges: list[str] = Field(default_factory=list)
+    redirecting: list[str] = Field(default_factory=list)
+    skipped: str | None = None
+    nearest_gpu: str | None = Field(default=None, description="nvidia-smi topo -m: 'GPU0 PIX' (None: not read)")
+
+
 class OperState(_M):
     device: str
     ports: dict[str, PortOper] = Field(default_factory=dict)
     lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
     bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
+    gpu_paths: dict[str, PcieGpuPath] = Field(default_factory=dict, description="host NIC -> its path to its GPU")
     firmware: str | None = None
     driver: str | None = None
     os_version: str | None = None

@@ -32,6 +32,7 @@ class Sample:
     second: OperState | None = None
     window_s: float = 0.0
     error: str | None = None
+    counters_only: bool = False  # counters from Prometheus (health --counters-from): no configuration was read
 
 
 @dataclass
@@ -158,6 +159,10 @@ class LeafPort(Check):
 
     def test(self, ctx: LinkContext) -> list[Result]:
         item = self.port_item(ctx)
+        if ctx.switch.counters_only and ctx.switch.error is None:
+            return [Result(device=ctx.node, check=self.name, path=item, status="skipped",
+                           message="leaf configuration not read: its counters came from Prometheus "
+                                   "(--counters-from); `roceops audit` checks the configuration")]
         p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
         cfg = observed_port(ctx.switch, ctx.leaf_port.name)
         if p is None and cfg is None:

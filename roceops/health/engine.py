@@ -18,10 +18,15 @@ from nornir.core.inventory import Host as NornirHost
 
 from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
+from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
+from roceops.health.cc_loop import loop_results
+from roceops.health.gpudirect import acs_results
 from roceops.health.host_checks import NodeContext, node_checks
 from roceops.health.model import Thresholds, Verdict
+from roceops.health.prometheus_source import leaf_samples
 from roceops.health.traffic import pair_rails, run_traffic
+from roceops.health.transport import transport_results
 from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
@@ -43,6 +48,7 @@ class HealthOptions:
     lab_dir: Path | None = None
     max_parallel: int = 64
     traffic: bool = False  # also ib_write_bw between the nodes on each rail (roceops.health.traffic)
+    counters_from: str | None = None  # Prometheus base URL: leaf counters from there, no leaf logins
 
 
 @dataclass
@@ -166,7 +172,8 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     ports = {n: frozenset(leaf_ports[n]) if n in leaf_ports else None for n in devices}  # switch ports once
     live = {n: Sample() for n in devices}
     planned = time.monotonic()
-    inventory = build_inventory(fabric, None, opts.lab_dir, only=set(devices), login="quick")  # read-only
+    sampled_devices = devices if opts.counters_from is None else [h.name for h in nodes]  # leaves: Prometheus
+    inventory = build_inventory(fabric, None, opts.lab_dir, only=set(sampled_devices), login="quick")  # read-only
     gate = threading.Semaphore(opts.max_parallel)
     host_names = {h.name for h in nodes}
     sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
@@ -174,13 +181,15 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
                                 args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
                                       deadline - ANSWER_RESERVE_S, gate,
                                       sessions if opts.traffic and n in host_names else None))
-               for n in devices]
+               for n in sampled_devices]
     for t in threads:
         t.start()
     for t in threads:
         t.join(max(0.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
     samples: dict[str, Sample] = {}
-    for n, t in zip(devices, threads, strict=True):
+    if opts.counters_from is not None:
+        samples.update(prometheus_leaves(fabric, opts, {n: leaf_ports[n] for n in leaves}, deadline))
+    for n, t in zip(sampled_devices, threads, strict=True):
         s = live[n]
         if t.is_alive():  # still talking: take what has arrived, mark the rest unknown
             s = Sample(observed=s.observed, first=s.first, second=s.second if s.window_s else None,
@@ -207,6 +216,16 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
                                 "checks": end - tested})
 
 
+def prometheus_leaves(fabric: Fabric, opts: HealthOptions, ports: dict[str, set[str]],
+                      deadline: float) -> dict[str, Sample]:
+    """The leaves' samples from Prometheus: the last window, and at least 3 scrapes so two samples are in it even
+    when a scrape comes late."""
+    assert opts.counters_from is not None
+    lookback = max(opts.window_s, 3.0 * fabric.intent.monitoring.scrape_interval_s)
+    timeout = max(0.5, min(5.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
+    return leaf_samples(opts.counters_from, ports, lookback, timeout)
+
+
 def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],
                     sessions: dict[str, object], thresholds: Thresholds, deadline: float) -> list[Result]:
     """The ring of same-rail ib_write_bw runs between ``nodes`` (see :mod:`roceops.health.traffic`)."""
@@ -226,6 +245,9 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
+        results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
+        results.extend(rail_results(host.name, hi, samples))
+        results.extend(acs_results(host.name, hi, samples[host.name]))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]
@@ -234,6 +256,7 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
                               leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
             for check in checks:
                 results.extend(check.test(ctx))
+            results.extend(loop_results(host.name, ctx.nic, ctx.host, leaf, ctx.switch, fabric.intent.health.cc_loop))
     results.extend(firmware_consistency(nodes, samples))
     results.extend(uplink_results(nodes, intents, samples, thresholds))
     return results

@@ -15,11 +15,12 @@ from roceops.device.intent import HostIntent, SwitchIntent
 from roceops.device.observed import ObservedHost
 from roceops.health.catalog import Sample
 from roceops.health.model import ResultStatus
+from roceops.plan.nccl_classes import fifo_problems
 from roceops.report.result import Result
 from roceops.util.rdma import ipv4_gid
 
 NCCL_FIELDS = ("ib_hca", "ib_hca_exact", "ib_tc", "gid_index", "roce_version", "addr_family", "qps_per_connection",
-               "split_data_on_qps", "socket_ifname")
+               "split_data_on_qps", "socket_ifname", "cross_nic", "fifo_tc")
 
 
 @dataclass
@@ -73,6 +74,8 @@ def nccl_check(ctx: NodeContext) -> list[Result]:
     want = ctx.intent.nccl.model_dump()
     bad = {f: getattr(seen, f) for f in NCCL_FIELDS if getattr(seen, f) != want[f]}
     problems = tc_problems(seen.ib_tc, ctx.intent, ctx.leaves)
+    if seen.fifo_tc is not None and seen.fifo_tc != seen.ib_tc:  # else CTS ride NCCL_IB_TC's class, judged above
+        problems += [f"NCCL_IB_FIFO_TC: {p}" for p in fifo_problems(seen.fifo_tc, ctx.intent, ctx.leaves)]
     if not bad and not problems:
         return [_result(ctx, "nccl.config", ctx.node, True, "intent", "intent", "")]
     detail = [f"{f}={v!r} (want {want[f]!r})" for f, v in bad.items()] + problems

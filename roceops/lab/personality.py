@@ -53,6 +53,7 @@ __all__ = [
     "SessionInfo",
     "UnknownFault",
     "available_platforms",
+    "canonical_fault_name",
     "get_personality",
 ]
 
@@ -288,12 +289,18 @@ StateFactory = Callable[[str, str, Mapping[str, Any]], DeviceState]
 SessionFactory = Callable[[DeviceState, SessionInfo], Session]
 
 
+# (state, gNMI target, path elements) -> the path's JSON value; raises LookupError for a path it does not serve
+GnmiAnswer = Callable[[DeviceState, str, list[str]], Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Personality:
-    """A simulated device: its package's ``DEVICE`` (one state per device, one session per SSH channel)."""
+    """A simulated device: its package's ``DEVICE`` (one state per device, one session per SSH channel), and
+    ``gnmi`` where the device also serves gNMI (:mod:`roceops.lab.gnmi_server`)."""
 
     state_factory: StateFactory
     session_factory: SessionFactory
+    gnmi: GnmiAnswer | None = None
 
 
 LAB_ONLY_DEVICES = {"echo": "roceops.lab.devices.echo"}  # lab transport tests; not a platform

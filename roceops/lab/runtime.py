@@ -9,7 +9,8 @@ lab holds an exclusive ``flock`` on ``lab.lock`` there for its whole life, which
 * ``lab.pid``, ``overlay.json``, ``control.sock`` -- exist while the lab runs
 * ``lab.log`` -- output of a detached lab (startup errors are also raised by ``start_lab``)
 
-``overlay.json`` maps device name -> ``{host, port, username, key_file}`` (no secrets).
+``overlay.json`` maps device name -> ``{host, port, username, key_file}`` (no secrets), plus ``gnmi_port`` for a
+device that serves gNMI (:mod:`roceops.lab.gnmi_server`).
 """
 
 from __future__ import annotations
@@ -193,8 +194,12 @@ async def serve(
         stop = stop_event or asyncio.Event()
         await lab.start()
         control = ControlServer(lab, control_socket_path(state_dir), stop.set)
+        from roceops.lab.gnmi_server import LabGnmi  # grpc only in the lab process: CLI start-up stays light
+
+        gnmi = LabGnmi(lab)
         loop = asyncio.get_running_loop()
         try:
+            await gnmi.start()  # before the control socket: "ready" means the overlay's gNMI ports are there too
             await control.start()
             overlay = {
                 dev.spec.name: {
@@ -202,6 +207,7 @@ async def serve(
                     "port": dev.spec.port,
                     "username": lab.username,
                     "key_file": str(lab.keys.client_key),
+                    **({"gnmi_port": gnmi.ports[dev.spec.name]} if dev.spec.name in gnmi.ports else {}),
                 }
                 for dev in lab.devices.values()
             }
@@ -220,6 +226,7 @@ async def serve(
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.remove_signal_handler(sig)
             await control.close()
+            await gnmi.stop()
             await lab.stop()
             overlay_path.unlink(missing_ok=True)
     finally:

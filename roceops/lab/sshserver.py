@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roceops.lab import rewire
 from roceops.lab.personality import (
     CloseSession,
     DeviceState,
@@ -35,6 +36,7 @@ from roceops.lab.personality import (
     Reply,
     Session,
     SessionInfo,
+    canonical_fault_name,
     get_personality,
 )
 from roceops.lab.spec import (
@@ -245,6 +247,7 @@ class LabServer:
         self.password = password or None
         self.devices: dict[str, LabDevice] = {}
         self.by_endpoint: dict[tuple[str, int], LabDevice] = {}
+        self.rewired: dict[str, rewire.Moved] = {}  # device a cabling fault was injected on -> what moved
         for spec in devices:
             if spec.address is None or spec.port is None:
                 raise LabError(f"device {spec.name} has no address/port; call assign_endpoints() first")
@@ -320,12 +323,18 @@ class LabServer:
             dev.state.apply_fault(fault, **params)
         except TypeError as exc:  # a personality's apply_fault with a fixed signature
             raise LabError(f"bad parameters for fault '{fault}' on {device}: {exc}") from None
+        if canonical_fault_name(fault) == "rail_swap":  # spans devices: the far ends move too (lab/rewire.py)
+            self.rewired.setdefault(device, []).extend(
+                rewire.swap_cables({n: d.state for n, d in self.devices.items()}, device, params))
         await self.sync_listener(dev)
         return dev.state.faults.active()
 
     async def clear(self, device: str | None = None) -> list[str]:
         """Clear the faults of one device, or of all devices; returns the names cleared."""
         targets = [self.device(device)] if device else list(self.devices.values())
+        states = {n: d.state for n, d in self.devices.items()}
+        for dev in targets:
+            rewire.restore(states, self.rewired.pop(dev.spec.name, []))
         for dev in targets:
             dev.state.clear_faults()
             await self.sync_listener(dev)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from roceops.lint.common import some
 from roceops.lint.model import Hit, LintContext, rule
+from roceops.plan.nccl_classes import fifo_problems
 
 
 @rule("NCCL001", "error", "NCCL_IB_TC does not map to a PFC (lossless) priority on the NIC or its leaf port",
@@ -59,4 +60,37 @@ def nccl_tc_not_cnp(ctx: LintContext) -> Iterator[Hit]:
             where = "node.nccl.ib_tc" if ctx.intent.node.nccl.ib_tc is not None else "qos.roce_tos"
             yield Hit(where, f"NCCL_IB_TC {host.nccl.ib_tc} is DSCP {ctx.intent.qos.cnp.dscp}, the CNP "
                                      "class: CNPs and NCCL data would share one queue")
+            return
+
+
+@rule("NCCL004", "error", "NCCL_CROSS_NIC lets NCCL cross rails on a rail-only fabric",
+      "leave node.nccl.cross_nic unset (0 on rail_only fabrics) or set it to 0", needs_fabric=True)
+def nccl_cross_nic_rails(ctx: LintContext) -> Iterator[Hit]:
+    # NCCL docs env.html#nccl-cross-nic: 0 keeps each ring/tree on one NIC "to avoid crossing network rails";
+    # 1 and 2 may pick different NICs, whose traffic has no path between the rails of a rail-only fabric
+    if not ctx.intent.rail_only:
+        return
+    for group in ctx.host_groups:
+        host = ctx.host_plan(group[0].name)
+        if host.nccl.cross_nic != 0:
+            yield Hit("node.nccl.cross_nic", f"NCCL_CROSS_NIC {host.nccl.cross_nic} on a rail_only fabric: NCCL "
+                                             "may connect NIC i to NIC j and no spine joins the rails")
+            return
+
+
+@rule("NCCL005", "error", "NCCL_IB_FIFO_TC is not a lossless or strict class on the NIC and its leaf, or is the "
+      "CNP class", "name a lossless or strict-priority class other than the CNP class in node.nccl.fifo_class",
+      needs_fabric=True)
+def nccl_fifo_class(ctx: LintContext) -> Iterator[Hit]:
+    if ctx.intent.node.nccl.fifo_class is None:
+        return  # FIFO_TC = NCCL_IB_TC: NCCL001/NCCL003 judge that class
+    for group in ctx.host_groups:
+        host = ctx.host_plan(group[0].name)
+        if host.nccl.fifo_tc is None:
+            continue
+        leaves = {n.leaf: ctx.switch_plan(n.leaf) for n in host.nics.values()}
+        bad = fifo_problems(host.nccl.fifo_tc, host, leaves)
+        if bad:
+            yield Hit("node.nccl.fifo_class", f"NCCL_IB_FIFO_TC {host.nccl.fifo_tc} on {host.name}: {some(bad, 3)}: "
+                                              "CTS messages could be dropped or starved")
             return

@@ -7,7 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from roceops.model.health import HealthPolicy
 from roceops.model.load_balancing import LoadBalancingPolicy, SwitchLoadBalancing
+from roceops.model.monitoring import MonitoringPolicy
 from roceops.model.names import (
     HOSTNAME,
     LABEL,
@@ -151,6 +153,11 @@ class NcclPolicy(StrictModel):
         default=None, description="NCCL_IB_GID_INDEX; default: RoCEv2 IPv4 auto-selection")
     ib_hca: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$")]] | None = Field(
         default=None, description="NCCL_IB_HCA devices; default: the rail RDMA devices in rail order")
+    cross_nic: Literal[0, 1, 2] | None = Field(
+        default=None, description="NCCL_CROSS_NIC; default: 0 on rail_only fabrics, else 2 (NCCL's default)")
+    fifo_class: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")] | None = Field(
+        default=None, description="qos traffic class whose DSCP NCCL_IB_FIFO_TC carries (NCCL >= 2.22.3); "
+                                  "default: NCCL_IB_TC's class, as NCCL does with the variable unset")
 
 
 class NodeProfile(StrictModel):
@@ -300,6 +307,8 @@ class FabricIntent(StrictModel):
     cable_lengths: CableLengths = Field(default_factory=CableLengths)
     qos: QosPolicy = Field(default_factory=QosPolicy)
     load_balancing: LoadBalancingPolicy = Field(default_factory=LoadBalancingPolicy)
+    monitoring: MonitoringPolicy = Field(default_factory=MonitoringPolicy)
+    health: HealthPolicy = Field(default_factory=HealthPolicy)
     overrides: Overrides = Field(default_factory=Overrides)
     kind: Literal["roceops/fabric/v1"] = "roceops/fabric/v1"
 
@@ -312,6 +321,14 @@ class FabricIntent(StrictModel):
                 raise ValueError(
                     f"tiers.{tier_name}.model {tier.model!r} is not in switch_models (known: {known})"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _fifo_class_exists(self) -> FabricIntent:
+        fifo = self.node.nccl.fifo_class
+        if fifo is not None and fifo not in {tc.name for tc in self.qos.traffic_classes}:
+            known = ", ".join(tc.name for tc in self.qos.traffic_classes)
+            raise ValueError(f"node.nccl.fifo_class {fifo!r} is not a qos traffic class (known: {known})")
         return self
 
     def port_naming(self, tier: TierIntent) -> PortNaming:

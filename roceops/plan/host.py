@@ -84,7 +84,36 @@ def plan_nccl(intent: FabricIntent, host: Host) -> NcclIntent:
         ib_tc=policy.ib_tc if policy.ib_tc is not None else qos_maps.roce_tos(intent.qos), roce_version=2,
         addr_family="AF_INET", addr_range=intent.addressing.hosts, gid_index=policy.gid_index,
         qps_per_connection=qps, split_data_on_qps=1 if qps > 1 else 0, socket_ifname=intent.node.frontend_netdev,
+        cross_nic=cross_nic(intent), fifo_tc=fifo_tc(intent),
     )
+
+
+def cross_nic(intent: FabricIntent) -> int:
+    """NCCL_CROSS_NIC: the fabric's ``node.nccl.cross_nic``, else 0 on a rail-only fabric (no spine joins the
+    rails: "0: Always use the same NIC for the same ring/tree, to avoid crossing network rails. Suited for
+    networks with per NIC switches (rails), with a slow inter-rail connection") and NCCL's default 2 ("Try to
+    use the same NIC for the same ring/tree, but still allow for the use of different NICs if it would result
+    in a better performance") where spines join the rails
+    (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-cross-nic)."""
+    policy = intent.node.nccl.cross_nic
+    if policy is not None:
+        return policy
+    return 0 if intent.rail_only else 2
+
+
+def fifo_tc(intent: FabricIntent) -> int:
+    """NCCL_IB_FIFO_TC (NCCL >= 2.22.3, NVIDIA/nccl PR#1194): the ToS byte of the QP that carries the CTS
+    (FIFO) messages. With the variable unset NCCL sends them with the data's traffic class (NCCL_IB_FIFO_TC
+    default -1: src/transport/net_ib/connect.cc, NVIDIA/nccl@5067397), so without ``node.nccl.fifo_class``
+    roceops writes NCCL_IB_TC's value and changes nothing; a named class gives its first DSCP << 2, with
+    ECT(0) on a lossless class as :func:`qos_maps.roce_tos` does."""
+    name = intent.node.nccl.fifo_class
+    if name is None:
+        policy = intent.node.nccl
+        return policy.ib_tc if policy.ib_tc is not None else qos_maps.roce_tos(intent.qos)
+    cls = intent.qos.class_named(name)
+    dscp = cls.dscp[0] if cls.dscp else 0
+    return dscp << 2 | (0b10 if cls.lossless else 0)
 
 
 def plan_firmware(intent: FabricIntent, host: Host) -> FirmwareIntent | None:

@@ -89,6 +89,9 @@ config formats, tools) that may appear in product code only inside the room.
     firmware_outputs: tuple[str, ...] = ()  # applied only by deploy --firmware (they need a reboot)
     # words only this room may use in product code (tests/platforms/test_registry.py checks the rest of roceops)
     vocabulary: tuple[str, ...] = ()
+    # module of its gNMI path table for `roceops telemetry` (a GNMI object, roceops.platforms.gnmi_paths);
+    # None: its counters are not streamed (imported only by the telemetry command)
+    gnmi_paths: str | None = None
 
     @property
     def device_kind(self) -> Literal["switch", "host"]:

@@ -149,3 +149,13 @@ def write_build(out_dir: Path, fabric_name: str, source_hash: str, rendered: lis
     body = json.dumps(manifest(fabric_name, source_hash, rendered), indent=2, sort_keys=True) + "\n"
     _write_if_changed(manifest_path, body)
     return BuildResult(out_dir=out_dir, devices=rendered, written=written, unchanged=unchanged)
+
+
+def write_folder(out_dir: Path, folder: str, files: dict[str, str]) -> tuple[int, int]:
+    """Write ``files`` (name -> text) under ``out_dir/folder``, each only when its bytes change; (written, unchanged).
+
+    Paths are checked before anything is written, as in :func:`write_build`.
+    """
+    targets = [(inside(out_dir, folder, name), text) for name, text in sorted(files.items())]
+    written = sum(_write_if_changed(path, text) for path, text in targets)
+    return written, len(targets) - written

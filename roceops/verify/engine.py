@@ -9,6 +9,7 @@ state file for ``--cleanup``.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import random
@@ -27,7 +28,7 @@ from roceops.plan import plan
 from roceops.platforms.templating import render_device
 from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
-from roceops.verify import checks, frr
+from roceops.verify import checks, classes, frr
 from roceops.verify.checks import LinkProbe, PingPair
 from roceops.verify.netns import (
     OWNER_FILE,
@@ -40,7 +41,7 @@ from roceops.verify.netns import (
     sysctl_path,
     teardown,
 )
-from roceops.verify.plane import Intent, Plane, Session, build_plane
+from roceops.verify.plane import Intent, Plane, Session, build_plane, device_nodes
 from roceops.verify.probe import SMALL, Probe, fib_next_hops, route_lookups, run_probes
 
 STATE_DIR = Path(".roceops") / "verify"
@@ -63,6 +64,7 @@ class VerifyOptions:
     state_dir: Path = STATE_DIR
     progress: Progress | None = None
     workers: int = 8
+    by_class: bool = False  # build a representative sub-plane and prove every other device by class
 
 
 @dataclass
@@ -74,6 +76,11 @@ class VerifyResult:
     seconds: float
     phases: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+    coverage: classes.Coverage | None = None  # --by-class: what was built and what was proven by class
+
+    def verified(self, device: str) -> str:
+        """``direct`` (built and checked) or ``class`` (proven an instance of a built device)."""
+        return "direct" if self.coverage is None else self.coverage.mode(device)
 
     @property
     def exit_code(self) -> int:
@@ -138,6 +145,7 @@ class RunningPlane:
     findings: list[Result]
     clock: _Clock
     counts: dict[str, int]
+    coverage: classes.Coverage | None = None
 
     def bgpd_vty(self) -> dict[str, str]:
         """device -> its bgpd's vty socket (for readers such as ``lab up --routing``)."""
@@ -156,7 +164,18 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
     all_rendered = {n: render_device(all_intents[n]) for n in names if n not in (rendered or {})}
     all_rendered.update(rendered or {})
     run_id = new_run_id()
-    plane = build_plane(run_id, fabric, all_intents, all_rendered)
+    coverage = None
+    built = fabric
+    if options.by_class:
+        nodes, mtus = device_nodes(fabric, all_intents, all_rendered)
+        coverage = classes.cover(fabric, nodes, mtus)
+        built = classes.sub_fabric(fabric, coverage.built)
+        del nodes, mtus
+    plane = build_plane(run_id, built, all_intents, all_rendered)
+    if coverage is not None:
+        plane.absent_peers = classes.absent_peers(fabric, set(coverage.built))
+    del all_intents, all_rendered  # the plane holds what it runs: free the rest before FRR starts
+    gc.collect()
     clock.lap("plan")
     findings = [Result(check="device.failed", device=s.name, path="bgp", status="error", message=s.error or "")
                 for s in plane.switches.values() if s.error]
@@ -173,7 +192,7 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
             instances, failed = _start_frr(plane, run_dir, options, clock)
             states = _converge(plane, instances, options)
             clock.lap("convergence")
-            yield RunningPlane(plane, instances, states, findings + failed, clock, counts)
+            yield RunningPlane(plane, instances, states, findings + failed, clock, counts, coverage)
     finally:
         frr.stop(instances)
         teardown(state, options.state_dir)
@@ -189,8 +208,12 @@ def verify_routing(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[s
     with running_plane(fabric, options, intents=intents, rendered=rendered) as run:
         findings = run.findings + _check_all(run.plane, run.states, options, only, run.counts)
         run.clock.lap("pings")
+    counts = run.counts
+    if run.coverage is not None:
+        counts.update(verified_direct=len(run.coverage.built), verified_by_class=len(run.coverage.representative))
     return VerifyResult(fabric=fabric.intent.name, run_id=run.plane.run_id, devices=names, findings=findings,
-                        seconds=time.monotonic() - start, phases=run.clock.phases, counts=run.counts)
+                        seconds=time.monotonic() - start, phases=run.clock.phases, counts=counts,
+                        coverage=run.coverage)
 
 
 # --------------------------------------------------------------------------- build
@@ -273,7 +296,7 @@ def _build(plane: Plane, options: VerifyOptions, clock: _Clock) -> str:
 
 def _start_frr(plane: Plane, run_dir: Path, options: VerifyOptions,
                clock: _Clock) -> tuple[list[frr.Instance], list[Result]]:
-    instances = [frr.prepare(run_dir, i, s.name, s.netns, s.bgpd_conf)
+    instances = [frr.prepare(run_dir, i, s.name, s.netns, s.bgpd_conf, plane.absent_peers.get(s.name, set()))
                  for i, s in enumerate(plane.switches.values()) if s.bgpd_conf is not None]
     findings: list[Result] = []
     total = 2 * len(instances)
@@ -282,7 +305,7 @@ def _start_frr(plane: Plane, run_dir: Path, options: VerifyOptions,
     for daemon in frr.DAEMONS:
         for inst in alive:
             frr.start(inst, daemon)
-        failed = frr.wait_ready(alive, daemon, timeout_s=30.0)
+        failed = frr.wait_ready(alive, daemon, timeout_s=30.0 + 0.1 * len(alive))  # 400 daemons on 2 busy cores
         for inst in alive:
             if inst.device in failed:
                 findings.append(Result(check="device.failed", device=inst.device, path=daemon, status="error",

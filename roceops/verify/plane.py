@@ -82,6 +82,7 @@ class Plane:
     sessions: list[Session]
     host_subnets: dict[str, str]  # subnet -> origin leaf
     roce_mtu: int
+    absent_peers: dict[str, set[str]] = field(default_factory=dict)  # switch -> addresses of peers not built
 
     @property
     def namespaces(self) -> list[str]:
@@ -140,6 +141,22 @@ def build_plane(run_id: str, fabric: Fabric, intents: Mapping[str, Intent],
             sessions.append(Session(a.device, a.address.split("/")[0], b.device, b.address.split("/")[0]))
     return Plane(run_id=run_id, switches=switches, hosts=hosts, cables=cables, sessions=sessions,
                  host_subnets=subnets, roce_mtu=fabric.intent.mtu.roce)
+
+
+def device_nodes(fabric: Fabric, intents: Mapping[str, Intent], rendered: Mapping[str, RenderedDevice]
+                 ) -> tuple[dict[str, SwitchNode | HostNode], dict[tuple[str, str], int]]:
+    """What the plane would run for every device of ``fabric`` (namespace names left empty), and every
+    cable end's MTU: the input of the class argument (:mod:`roceops.verify.classes`)."""
+    nodes: dict[str, SwitchNode | HostNode] = {s.name: _switch(s.name, "", intents[s.name], rendered[s.name])
+                                               for s in fabric.switches}
+    nodes.update((h.name, _host(h.name, "", intents[h.name], rendered[h.name])) for h in fabric.hosts)
+    mtus: dict[tuple[str, str], int] = {}
+    for link in fabric.links:
+        for ep in (link.a, link.b):
+            default = fabric.intent.mtu.host if ep.device in nodes and isinstance(nodes[ep.device], HostNode) \
+                else fabric.intent.mtu.switch
+            mtus[(ep.device, ep.port)] = _mtu(intents.get(ep.device), ep.port, default)
+    return nodes, mtus
 
 
 def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> SwitchNode:

@@ -21,10 +21,27 @@ def _verdict(result: VerifyResult) -> str:
         result.exit_code, "some devices could not be built")
 
 
+def _coverage(result: VerifyResult) -> tuple[list[str], dict[str, Any]]:
+    """Summary line and JSON section of ``--by-class``: per device how it was verified (and why built)."""
+    cov = result.coverage
+    if cov is None:
+        return [], {}
+    line = (f"verified: direct {len(cov.built)}, by class {len(cov.representative)} (each proven an instance of a "
+            "directly verified device: same routing config, addresses, MTUs and cabling after canonical renaming)")
+    per_device: dict[str, dict[str, str]] = {}
+    for name in result.devices:
+        if name in cov.representative:
+            per_device[name] = {"verified": "class", "representative": cov.representative[name]}
+        else:
+            per_device[name] = {"verified": "direct", "reason": cov.reasons.get(name, "")}
+    return [line], {"verified": per_device}
+
+
 def run_of(result: VerifyResult) -> Run:
     """What the reporters know of this run besides its findings (JUnit: one testcase per device, group routing)."""
     c = result.counts
     phases = ", ".join(f"{k} {v:.1f}s" for k, v in result.phases.items())
+    coverage_lines, coverage_doc = _coverage(result)
     return Run(
         command=COMMAND, fabric=result.fabric, devices=result.devices, default_group="routing",
         seconds=result.seconds, exit_code=result.exit_code,
@@ -32,9 +49,9 @@ def run_of(result: VerifyResult) -> Run:
         headline=f"{len(result.devices)} devices, {len(result.findings)} findings, exit {result.exit_code}",
         summary=[f"{result.fabric}: {_verdict(result)}; {c.get('switches', 0)} switches, {c.get('hosts', 0)} hosts, "
                  f"{c.get('established', 0)}/{c.get('sessions', 0)} sessions, {c.get('pings', 0)} pings, "
-                 f"{c.get('link_probes', 0)} link probes in {result.seconds:.1f}s ({phases})"],
+                 f"{c.get('link_probes', 0)} link probes in {result.seconds:.1f}s ({phases})", *coverage_lines],
         results_key="findings",
-        document={"run_id": result.run_id, "phases": result.phases, "counts": result.counts},
+        document={"run_id": result.run_id, "phases": result.phases, "counts": result.counts, **coverage_doc},
     )
 
 

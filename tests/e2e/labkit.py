@@ -32,8 +32,8 @@ class Lab:
         return [d.name for d in self.fabric.devices()]
 
     def deploy(self, names: list[str] | None = None, **opts: object) -> DeployReport:
-        options = DeployOptions(**{"commit": True, "lab_dir": self.state_dir, "quiet": True, "timeout_s": 30.0,
-                                   "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
+        options = DeployOptions(**{"commit": True, "bringup": True, "lab_dir": self.state_dir, "quiet": True,
+                                   "timeout_s": 30.0, "confirm_timeout_s": 60, **opts})  # type: ignore[arg-type]
         run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
         report = deploy(self.fabric, names or self.names, options, self.journal, run_id)
         self.journal.finish_run(run_id, "test", report.exit_code)

@@ -14,7 +14,9 @@ from roceops.audit.engine import AuditOptions, run_audit
 from roceops.cli.main import app
 from roceops.locking import fabric_lock
 from roceops.nornir_glue.runner import make_nornir
+from roceops.plan import plan
 from roceops.platforms.base import get_driver
+from roceops.platforms.templating import render_device
 
 pytestmark = pytest.mark.lab
 
@@ -161,3 +163,63 @@ def test_changed_host_key_refuses_the_deploy_before_anything_is_sent(fresh_lab, 
     assert {o.status for o in report.outcomes.values()} == {"unreachable"} and report.exit_code == 2
     assert all("does not match" in (o.error or "") for o in report.outcomes.values())
     assert snapshot_all(fresh_lab) == before
+
+
+def run_on(lab, device: str, commands: list[str], rendered: str) -> list[str]:
+    """Write ``rendered`` to /tmp/rendered.json on ``device`` and run ``commands`` there (Netmiko via Nornir)."""
+    from roceops.platforms.sonic.driver import write_file
+
+    nr = make_nornir(lab.fabric, [device], lab_dir=lab.state_dir, workers=1, timeout_s=10)
+    out: list[str] = []
+
+    def task(t):
+        from nornir.core.task import Result
+
+        conn = t.host.get_connection("netmiko", t.nornir.config)
+        write_file(conn, "/tmp/rendered.json", rendered)
+        out.extend(conn.send_command(c) for c in commands)
+        return Result(host=t.host)
+
+    try:
+        nr.run(task=task)
+    finally:
+        nr.close_connections()
+    return out
+
+
+def test_bringup_is_never_taken_silently(fresh_lab, tmp_path: Path, monkeypatch) -> None:
+    """A fresh SONiC switch: the dry run names the path and the refused operations; --commit without --bringup
+    stops that device (exit 1) with nothing sent; with --bringup it is configured and audits clean."""
+    import json
+
+    monkeypatch.setenv("ROCEOPS_LAB_DIR", str(fresh_lab.state_dir))
+    monkeypatch.chdir(tmp_path)
+    repo = Path(__file__).resolve().parents[2]
+    base = ["deploy", "-f", str(repo / "inventory/lab-mini.yaml"), "--lab", "--limit", "leaf-su1-r1,spine01",
+            "--journal", str(tmp_path / "j.sqlite")]
+    before = snapshot_all(fresh_lab)
+    dry = CliRunner().invoke(app, [*base, "--format", "json", "--no-diff"])
+    assert dry.exit_code == 0, dry.output
+    leaf = next(d for d in json.loads(dry.output)["devices"] if d["device"] == "leaf-su1-r1")
+    assert leaf["status"] == "would_change" and leaf["path"] == "bringup"
+    assert any("refuses add /PFC_WD: Modification of PFC_WD table is illegal" in r for r in leaf["path_reasons"])
+    # --max-fail 1: the stopped leaf counts as a failure; the wave is not rolled back for it
+    stopped = CliRunner().invoke(app, [*base, "--commit", "--max-fail", "1", "--format", "json", "--no-diff"])
+    assert stopped.exit_code == 1, stopped.output
+    statuses = {d["device"]: d["status"] for d in json.loads(stopped.output)["devices"]}
+    assert statuses == {"leaf-su1-r1": "needs_bringup", "spine01": "changed"}
+    assert snapshot_all(fresh_lab)["leaf-su1-r1"] == before["leaf-su1-r1"]  # nothing sent to it
+    # the rendered config merged in by hand (`config load`: no service restarts): the config is right, the
+    # modes are not in effect, and audit and deploy both say so (facts.mode)
+    run_on(fresh_lab, "leaf-su1-r1", ["sudo config load -y /tmp/rendered.json"],
+           rendered=render_device(plan(fresh_lab.fabric, "leaf-su1-r1")).files["config_db.json"])
+    stale = run_audit(fresh_lab.fabric, ["leaf-su1-r1"], AuditOptions(lab_dir=fresh_lab.state_dir, quiet=True,
+                                                                      timeout_s=10))
+    modes = [f for f in stale.findings if f.check == "facts.mode"]
+    assert len(modes) == 1 and "bgpcfgd" in modes[0].message, [(f.check, f.path) for f in stale.findings]
+    done = CliRunner().invoke(app, [*base, "--commit", "--bringup", "--format", "json", "--no-diff"])
+    assert done.exit_code == 0, done.output
+    assert {d["device"]: d["status"] for d in json.loads(done.output)["devices"]}["leaf-su1-r1"] == "changed"
+    result = run_audit(fresh_lab.fabric, ["leaf-su1-r1", "spine01"],
+                       AuditOptions(lab_dir=fresh_lab.state_dir, quiet=True, timeout_s=10))
+    assert result.findings == [], [(f.device, f.path) for f in result.findings]

@@ -44,7 +44,7 @@ class FactsLab:
 
     def deploy(self, commit: bool = True, max_fail: int = 0) -> DeployReport:
         opts = DeployOptions(commit=commit, lab_dir=self.state_dir, quiet=True, timeout_s=10.0, confirm_timeout_s=60,
-                             max_fail=max_fail)
+                             max_fail=max_fail, bringup=True)  # a fresh lab's SONiC switches take their bring-up
         run_id = self.journal.start_run("deploy", self.fabric.intent.name, "test", {})
         return deploy(self.fabric, DEVICES, opts, self.journal, run_id)
 

@@ -109,6 +109,8 @@ def test_nccl_tc_without_pfc_on_the_node_is_found_by_audit_and_health(lab: Lab) 
     try:
         found = audit(lab, ["gpu003"])
         assert ("config.drift", "gpu003", "nccl.ib_tc") in found
+        # a file without NCCL_CROSS_NIC / NCCL_IB_FIFO_TC: audit reads both back (issue 29)
+        assert {("config.drift", "gpu003", "nccl.cross_nic"), ("config.drift", "gpu003", "nccl.fifo_tc")} <= set(found)
         assert ("boot.file", "gpu003", "boot.files[/etc/nccl.conf]") in found
         results = {r.check: r for r in health(lab, "gpu003").results}
         nccl = results["nccl.config"]

@@ -120,6 +120,9 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("NCCL001", [("node.nccl.ib_tc", 0)], None, "node.nccl.ib_tc"),  # DSCP 0 -> priority 0: no PFC
     ("NCCL002", [("node.nccl.ib_hca", ["mlx5_0"])], None, "node.nccl.ib_hca"),
     ("NCCL003", [("node.nccl.ib_tc", 48 << 2 | 2)], None, "node.nccl.ib_tc"),  # the CNP DSCP
+    ("NCCL004", [("rail_only", True), ("node.nccl.cross_nic", 2)], None, "node.nccl.cross_nic"),
+    ("NCCL005", [("node.nccl.fifo_class", "default")], None, "node.nccl.fifo_class"),  # lossy DWRR class
+    ("NCCL005", [("node.nccl.fifo_class", "cnp")], None, "node.nccl.fifo_class"),  # strict, but the CNP class
     # overrides
     ("OVR001", [("overrides.groups.leafs.mtu", 9216)], None, "overrides.groups.leafs"),
     ("OVR002", [("overrides.groups.su5.mtu", 9216)], None, "overrides.groups.su5"),
@@ -129,8 +132,8 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     # load balancing
     ("LB001", [("load_balancing.qps_per_connection", 1)], None, "load_balancing.qps_per_connection"),
     ("LB003", [("load_balancing.mode", "adaptive")], None, "load_balancing.mode"),  # SONiC renders no AR
-    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders no hash fields (LB003)
-    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002", "LB003"},
+    # a hash blind to the QP makes the 8 QPs count as one (LB001); SONiC renders them (SWITCH_HASH): no LB003
+    ("LB002", [("load_balancing.hash_fields", ["src_ip", "dst_ip", "ip_protocol"])], {"LB001", "LB002"},
      "load_balancing.hash_fields"),
     # Cumulus renders a seed (SN4700's Spectrum-3 confirms one: no LB003/LB004), but applying it restarts switchd
     ("LB006", [("tiers.leaf.platform", "cumulus"), ("load_balancing.hash_seed", {"leaf": 7})], None,

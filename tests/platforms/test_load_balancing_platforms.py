@@ -113,10 +113,12 @@ def test_sonic_and_eos_refuse_what_they_cannot_render() -> None:
     report = lint(_lab_mini_with(hash_fields=["src_ip", "dst_ip", "l4_src_port"], hash_seed={"spine": 7}))
     lb003 = {(f.path, m.group(1)) for f in report.findings if f.id == "LB003"
              and (m := re.search(r"\((sonic|eos|cumulus)\): ", f.message))}
-    assert lb003 == {("load_balancing.hash_fields", "sonic"), ("load_balancing.hash_fields", "eos"),
-                     ("load_balancing.hash_seed.spine", "eos")}
-    # the Cumulus group renders the same fields: no finding names it
-    assert not any("cumulus" in f.message for f in report.findings if f.id == "LB003")
+    assert lb003 == {("load_balancing.hash_fields", "eos"), ("load_balancing.hash_seed.spine", "eos")}
+    # the Cumulus group and SONiC (SWITCH_HASH) render the same fields: no finding names them
+    assert not any(p in f.message for f in report.findings if f.id == "LB003" for p in ("cumulus", "sonic"))
+    seeded = lint(_lab_mini_with(hash_seed={"leaf": 7}))  # SONiC's YANG set has no seed leaf
+    assert {(f.path, "sonic" in f.message) for f in seeded.findings if f.id == "LB003"} >= {
+        ("load_balancing.hash_seed.leaf", True)}
     dynamic = lint(_lab_mini_with(mode="dynamic"))
     assert {f.path for f in dynamic.findings if f.id == "LB003"} == {"load_balancing.mode"}
     assert not dynamic.ok

@@ -194,6 +194,7 @@ class EosDriver(ReadBack):
                 counters["pfcwd_storms"] = wd.get(name, 0)
             if name in ecn:
                 counters["ecn_marked"] = sum(v for v in ecn[name].values() if v)
+                counters.update({f"ecn_marked_q{q}": v for q, v in ecn[name].items() if v is not None})
             ports[name] = PortOper(name=name, oper_up=i["oper_up"] if i else None, speed=i["speed"] if i else None,
                                    mtu=i["mtu"] if i else None, counters=counters)
         lldp = {port: LldpNeighbor(device=dev, port=rport)

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import OperState, PortOper, RdmaBandwidth, RdmaEnd
+from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import ReadBack
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -47,6 +47,8 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
+from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, transport_counters
+from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
@@ -54,6 +56,15 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_ethtool_fec,
     parse_ip_json,
     parse_rdma_links,
+)
+from roceops.platforms.linux_mlx5.pcie import (
+    CMD_PCI_BRIDGES,
+    CMD_PCI_TREE,
+    CMD_TOPO,
+    gpu_path,
+    parse_acs_control,
+    parse_lspci_tree,
+    parse_topo_matrix,
 )
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
@@ -203,7 +214,8 @@ class LinuxMlx5Driver(ReadBack):
         sysfs = []
         for n in nics:
             sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
-        cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME]  # rdma: which netdev is which RDMA device
+        cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME,  # rdma: which netdev is which RDMA device
+                CMD_LLDP, CMD_PCI_TREE, CMD_PCI_BRIDGES, CMD_TOPO]  # each NIC's cable (lldp.py), GPU path (pcie.py)
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
         if sysfs:
@@ -234,6 +246,7 @@ class LinuxMlx5Driver(ReadBack):
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
+        bus: dict[str, str] = {}  # netdev -> PCI address (ethtool -i bus-info)
         for name, nic in sorted(intent.nics.items()):
             link = links.get(name)
             base = f"/sys/class/net/{name}"
@@ -247,10 +260,14 @@ class LinuxMlx5Driver(ReadBack):
                 if "uncorrectable_blocks" in fec:
                     counters["fec_uncorrected"] = fec["uncorrectable_blocks"]
             hw = f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
-            for neutral, hw_name in (("cnp_sent", "np_cnp_sent"), ("cnp_handled", "rp_cnp_handled"),
-                                     ("ecn_marked", "np_ecn_marked_roce_packets")):
-                if f"{hw}/{hw_name}" in sysfs and sysfs[f"{hw}/{hw_name}"].isdigit():
+            for neutral, hw_name in CC_COUNTERS:
+                if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
                     counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+                else:  # health's cc.loop: unknown, never 0
+                    unread[neutral] = f"{hw}/{hw_name} not readable"
+            hw_counts, hw_unread = transport_counters(sysfs, hw)
+            counters.update(hw_counts)
+            unread.update(hw_unread)
             if sysfs.get(f"{base}/carrier_changes", "").isdigit():
                 counters["carrier_changes"] = int(sysfs[f"{base}/carrier_changes"])
             state = sysfs.get(f"{base}/operstate") or (str(link.get("operstate", "")).lower() if link else None)
@@ -268,9 +285,13 @@ class LinuxMlx5Driver(ReadBack):
                     continue
                 if drv["firmware"]:
                     firmware.add(drv["firmware"])
+                if drv["bus_info"]:
+                    bus[name] = str(drv["bus_info"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
-        return OperState(device=intent.name, ports=ports, firmware=",".join(sorted(firmware)) or None,
+        return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
+                         gpu_paths=_gpu_paths(outputs, {n: nic.rdma_dev for n, nic in intent.nics.items()}, bus),
+                         firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
     # ==================================================================================== device I/O
@@ -441,6 +462,43 @@ _PROMPT_END = re.compile(r"\n[^\n]*[$#>][ \t]*$")
 
 
 PROMPT_TAIL = 512  # a prompt is far shorter: only the end of a long answer is searched for it
+
+
+def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
+    """The NICs' LLDP neighbours; none when lldpd does not run or answer (health then skips the host's view)."""
+    try:
+        return {local: LldpNeighbor(device=dev, port=port) for local, (dev, port) in
+                parse_lldpcli_json(text).items()} if text else {}
+    except LldpParseError:
+        return {}
+
+
+def _gpu_paths(outputs: dict[str, str], nics: dict[str, str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
+    """Each rail NIC's (netdev -> RDMA device) PCIe path to its GPU (pcie.py), or why it could not be judged.
+    Where nvidia-smi answers, a NIC whose nearest GPU is beyond PXB shares no switch with one: skipped."""
+    tree_text, acs_text = outputs.get(CMD_PCI_TREE), outputs.get(CMD_PCI_BRIDGES)
+    if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
+        return {}
+    tree = parse_lspci_tree(tree_text or "")
+    acs = parse_acs_control(acs_text or "")
+    topo = parse_topo_matrix(outputs.get(CMD_TOPO) or "")
+    out = {}
+    for netdev, rdma_dev in sorted(nics.items()):
+        near = topo.get(rdma_dev)
+        nearest = f"{near[0]} {near[1]}" if near else None
+        if near is not None and near[1] not in ("PIX", "PXB"):
+            out[netdev] = PcieGpuPath(nearest_gpu=nearest, skipped=f"`{CMD_TOPO}`: {rdma_dev}'s nearest GPU is "
+                                                                   f"{nearest}: no PCIe switch shared with a GPU")
+            continue
+        if not tree:
+            out[netdev] = PcieGpuPath(skipped=f"`{CMD_PCI_TREE}` gave no devices (pciutils missing?)")
+        elif netdev not in bus:
+            out[netdev] = PcieGpuPath(skipped=f"no PCI address for {netdev} (`ethtool -i {netdev}` bus-info)")
+        else:
+            p = gpu_path(bus[netdev], tree, acs)
+            out[netdev] = PcieGpuPath(gpu=p.gpu, bridges=list(p.bridges), redirecting=list(p.redirecting),
+                                      skipped=p.skipped, nearest_gpu=nearest)
+    return out
 
 
 def _host(intent: Intent) -> HostIntent:

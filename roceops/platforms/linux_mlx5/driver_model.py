@@ -41,9 +41,10 @@ CMD_ROUTES = "ip -j route show table all"
 CMD_RULES = "ip -j rule show"
 CMD_SYSCTL_CAPTURE = f"sysctl -a -r {shlex.quote(SYSCTL_CAPTURE)}"
 CMD_UNAME = "uname -r"
-ROOT_READS = ("cma_roce_mode", "cma_roce_tos", "base64 ", "sha256sum ", "mlxconfig ")
+ROOT_READS = ("cma_roce_mode", "cma_roce_tos", "base64 ", "sha256sum ", "mlxconfig ", "lldpcli ", "lspci -PP -vvv")
 """Read-only commands that still need root (mlnx-tools refuses: "You must be root to run this"; netplan files
-are 0600; mlxconfig opens the PCI device)."""
+are 0600; mlxconfig opens the PCI device; lldpcli talks to lldpd.socket, root or group _lldpd;
+lspci prints bridge capabilities (ACS) to root only)."""
 
 _ECN = re.compile(r"^/sys/class/net/(?P<dev>[^/]+)/ecn/(?P<side>roce_np|roce_rp)/(?:enable/(?P<prio>[0-7])|"
                   r"(?P<name>[a-z0-9_]+))$")

@@ -268,6 +268,7 @@ def nccl_observed(variables: dict[str, str]) -> ObservedNccl:
         qps_per_connection=_int(variables.get("NCCL_IB_QPS_PER_CONNECTION")),
         split_data_on_qps=_int(variables.get("NCCL_IB_SPLIT_DATA_ON_QPS")),
         socket_ifname=ifname.lstrip("=") if ifname is not None else None,
+        cross_nic=_int(variables.get("NCCL_CROSS_NIC")), fifo_tc=_int(variables.get("NCCL_IB_FIFO_TC")),
     )
 
 

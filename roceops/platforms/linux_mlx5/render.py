@@ -331,6 +331,13 @@ def nccl_variables(nccl: NcclIntent) -> tuple[tuple[str, str], ...]:
             ("NCCL_IB_SPLIT_DATA_ON_QPS", str(nccl.split_data_on_qps))]
     if nccl.socket_ifname is not None:
         out.append(("NCCL_SOCKET_IFNAME", "=" + _check_name("NCCL_SOCKET_IFNAME", nccl.socket_ifname)))
+    # NCCL_CROSS_NIC 0/1/2 (docs env.html#nccl-cross-nic); NCCL_IB_FIFO_TC: the CTS QP's ToS byte (NCCL >= 2.22.3,
+    # NVIDIA/nccl PR#1194; connect.cc applies it on Ethernet link layers only, older NCCLs ignore the variable)
+    out.append(("NCCL_CROSS_NIC", str(nccl.cross_nic)))
+    if nccl.fifo_tc is not None:
+        if not 0 <= nccl.fifo_tc <= 255:
+            raise ValueError(f"NCCL_IB_FIFO_TC must be 0-255, got {nccl.fifo_tc}")
+        out.append(("NCCL_IB_FIFO_TC", str(nccl.fifo_tc)))
     return tuple(out)
 
 

@@ -13,6 +13,7 @@ from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
 from roceops.platforms.base import NetmikoSettings, Platform, RenderOutput
 from roceops.platforms.lb_support import LbSupport
+from roceops.platforms.sonic.breakout_hash import HASH_FIELDS
 from roceops.platforms.sonic.frr import frr_bgpd_conf
 from roceops.platforms.sonic.render import BufferModel, SonicRenderError, canonical_config_db, render_context
 
@@ -42,6 +43,7 @@ PLATFORM = Platform(
     context=_context,
     driver=_driver.DRIVER,
     lab_device="roceops.lab.devices.sonic",
+    gnmi_paths="roceops.platforms.sonic.gnmi_paths",
     # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets
     port_naming=PortNaming(pattern="Ethernet{n}", start=0, step=8),
     show_commands=_driver.COLLECT,
@@ -55,12 +57,11 @@ PLATFORM = Platform(
     sku_port_naming=SkuPortNaming(sku_names=True),  # the SKU's own names (port_config.ini), lanes, alias, index
     sku_built=True,  # PORT and BUFFER_* come from the SKU folder (port_config.ini, buffers_defaults_<topo>.j2)
     dated_releases=True,  # SONiC builds are named by date: 20230531.22 is the 202305 branch
-    # SONiC: SWITCH_HASH|GLOBAL ecmp_hash is modelled by sonic-hash.yang upstream, but the YANG set roceops
-    # validates CONFIG_DB against (shared/sonic-yang @ sonic-buildimage 086b03bd) has no sonic-hash module,
-    # so GCU would refuse the table ("tables without YANG models"); no CONFIG_DB table for a seed, AR or DLB.
-    lb_support=LbSupport(frozenset(), False, frozenset({"ecmp"}),
-        "SONiC: the SONiC YANG models roceops validates against define no hash, seed, AR or DLB "
-        "table (no sonic-hash.yang in the snapshot)"),
+    # SONiC: SWITCH_HASH|GLOBAL ecmp_hash (sonic-hash.yang in shared/sonic-yang; breakout_hash.py) carries the
+    # 5-tuple fields; that YANG set has no seed leaf, no RoCE BTH hash field and no AR/DLB table.
+    lb_support=LbSupport(frozenset(HASH_FIELDS), False, frozenset({"ecmp"}),
+        "SONiC: sonic-hash.yang's SWITCH_HASH|GLOBAL ecmp_hash takes the 5-tuple fields only; the YANG models "
+        "roceops validates against define no hash seed, no RoCE BTH field and no AR/DLB table"),
     vocabulary=("sonic", "config_db", "sonic-cfggen", "apply-patch", "redis-cli"),
 )
 DRIVER = _driver.DRIVER

@@ -11,6 +11,13 @@ confirm        ``sudo config save -y``; read back ``sonic-cfggen -j /etc/sonic/c
 abort          ``sudo config list-checkpoints``; ``sudo config rollback <txn>`` if it is there; then, should
                the running config still differ from the backup, a patch back to it; ``sudo config save -y``
                again if this transaction's confirm had saved; delete the checkpoint
+route          day-2 (the above) or bring-up (:mod:`roceops.platforms.sonic.route`: GCU's rules, restart-only
+               modes)
+bringup        ``sudo config checkpoint <txn>`` (the backup on the device, as above); the backup with the change
+               applied (the whole CONFIG_DB) written to ``/tmp/<txn>-bringup.json``;
+               ``sudo config reload -y <file>``: stops the services, flushes CONFIG_DB, loads the file, restarts
+               them, so buffer and routing modes take effect (sonic-utilities config/main.py ``reload``); then
+               verify and confirm as above; abort of a bring-up reloads the backup the same way
 collect        :data:`COLLECT`
 =============  ====================================================================================
 
@@ -18,8 +25,9 @@ SONiC has no commit timer: ``confirm_timeout_s`` is not used. Until ``confirm`` 
 not saved (a reboot reverts it) and the checkpoint stays, so ``config rollback <txn>`` undoes it by hand.
 
 Scope of a change (:func:`diff`): only the tables roceops renders (:data:`MANAGED_TABLES`) are
-compared; in PORT, DEVICE_METADATA and FLEX_COUNTER_TABLE (:data:`FIELD_SCOPED`) only the keys and fields
-roceops renders, so lanes, MACs, breakout settings and counter groups of others are never touched.
+compared; in PORT, DEVICE_METADATA, FLEX_COUNTER_TABLE and WRED_PROFILE (:data:`FIELD_SCOPED`) only the keys
+and fields roceops renders, so lanes, MACs, breakout settings, counter groups of others and the vendor's
+yellow/red WRED fields are never touched (a roceops-named WRED profile no longer rendered is removed).
 """
 
 from __future__ import annotations
@@ -47,14 +55,18 @@ from roceops.device.change import (
 from roceops.device.intent import HostIntent, Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
+from roceops.platforms.change_path import ChangePath
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
 from roceops.platforms.driver import ReadBack
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.breakout_hash import breakout_cfg
 from roceops.platforms.sonic.expected import expected_switch
 from roceops.platforms.sonic.facts import parse_facts
+from roceops.platforms.sonic.modes import MODES_COMMAND, breakout_problems, mode_problems
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
+from roceops.platforms.sonic.route import route
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
@@ -76,7 +88,7 @@ FEC_COUNTERS = "show interfaces counters fec-stats"
 FLAPS = "show interfaces flap"
 VERSION = "show version"
 COLLECT: tuple[str, ...] = (PRINT_DATA, INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, LLDP_TABLE,
-                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION)
+                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION, MODES_COMMAND)
 # link state and counters only: what a health check samples a second time
 COUNTERS: tuple[str, ...] = (INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, ERROR_COUNTERS,
                              FEC_COUNTERS, FLAPS)
@@ -86,9 +98,11 @@ MANAGED_TABLES = frozenset({
     "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
     "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "FLEX_COUNTER_TABLE",
     "BGP_NEIGHBOR", "BGP_NEIGHBOR_AF", "BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "ROUTE_MAP_SET",
-    "ROUTE_MAP",
+    "ROUTE_MAP", "BREAKOUT_CFG", "SWITCH_HASH",
 })
-FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
+FIELD_SCOPED = frozenset({"PORT", "DEVICE_METADATA", "FLEX_COUNTER_TABLE", "WRED_PROFILE", "BREAKOUT_CFG",
+                          "SWITCH_HASH"})
+OWN_PREFIX = "ROCEOPS"  # names roceops gives its own objects (render.MAP_NAME): fully managed even when field-scoped
 HEREDOC_END = "ROCEOPS_EOF"
 READ_TIMEOUT = 120.0
 _TXN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
@@ -124,6 +138,7 @@ def scoped(current: dict[str, Any], rendered: dict[str, Any]) -> tuple[dict[str,
             if have is not None:
                 src[table] = {k: {f: have[k][f] for f in fields if f in have[k]} for k, fields in want.items()
                               if k in have}
+                src[table].update({k: v for k, v in have.items() if k.startswith(OWN_PREFIX) and k not in want})
         else:
             if want is not None:
                 dst[table] = want
@@ -149,6 +164,12 @@ def _plain_ops(ops: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str
             jsonpatch.apply_patch(doc, [s], in_place=True)
         out.extend(step)
     return out
+
+
+def full_target(current: dict[str, Any], change: Change) -> dict[str, Any]:
+    """The whole CONFIG_DB after ``change``: what the bring-up path loads (tables roceops does not manage kept)."""
+    target: dict[str, Any] = jsonpatch.apply_patch(copy.deepcopy(current), change.payload)
+    return target
 
 
 def make_change(src: dict[str, Any], dst: dict[str, Any], base: dict[str, Any]) -> Change:
@@ -256,6 +277,19 @@ def _apply_patch(conn: Any, change: Change, path: str) -> None:
         raise _failure(f"sudo {command}", out)
 
 
+def _reload(conn: Any, doc: dict[str, Any], path: str) -> None:
+    """``config reload -y <file>`` of a whole CONFIG_DB (sonic-utilities config/main.py ``reload``)."""
+    write_file(conn, path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    command = f"config reload -y {path}"
+    try:
+        out = _sudo(conn, command)
+    finally:
+        with contextlib.suppress(DriverError, OSError, EOFError):
+            _send(conn, f"rm -f {path}")
+    if FAILURE.search(out):
+        raise _failure(f"sudo {command}", out)
+
+
 def _checkpoints(conn: Any) -> list[str]:
     out = _sudo(conn, "config list-checkpoints")
     try:
@@ -282,6 +316,7 @@ class SonicDriver(ReadBack):
         # transactions whose confirm ran `config save`: abort must re-save after rolling back, or the startup
         # config would keep the change (keyed by device endpoint + txn, so a reconnect finds it)
         self._saved: set[tuple[str, int, str]] = set()
+        self._bringups: set[tuple[str, int, str]] = set()  # transactions applied by reload: abort reloads too
         self._lock = threading.Lock()
 
     # ---- pure
@@ -291,6 +326,13 @@ class SonicDriver(ReadBack):
         target = _load(rendered.files["config_db.json"], f"{rendered.name} config_db.json")
         src, dst = scoped(doc, target)
         return make_change(src, dst, doc)
+
+    def route(self, current: Snapshot, change: Change, intent: Intent, facts: DeviceFacts | None) -> ChangePath:
+        """Day-2 (apply-patch takes every op) or bring-up, for this switch's ASIC and release (its facts)."""
+        doc = _load(current, "the device's CONFIG_DB")
+        sw = _switch(intent)
+        hwsku = (facts.hardware if facts else None) or sw.hwsku or ""
+        return route(doc, full_target(doc, change), change.payload, hwsku, facts.nos_version if facts else None)
 
     def restore(self, current: Snapshot, backup: Snapshot) -> Change:
         doc = _load(current, "the device's CONFIG_DB")
@@ -328,6 +370,9 @@ class SonicDriver(ReadBack):
             marked = [q for q in (wred.get(name) or {}).values() if q is not None]
             if marked:
                 counters["ecn_marked"] = sum(marked)
+            for queue, value in (wred.get(name) or {}).items():  # UC<n>: per unicast queue (health's cc.loop)
+                if value is not None and queue.startswith("UC") and queue[2:].isdigit():
+                    counters[f"ecn_marked_q{int(queue[2:])}"] = value
             if storms is not None:
                 detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
                 if None in detected:
@@ -385,6 +430,36 @@ class SonicDriver(ReadBack):
             raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
         _apply_patch(conn, change, f"/tmp/{txn}.json")
 
+    def mode_problems(self, outputs: dict[str, str], intent: Intent) -> list[str]:
+        """Modes the rendered config asks that the switch does not run (``facts.mode``; see modes.py)."""
+        from roceops.platforms.sonic import BUFFER_MODEL  # the package imports this module: import at call time
+        from roceops.platforms.sonic.render import buffer_model_of
+
+        sw = _switch(intent)
+        text = outputs.get(MODES_COMMAND)
+        out = [] if text is None else mode_problems(text, buffer_model_of(sw, BUFFER_MODEL))
+        if PRINT_DATA in outputs:
+            out += breakout_problems(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), breakout_cfg(sw))
+        return out
+
+    def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
+        """Read the processes (and the breakout table, unless ``current`` is the CONFIG_DB just read) and say which
+        modes are not in effect."""
+        config = current.text if current is not None else _send(conn, PRINT_DATA)
+        return self.mode_problems({MODES_COMMAND: _send(conn, MODES_COMMAND), PRINT_DATA: config}, intent)
+
+    def bringup(self, conn: Any, current: Snapshot, change: Change, txn: str) -> None:
+        """The bring-up path: a ``config checkpoint`` of the running CONFIG_DB (the backup on the device, as on
+        day-2), then the whole CONFIG_DB (``current`` + ``change``) loaded by ``config reload``."""
+        _check_txn(txn)
+        target = full_target(_load(current, "the device's CONFIG_DB"), change)
+        out = _sudo(conn, f"config checkpoint {txn}")
+        if "Checkpoint created successfully." not in out:  # refused before anything was sent: backup_refused
+            raise BackupRefused(str(_failure(f"sudo config checkpoint {txn}", out)))
+        with self._lock:
+            self._bringups.add(_device_key(conn, txn))
+        _reload(conn, target, f"/tmp/{txn}-bringup.json")
+
     def confirm(self, conn: Any, txn: str) -> None:
         _check_txn(txn)
         with self._lock:
@@ -400,10 +475,21 @@ class SonicDriver(ReadBack):
                                   f"running CONFIG_DB (tables: {', '.join(changed[:6])})")
         with self._lock:
             self._saved.discard(_device_key(conn, txn))
+            self._bringups.discard(_device_key(conn, txn))
         _sudo(conn, f"config delete-checkpoint {txn}")  # housekeeping; the change is saved either way
 
     def abort(self, conn: Any, txn: str, backup: Snapshot) -> None:
         _check_txn(txn)
+        with self._lock:
+            reloaded = _device_key(conn, txn) in self._bringups
+            self._bringups.discard(_device_key(conn, txn))
+        if reloaded:  # a bring-up: back the same way, the whole backup reloaded (unless nothing changed)
+            if _load(self.read_config(conn), "the running CONFIG_DB") != _load(backup, "the backup"):
+                _reload(conn, _load(backup, "the backup"), f"/tmp/{txn}-restore.json")
+            self._resave(conn, txn)
+            if txn in _checkpoints(conn):
+                _sudo(conn, f"config delete-checkpoint {txn}")
+            return
         present = txn in _checkpoints(conn)
         if present:
             _sudo(conn, f"config rollback {txn}")  # verified below, by content
@@ -412,14 +498,17 @@ class SonicDriver(ReadBack):
             change = self.restore(now, backup)
             if not change.empty:
                 _apply_patch(conn, change, f"/tmp/{txn}-restore.json")
+        self._resave(conn, txn)
+        if present:
+            _sudo(conn, f"config delete-checkpoint {txn}")
+        _send(conn, f"rm -f /tmp/{txn}.json")
+
+    def _resave(self, conn: Any, txn: str) -> None:
         with self._lock:
             saved_by_us = _device_key(conn, txn) in self._saved
             self._saved.discard(_device_key(conn, txn))
         if saved_by_us:  # our confirm may have written the change to /etc/sonic/config_db.json: write it back
             _sudo(conn, "config save -y")
-        if present:
-            _sudo(conn, f"config delete-checkpoint {txn}")
-        _send(conn, f"rm -f /tmp/{txn}.json")
 
     def collect(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return self._run(conn, intent, COLLECT)  # every read is device-wide: ``ports`` narrows nothing

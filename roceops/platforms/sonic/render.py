@@ -9,9 +9,16 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
   all named ``ROCEOPS`` (:data:`MAP_NAME`), so they never collide with the image's ``AZURE`` defaults.
   CABLE_LENGTH is keyed ``AZURE`` (:data:`CABLE_LENGTH_KEY`): ``config interface cable-length`` and
   the buffer managers look it up under that name.
-* Schedulers are one per queue intent: ``scheduler.q<N>`` (:func:`scheduler_name`); WRED/ECN profiles
-  one per ECN queue: ``ROCEOPS_Q<N>_ECN`` (:func:`wred_name`). Green, yellow and red get the same
-  thresholds (bytes) and probability, ``ecn_all`` and WRED enabled for every colour (as AZURE_LOSSLESS).
+* Schedulers are one per queue intent: ``scheduler.q<N>`` (:func:`scheduler_name`). ECN marking lives in
+  the image's own ``AZURE_LOSSLESS`` WRED profile (:data:`VENDOR_WRED`, created by sonic-buildimage
+  files/build_templates/qos_config.j2) for the lossless ECN queues: `config apply-patch` on 202305-202411
+  accepts no new WRED profile and only ``replace`` of AZURE_LOSSLESS's ``green_min_threshold``,
+  ``green_max_threshold`` and ``green_drop_probability`` (sonic-utilities generic_config_updater
+  gcu_field_operation_validators.conf.json, "ECN tuning"; ``gcu_rules.json``). roceops sets ``ecn``
+  ``ecn_all``, ``wred_green_enable`` and those three green fields only (RoCE traffic is not coloured; the
+  vendor's yellow/red fields are left as the image wrote them). An ECN queue whose thresholds differ from
+  the first lossless one's, or a lossy ECN queue, gets its own ``ROCEOPS_Q<N>_ECN`` (:func:`wred_name`),
+  which such releases only take through the bring-up path.
 * PORT: ``lanes``, ``alias`` and ``index`` are the SKU's (``port_config.ini`` of the switch model's
   hwsku, carried per port by the plan from the hardware profile); a port without them is an error,
   never lanes guessed from a speed. ``fec`` ``rs`` from 25G up (``none`` below).
@@ -59,6 +66,7 @@ from typing import Any, Literal
 import jinja2
 
 from roceops.device.intent import SwitchIntent, SwitchPort
+from roceops.platforms.sonic.breakout_hash import BreakoutError, breakout_cfg, switch_hash
 from roceops.util.sorting import id_ranges, ip_key, port_key, prefix_key
 
 BufferModel = Literal["traditional", "dynamic"]
@@ -72,6 +80,7 @@ BGP_VRF = "default"
 BGP_AFI_SAFI = "ipv4_unicast"
 MAX_EBGP_PATHS = 64
 ROUTE_MAP = "ROCEOPS_ALLOW"
+VENDOR_WRED = "AZURE_LOSSLESS"  # sonic-buildimage files/build_templates/qos_config.j2 @ 086b03bd
 # sonic-buildimage files/build_templates/buffers_config.j2 @ 02aaf5c36e97231dd0be28245269a0c17431fe9f maps
 # ToRRouter/LeafRouter/SpineRouter to t0/t1/t2; sonic-device_metadata.yang lists all three types.
 DEVICE_TYPES: dict[str, str] = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
@@ -108,6 +117,22 @@ def wred_name(queue: int) -> str:
     'ROCEOPS_Q3_ECN'
     """
     return f"{MAP_NAME}_Q{queue}_ECN"
+
+
+def wred_profile_names(device: SwitchIntent) -> dict[int, str]:
+    """Queue id -> WRED_PROFILE name for every ECN queue (see the module docstring)."""
+    out: dict[int, str] = {}
+    vendor: tuple[int, int, int] | None = None
+    for qid, q in sorted(device.qos.queues.items()):
+        if q.ecn is None:
+            continue
+        params = (q.ecn.min_bytes, q.ecn.max_bytes, q.ecn.probability)
+        if q.lossless and vendor in (None, params):
+            vendor = params
+            out[qid] = VENDOR_WRED
+        else:
+            out[qid] = wred_name(qid)
+    return out
 
 
 def grouped_ranges(profile_of: Mapping[int, str]) -> list[tuple[str, str]]:
@@ -197,18 +222,20 @@ def _schedulers(device: SwitchIntent) -> list[dict[str, str | None]]:
 
 
 def _wred_profiles(device: SwitchIntent) -> list[dict[str, str]]:
-    return [
-        {"name": wred_name(qid), "min": _s(q.ecn.min_bytes), "max": _s(q.ecn.max_bytes),
-         "probability": _s(q.ecn.probability)}
-        for qid, q in sorted(device.qos.queues.items()) if q.ecn is not None
-    ]
+    names = wred_profile_names(device)
+    profiles: dict[str, dict[str, str]] = {}
+    for qid, q in sorted(device.qos.queues.items()):
+        if q.ecn is not None:
+            profiles.setdefault(names[qid], {"name": names[qid], "min": _s(q.ecn.min_bytes),
+                                             "max": _s(q.ecn.max_bytes), "probability": _s(q.ecn.probability)})
+    return sorted(profiles.values(), key=lambda w: w["name"])
 
 
 def _queues(device: SwitchIntent, ports: list[SwitchPort]) -> list[dict[str, str | None]]:
+    names = wred_profile_names(device)
     return [
-        {"key": f"{p.name}|{qid}", "scheduler": scheduler_name(qid),
-         "wred_profile": wred_name(qid) if q.ecn is not None else None}
-        for p in ports for qid, q in sorted(device.qos.queues.items())
+        {"key": f"{p.name}|{qid}", "scheduler": scheduler_name(qid), "wred_profile": names.get(qid)}
+        for p in ports for qid in sorted(device.qos.queues)
     ]
 
 
@@ -375,7 +402,16 @@ def render_context(device: Any, *, buffer_model: BufferModel | None = None) -> d
         "flex_counters": sorted(flex),
         "bgp_neighbors": _bgp_neighbors(device),
         "bgp": _bgp_globals(device),
+        "breakout_cfg": _breakouts(device),
+        "switch_hash": switch_hash(device),
     }
+
+
+def _breakouts(device: SwitchIntent) -> list[dict[str, str]]:
+    try:
+        return breakout_cfg(device)
+    except BreakoutError as exc:
+        raise SonicRenderError(f"{device.name}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- canonicalisation

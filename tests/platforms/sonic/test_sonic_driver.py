@@ -52,7 +52,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
     fab = lab_mini()
     spec = lab_specs(fab, [LEAF])[0]
     base, port = free_endpoint_base()
-    specs = [spec.model_copy(update={"name": name}) for name in DEVICES]
+    # sonic-b/c/d test the day-2 transaction: they run an earlier render (other ECN thresholds and watchdog
+    # timers), so their change is one apply-patch accepts; the leaf itself starts fresh (a bring-up)
+    earlier = json.loads(render_device(plan(fab, LEAF)).files["config_db.json"])
+    earlier["WRED_PROFILE"]["AZURE_LOSSLESS"]["green_min_threshold"] = "100000"
+    for key, entry in earlier["PFC_WD"].items():
+        if key != "GLOBAL":
+            entry["detection_time"] = "400"
+    specs = [spec.model_copy(update={"name": name, **({} if name == LEAF else {"extra": {
+        **spec.extra, "preload_files": {"config_db.json": json.dumps(earlier)}}})}) for name in DEVICES]
     thread = LabThread(specs, tmp_path_factory.mktemp("sonic-deploy"), port=port, base_address=base).start()
     try:
         yield thread
@@ -117,10 +125,17 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     before, _ = fresh_read(lab, LEAF)
     dry = deploy_device(DRIVER, connector, rendered, intent, commit=False, txn="roceops-dry")
     assert dry.status == "would_change" and dry.summary["add"] > 0 and '"op": "add"' in dry.diff
+    assert dry.path == "bringup"  # a fresh switch: GCU refuses the new tables, and the modes need a restart
+    assert any("refuses add /PFC_WD: Modification of PFC_WD table is illegal" in r for r in dry.path_reasons)
+    assert any(r.startswith("DEVICE_METADATA buffer_model (unset) -> traditional") for r in dry.path_reasons)
     assert fresh_read(lab, LEAF) == (before, [])  # a dry run changes nothing
 
-    done = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run1")
-    assert done.status == "changed", done.error
+    stopped = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-nobringup")
+    assert stopped.status == "needs_bringup" and "re-run with --bringup" in (stopped.error or "")
+    assert fresh_read(lab, LEAF) == (before, [])  # nothing sent without --bringup
+
+    done = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run1", bringup=True)
+    assert done.status == "changed" and done.path == "bringup", done.error
     assert done.backup is not None and done.backup.text == before
     conn = connector.connect()
     outputs = DRIVER.collect(conn, intent)
@@ -128,7 +143,7 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     saved = conn.send_command("sonic-cfggen -j /etc/sonic/config_db.json --print-data")
     running, checkpoints = fresh_read(lab, LEAF)
     assert json.loads(saved) == json.loads(running) and checkpoints == []
-    assert "No such file" in conn.send_command("cat /tmp/roceops-run1.json")
+    assert "No such file" in conn.send_command("cat /tmp/roceops-run1-bringup.json")
 
     oper = DRIVER.operational(outputs, intent)
     assert set(oper.ports) == set(intent.ports) and all(p.oper_up for p in oper.ports.values())
@@ -145,8 +160,9 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     again = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-run2")
     assert again.status == "unchanged" and again.diff == "", again.diff[:3000]
 
-    undo = restore_device(DRIVER, connector, LEAF, "sonic", done.backup, commit=True, txn="roceops-run1-undo")
-    assert undo.status == "changed", undo.error
+    undo = restore_device(DRIVER, connector, LEAF, "sonic", done.backup, commit=True, txn="roceops-run1-undo",
+                          intent=intent)
+    assert undo.status == "changed" and undo.path == "bringup", undo.error  # apply-patch cannot remove PFC_WD
     assert fresh_read(lab, LEAF) == (before, [])
 
 
@@ -170,9 +186,10 @@ def test_session_dropped_mid_push_is_rolled_back_on_reconnect(lab: LabThread, co
     conn = connector.connect()
     backup = DRIVER.read_config(conn)
     lines = len(patch_file_text(DRIVER.diff(backup, rendered, intent)).splitlines())
-    # answered: read_config, show version (facts), checkpoint, `cat > ... <<EOF`, the patch, EOF, apply-patch,
-    # rm -f; the first verification command then meets a reset connection, with the patch already applied
-    lab.inject("sonic-c", "drop", after=lines + 7)
+    # answered: read_config, show version (facts), pgrep (modes in effect), checkpoint, `cat > ... <<EOF`, the
+    # patch, EOF, apply-patch, rm -f; the first verification command then meets a reset connection, with the patch
+    # already applied
+    lab.inject("sonic-c", "drop", after=lines + 8)
     out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-drop")
     assert out.status == "rolled_back", out.error
     assert out.error is not None and "closed while waiting for `sonic-cfggen -d --print-data`" in out.error
@@ -189,7 +206,7 @@ def test_confirm_that_does_not_take_is_rolled_back(lab: LabThread, connector: Co
         out = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="roceops-lost")
     finally:
         lab.clear("sonic-d")
-    assert out.status == "rolled_back"
+    assert out.status == "rolled_back", (out.error, out.path_reasons)
     assert out.error is not None and out.error.startswith("ConfirmNotTaken:")
     assert out.backup is not None
     assert fresh_read(lab, "sonic-d") == (out.backup.text, [])

@@ -237,8 +237,8 @@ def test_show_layout_details(configured: Any) -> None:
     assert configured.send_command("show pfc priority").startswith("\nInterface    Lossless priorities\n")
     assert configured.send_command("pfcwd show config").splitlines()[0] == "Changed polling interval to 100ms"
     ecn = configured.send_command("ecnconfig -l")
-    assert ecn.startswith("Profile: ROCEOPS_Q3_ECN\n-----------------------  -------\n")
-    assert P.ecnconfig_l(ecn)["ROCEOPS_Q3_ECN"]["green_min_threshold"] == "153600"
+    assert ecn.startswith("Profile: AZURE_LOSSLESS\n----------------------  -------\n")
+    assert P.ecnconfig_l(ecn)["AZURE_LOSSLESS"]["green_min_threshold"] == "153600"
     assert configured.send_command("show ecn") == ecn
     buffers = P.show_buffer_information(configured.send_command("show buffer information"))
     # Mellanox-SN5600-O128 buffers_defaults_t0.j2 (a leaf is a ToRRouter): dynamic egress pool of 158229504 B
@@ -270,7 +270,7 @@ def test_config_faults_edit_running_config(lab: LabThread, configured: Any) -> N
     lab.inject(CONFIGURED, "pfc_off", port="Ethernet8")
     assert P.show_pfc_priority(configured.send_command("show pfc priority"))["Ethernet8"] == []
     lab.inject(CONFIGURED, "ecn_changed", min=100000, max=900000)
-    ecn = P.ecnconfig_l(configured.send_command("ecnconfig -l"))["ROCEOPS_Q3_ECN"]
+    ecn = P.ecnconfig_l(configured.send_command("ecnconfig -l"))["AZURE_LOSSLESS"]
     assert (ecn["green_min_threshold"], ecn["red_max_threshold"]) == ("100000", "900000")
     lab.inject(CONFIGURED, "mtu_mismatch", port="Ethernet16")
     assert P.show_interfaces_status(configured.send_command("show interfaces status"))["Ethernet16"]["mtu"] == 1500
@@ -342,3 +342,21 @@ def test_pause_storm_and_crc_errors(lab: LabThread, configured: Any) -> None:
         lab.clear(CONFIGURED)
     stats = P.pfcwd_show_stats(configured.send_command("pfcwd show stats"))
     assert stats[("Ethernet0", 3)]["status"] == "operational" and stats[("Ethernet0", 3)]["storm_restored"] == 1
+
+
+def test_apply_patch_refuses_what_gcus_validators_refuse(configured: Any) -> None:
+    """The lab's 202411 switch (lab-mini pins 202411) enforces GCU's field-operation rules with GCU's text."""
+    from roceops.platforms.sonic.driver import write_file
+
+    write_file(configured, "/tmp/new-wred.json", json.dumps([{"op": "add", "path": "/WRED_PROFILE/X",
+                                                             "value": {"ecn": "ecn_all"}}]))
+    out = configured.send_command("sudo config apply-patch /tmp/new-wred.json")
+    assert ("Failed to apply patch due to: Modification of WRED_PROFILE table is illegal- validating function "
+            "generic_config_updater.field_operation_validators.rdma_config_update_validator returned False") in out
+    assert "X" not in P.ecnconfig_l(configured.send_command("ecnconfig -l"))
+    write_file(configured, "/tmp/tune.json", json.dumps([{"op": "replace", "value": "160000",
+                                                         "path": "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold"}]))
+    assert "Patch applied successfully." in configured.send_command("sudo config apply-patch /tmp/tune.json")
+    write_file(configured, "/tmp/undo.json", json.dumps([{"op": "replace", "value": "153600",
+                                                         "path": "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold"}]))
+    assert "Patch applied successfully." in configured.send_command("sudo config apply-patch /tmp/undo.json")

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, perftest, qos, shell_builtins, tools
+from roceops.lab.devices.linux_mlx5 import boot, filetools, ip, lldpcli, pci, perftest, qos, shell_builtins, tools
 from roceops.lab.devices.linux_mlx5.files import netplan_commands, script_commands, sysctl_conf_commands
 from roceops.lab.devices.linux_mlx5.shell import Commands, Shell
 from roceops.lab.devices.linux_mlx5.state import LinuxMlx5StateCore
@@ -52,6 +52,7 @@ from roceops.lab.personality import DeviceState, LabError, Reply, Session, Sessi
 # what the host's shell runs: its builtins and the tools of the command modules
 COMMANDS = Commands(builtins=shell_builtins.BUILTINS, programs={**ip.PROGRAMS, **qos.PROGRAMS, **tools.PROGRAMS,
                                                                    **boot.PROGRAMS, **filetools.PROGRAMS,
+                                                                   **lldpcli.PROGRAMS, **pci.PROGRAMS,
                                                                    "ib_write_bw": perftest.ib_write_bw})
 
 

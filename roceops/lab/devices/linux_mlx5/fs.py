@@ -123,16 +123,15 @@ _HW_FIXED: dict[str, int] = {"lifespan": 10}
 def hw_counter(st: LinuxMlx5StateCore, nic: Nic, name: str) -> int:
     """RDMA port counters, driven by the shared physical layer (CNP/ECN rates, errors)."""
     source = _HW_SOURCES.get(name)
-    if source is None:
-        return _HW_FIXED.get(name, 0)
-    return st.physical.value(nic.name, source[0]) // source[1]
+    base = _HW_FIXED.get(name, 0) if source is None else st.physical.value(nic.name, source[0]) // source[1]
+    return base + st.wire.added(nic.name, name)
 
 
 def hw_counters(st: LinuxMlx5StateCore, nic: Nic) -> list[tuple[str, int]]:
     """Every file of ``hw_counters`` with its value, in listing order, from one read of the physical layer."""
     c = st.physical.snapshot(nic.name)
-    return [(name, c[source[0]] // source[1] if (source := _HW_SOURCES.get(name)) else _HW_FIXED.get(name, 0))
-            for name in HW_COUNTERS]
+    return [(name, (c[source[0]] // source[1] if (source := _HW_SOURCES.get(name)) else _HW_FIXED.get(name, 0))
+             + st.wire.added(nic.name, name)) for name in HW_COUNTERS]
 
 
 def net_file(st: LinuxMlx5StateCore, name: str, file: str) -> str | None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Nic
+from roceops.lab.devices.linux_mlx5.wire_faults import RETRANSMIT_RATES, WIRE_FAULT_PARAMS, WIRE_FAULTS, WireCounters
 from roceops.lab.personality import DeviceState, LabError
 from roceops.lab.physical import OPER_FAULTS, Physical
 
@@ -20,12 +21,13 @@ PERFTEST_PROGRAMS = frozenset({"ib_write_bw"})
 class LinuxMlx5StateCore(DeviceState):
     """One host's NICs, files and physical links, and its faults (the shell builds on it: see device.py)."""
 
-    PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS
+    PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS | WIRE_FAULTS
     # what apply_fault below (and the device layer: reboot, reject_systemctl, no_perftest) reads of each fault
     FAULT_PARAMS = {
         **{f: frozenset({"port"}) for f in OPER_FAULTS | {"nic_reset", "old_driver"}},
         "mtu_mismatch": frozenset({"port", "mtu"}), "pfc_off": frozenset({"port", "priority"}),
         "firmware": frozenset({"port", "version"}), "slow_rdma": frozenset({"port", "factor"}),
+        **WIRE_FAULT_PARAMS,
     }
 
     def __init__(self, name: str, platform: str, extra: Mapping[str, Any] | None = None) -> None:
@@ -36,6 +38,7 @@ class LinuxMlx5StateCore(DeviceState):
         self.host = Host(name, data)
         ports = [{"name": n.name, "speed": n.speed, "neighbor": n.neighbor} for n in self.host.nics.values()]
         self.physical = Physical(name, ports, lossless=data.get("lossless") or (3,))
+        self.wire = WireCounters(self.physical.clock)
 
     # ---- helpers used by the command modules
 
@@ -96,10 +99,18 @@ class LinuxMlx5StateCore(DeviceState):
         elif fault == "old_driver":
             for nic in self._nics(params, fault):
                 nic.old_driver = True
+        elif fault == "retransmits":
+            for nic in self._nics(params, fault):
+                self.wire.start(nic.name, RETRANSMIT_RATES)
+        elif fault == "ecn_no_cnp":
+            now = self.physical.clock()
+            for nic in self._nics(params, fault):
+                self.physical.ports[nic.name].counter("cnp_sent").set_rate(now, 0.0)
 
     def clear_faults(self) -> None:
         super().clear_faults()
         self.physical.clear()
+        self.wire.stop()
         for nic in self.host.nics.values():
             nic.fw_override = None
             nic.old_driver = False

@@ -50,6 +50,7 @@ _CONFIG_USAGE = {
     "apply-patch": "[OPTIONS] PATCH_FILE_PATH", "replace": "[OPTIONS] TARGET_FILE_PATH",
     "rollback": "[OPTIONS] CHECKPOINT_NAME", "checkpoint": "[OPTIONS] CHECKPOINT_NAME",
     "delete-checkpoint": "[OPTIONS] CHECKPOINT_NAME", "save": "[OPTIONS] [FILENAME]", "load": "[OPTIONS] [FILENAME]",
+    "reload": "[OPTIONS] [FILENAME]",
 }
 
 
@@ -130,6 +131,26 @@ class SonicSession(Session):
 
     def _cmd_hostname(self, args: list[str], root: bool) -> str:
         return self.state.hostname
+
+    def _cmd_pgrep(self, args: list[str], root: bool) -> str | Reply:
+        """``pgrep -af PATTERN``: the processes whose modes the switch read when its services last started
+        (buffermgrd.sh's arguments; frrcfgd or bgpcfgd in the bgp container)."""
+        words = [a for a in args if not a.startswith("-")]
+        if len(words) != 1:
+            return _fail("pgrep: no matching criteria specified\nTry `pgrep --help' for more information.", 2)
+        try:
+            pattern = re.compile(words[0])
+        except re.error:
+            return _fail(f"pgrep: invalid regular expression: {words[0]}", 2)
+        modes = self.state.modes
+        lines = [
+            "1812 /usr/bin/buffermgrd " + ("-a /etc/sonic/asic_table.json" if modes["buffer_model"] == "dynamic"
+                                           else "-l /usr/share/sonic/hwsku/pg_profile_lookup.ini"),
+            "2207 /usr/bin/python3 /usr/local/bin/"
+            + ("frrcfgd" if modes["frr_mgmt_framework_config"] == "true" else "bgpcfgd"),
+        ]
+        found = [line for line in lines if pattern.search(line.split(" ", 1)[1])]
+        return "\n".join(found) if found else Reply("", exit_status=1)
 
     def _cmd_echo(self, args: list[str], root: bool) -> str:
         return " ".join(args)
@@ -360,6 +381,23 @@ class SonicSession(Session):
         out = f"Running command: {CFGGEN} -j {target} --write-to-db"
         try:
             self.state.load_config(json.loads(text))
+        except (json.JSONDecodeError, CommandFailed, AttributeError) as exc:
+            return _fail(f"{out}\nError: {exc}")
+        return out
+
+    def _config_reload(self, params: list[str], flags: set[str]) -> str | Reply:
+        """``config reload -y [FILE]`` (sonic-utilities config/main.py ``reload``): stop, flush, load, restart.
+        The lab prints the load step as ``config load`` does; the service lines of a real box are left out."""
+        target = params[0] if params else CONFIG_FILE
+        if not flags & {"-y", "--yes"}:
+            return _fail(f"Clear current config and reload config in config_db from the file(s) {target} ? "
+                         "[y/N]: \nAborted!")
+        text = self.state.read_file(target)
+        if text is None:
+            return _fail(f"The config file {target} doesn't exist")
+        out = f"Running command: {CFGGEN} -j {target} --write-to-db"
+        try:
+            self.state.reload(json.loads(text))
         except (json.JSONDecodeError, CommandFailed, AttributeError) as exc:
             return _fail(f"{out}\nError: {exc}")
         return out

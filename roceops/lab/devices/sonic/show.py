@@ -173,9 +173,11 @@ def pfc_asymmetric(st: SonicState, db: Db, args: list[str]) -> str:
 # --------------------------------------------------------------------------- queues
 
 
-def _queue_stats(st: SonicState, db: Db, port: str) -> list[tuple[str, str, str, str, str]]:
+def _queue_stats(st: SonicState, db: Db, port: str,
+                 lossless_queues: set[int] | None = None) -> list[tuple[str, str, str, str, str]]:
+    """``lossless_queues``: the port's, when the caller already has them (gNMI answers every port at once)."""
     total = st.counter(port, "tx_packets")
-    lossless = _lossless_queues(db, port) or {3}
+    lossless = (_lossless_queues(db, port) if lossless_queues is None else lossless_queues) or {3}
     per_queue: dict[int, tuple[int, int]] = {}
     for q in range(UNICAST_QUEUES):
         pkts = 0

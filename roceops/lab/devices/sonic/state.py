@@ -23,6 +23,8 @@ from typing import Any, ClassVar
 
 import jsonpatch
 
+from roceops.lab.devices.sonic.gcu import GcuRefused
+from roceops.lab.devices.sonic.gcu import check as gcu_check
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.personality import (
     FACTS_FAULT,
@@ -53,6 +55,8 @@ _parsed: OrderedDict[int, tuple[str, Db]] = OrderedDict()  # device serial -> (r
 _parsed_lock = threading.Lock()
 _serials = itertools.count()
 MTU_RANGE = (68, 9216)
+# DEVICE_METADATA fields a SONiC service reads only when it starts (buffermgrd.sh, docker-fpm-frr docker_init.sh)
+RESTART_MODES = ("buffer_model", "docker_routing_config_mode", "frr_mgmt_framework_config")
 
 
 class CommandFailed(Exception):
@@ -143,6 +147,7 @@ class SonicState(DeviceState):
         if preload.get("config_db.json"):  # a configured switch: loaded as `config load` would, then saved
             self.load_config(json.loads(preload["config_db.json"]))
             self.saved = self.running
+        self.modes = self._modes_of(self.db_read())  # what the services read when this switch booted
 
     # ---------------------------------------------------------------- CONFIG_DB access
 
@@ -199,6 +204,11 @@ class SonicState(DeviceState):
             raise CommandFailed("localhost: given patch is not valid because it will result in empty tables which "
                                 f"is not allowed in ConfigDb. Table{'s' if len(empty) != 1 else ''}: "
                                 f"{', '.join(empty)}")
+        try:
+            gcu_check(current, target, self.release, self.asic, str(current.get("DEVICE_METADATA", {}).get(
+                "localhost", {}).get("hwsku", "")))
+        except GcuRefused as exc:
+            raise CommandFailed(str(exc)) from None
         touched = {str(op["path"]).split("/")[1].replace("~1", "/").replace("~0", "~") for op in ops}
         yang_tables = _yang_tables()
         if yang_tables is not None and not ignore_non_yang and touched - yang_tables:
@@ -242,6 +252,20 @@ class SonicState(DeviceState):
         if "confirm_lost" in self.faults.extra:  # read-only overlay: the tool says nothing, the file stays old
             return
         self.saved = self.running
+
+    def reload(self, doc: Mapping[str, Any]) -> None:
+        """``config reload -y FILE``: CONFIG_DB flushed and loaded from the file, services restarted: the
+        restart-only modes take effect now and the routing container's sessions start over."""
+        self._check_shape(doc)
+        self.commit(json.loads(dumps(doc)))
+        self.modes = self._modes_of(self.db_read())
+        self.bgp_up = {}
+
+    @staticmethod
+    def _modes_of(db: Mapping[str, Any]) -> dict[str, str]:
+        """The restart-only DEVICE_METADATA settings as the services read them at their start."""
+        meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+        return {f: str(meta.get(f, "")) for f in RESTART_MODES}
 
     def load_config(self, doc: Mapping[str, Any]) -> None:
         """``config load`` / ``sonic-cfggen -j F --write-to-db``: merge field by field, delete nothing."""

@@ -1,0 +1,68 @@
+"""``nic.rail``: is NIC *i* of the node cabled to its planned leaf port? NCCL assumes NIC *i* of every node sits on
+rail *i*; a swapped host cable silently sends traffic across rails and hangs jobs on rail-only fabrics
+(NVIDIA/nccl#1933, #2345, #1591).
+
+Two views, either enough: the host's own LLDP (``lldpcli``, where hosts run lldpd) and the leaves' LLDP tables
+(what each host-facing port hears from the host). The observed place of a NIC is the leaf port that names it,
+or the port the host's LLDP names. Neither view (no lldpd on the host): the check is skipped with that reason,
+not unknown: the node's other checks decide. Not done: the NIC MAC learned on the port where LLDP is absent.
+"""
+
+from __future__ import annotations
+
+from roceops.device.intent import HostIntent
+from roceops.health.catalog import Sample
+from roceops.report.result import Result
+
+CHECK = "nic.rail"
+
+
+def _leaf_views(node: str, samples: dict[str, Sample], leaves: set[str]) -> dict[str, tuple[str, str]]:
+    """netdev of ``node`` -> (leaf, port) where a sampled leaf's LLDP hears it."""
+    out: dict[str, tuple[str, str]] = {}
+    for leaf in sorted(leaves):
+        state = samples[leaf].first
+        for port, n in (state.lldp.items() if state is not None else ()):
+            if n.device == node:
+                out[n.port] = (leaf, port)
+    return out
+
+
+def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> list[Result]:
+    """One result per rail NIC: ok where the views agree with the plan, fail naming planned and observed ports."""
+    leaves = {n.leaf for n in host.nics.values()}
+    first = samples[node].first
+    own = first.lldp if first is not None else {}
+    heard = _leaf_views(node, samples, leaves)
+    out = []
+    for nic in sorted(host.nics.values(), key=lambda n: n.rail):
+        planned = (nic.leaf, nic.leaf_port)
+        expected = f"{planned[0]}:{planned[1]}"
+        item = f"{node}:{nic.netdev}"
+        seen = own.get(nic.netdev)
+        at = heard.get(nic.netdev)
+        leaf_state = samples[nic.leaf].first
+        there = leaf_state.lldp.get(nic.leaf_port) if leaf_state is not None else None
+        problems = []
+        if seen is not None and (seen.device, seen.port) != planned:
+            problems.append(f"its LLDP hears {seen.device}:{seen.port}")
+        if at is not None and at != planned:
+            problems.append(f"{at[0]}:{at[1]} hears it")
+        if there is not None and (there.device, there.port) != (node, nic.netdev):
+            problems.append(f"{expected} hears {there.device}:{there.port}")
+        if seen is None and at is None and there is None:
+            why = samples[node].error or f"no LLDP from {nic.netdev} on either end (lldpd not running on {node}?)"
+            out.append(Result(device=node, check=CHECK, path=item, status="skipped", expected=expected,
+                                   message=why))
+            continue
+        where = (f"{seen.device}:{seen.port}" if seen is not None else f"{at[0]}:{at[1]}" if at is not None
+                 else f"not {expected}" if problems else expected)
+        if problems:
+            out.append(Result(device=node, check=CHECK, path=item, status="fail", expected=expected,
+                                   observed=where, message=f"{nic.netdev} ({nic.rdma_dev}, rail {nic.rail}) is "
+                                                           f"cabled to {where}, planned {expected} "
+                                                           f"({'; '.join(problems)}): traffic would cross rails"))
+        else:
+            out.append(Result(device=node, check=CHECK, path=item, status="ok", expected=expected,
+                                   observed=where))
+    return out

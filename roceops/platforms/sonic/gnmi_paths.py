@@ -1,0 +1,115 @@
+"""SONiC counters over gNMI (sonic-gnmi's COUNTERS_DB virtual paths) into neutral readings.
+
+================================  ==============================================  ==================================
+path (target COUNTERS_DB)         fields read                                      reading
+================================  ==============================================  ==================================
+``COUNTERS/Ethernet*``            ``SAI_PORT_STAT_PFC_<p>_RX_PKTS`` / ``_TX_PKTS``  pfc_pause_frames_total{port,
+                                                                                   priority,direction}
+                                  ``SAI_PORT_STAT_IF_IN_ERRORS``                   port_rx_errors_total{port}
+``COUNTERS/Ethernet*/Queues``     ``SAI_QUEUE_STAT_DROPPED_PACKETS``               queue_drops_total{port,queue}
+                                  ``SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS``       ecn_marked_packets_total{port,queue}
+``COUNTERS/Ethernet*/Pfcwd``      ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED``         pfcwd_storms_total{port,queue}
+================================  ==============================================  ==================================
+
+Sources: the virtual paths and their JSON shapes (``{port: {field: "n"}}``, queues keyed ``"Ethernet0:3"``):
+sonic-net/sonic-gnmi sonic_data_client/virtual_db.go@95f4400d96982c9f6a6a02ed62e30a9cb2454a85; the port and queue
+field names: sonic-net/SONiC doc/system-telemetry/grpc_telemetry.md@0fdbfb0b1b617ee1de408a028b1184656a6882f2; the
+WRED/ECN queue counter (present only with the WRED_ECN_QUEUE flex counter group enabled):
+sonic-net/SONiC doc/qos/ECN_and_WRED_statistics_HLD.md@ebcd2a4a987f1d6027cd57677dc6806b8a9adcdb; the PFC watchdog
+fields: sonic-net/sonic-gnmi gnmi_server/server_test.go@15422d280f2933cdcd258b3bfd958471fb878554;
+``SAI_PORT_STAT_IF_IN_ERRORS`` is what ``show interfaces counters`` prints as RX_ERR (the SSH path's crc_errors):
+sonic-net/sonic-utilities utilities_common/portstat.py@648be3b0cafac61be1ed9db4cbfa5b457c4ae038
+(counter_bucket_dict). Port 8080 is the port of the telemetry doc's examples (grpc_telemetry.md above), unconfirmed
+as today's default.
+Not streamed here: link flaps (no COUNTERS_DB field found for carrier changes; the SSH path reads ``show
+interfaces flap``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from roceops.platforms.gnmi_paths import GnmiPaths, Interest, Reading
+
+PORTS, QUEUES, PFCWD = "COUNTERS/Ethernet*", "COUNTERS/Ethernet*/Queues", "COUNTERS/Ethernet*/Pfcwd"
+_PFC = tuple((p, d, f"SAI_PORT_STAT_PFC_{p}_{d.upper()}_PKTS") for p in range(8) for d in ("rx", "tx"))
+
+
+def _number(text: Any) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+_ZERO = ("0", "")
+
+
+def _ports(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
+    lossless = want.priorities
+    for port, fields in value.items():
+        if not isinstance(fields, dict):
+            continue
+        errors = _number(fields.get("SAI_PORT_STAT_IF_IN_ERRORS"))
+        if errors is not None:
+            yield Reading("port_rx_errors_total", (("port", port),), errors)
+        for prio, direction, field in _PFC:
+            text = fields.get(field)
+            if text is None or (text in _ZERO and prio not in lossless):
+                continue
+            n = _number(text)
+            if n is not None:
+                yield Reading("pfc_pause_frames_total",
+                              (("port", port), ("priority", str(prio)), ("direction", direction)), n)
+
+
+def _split(key: str) -> tuple[str, str] | None:
+    port, sep, queue = key.rpartition(":")
+    return (port, queue) if sep and queue.isdigit() else None
+
+
+def _queues(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
+    lossless = {str(q) for q in want.queues}
+    for key, fields in value.items():
+        port, _, queue = key.rpartition(":")
+        if not port or not isinstance(fields, dict) or not queue.isdigit():
+            continue
+        keep_zero = queue in lossless
+        drops = fields.get("SAI_QUEUE_STAT_DROPPED_PACKETS")
+        if drops is not None and (keep_zero or drops not in _ZERO) and (n := _number(drops)) is not None:
+            yield Reading("queue_drops_total", (("port", port), ("queue", queue),
+                                                ("lossless", "true" if keep_zero else "false")), n)
+        marks = fields.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")
+        if marks is not None and (keep_zero or marks not in _ZERO) and (n := _number(marks)) is not None:
+            yield Reading("ecn_marked_packets_total", (("port", port), ("queue", queue)), n)
+
+
+def _pfcwd(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
+    for key, fields in value.items():
+        where = _split(key)
+        n = _number(fields.get("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED")) if isinstance(fields, dict) else None
+        if where is not None and n is not None:
+            yield Reading("pfcwd_storms_total", (("port", where[0]), ("queue", where[1])), n)
+
+
+def decode(path: str, value: Any, want: Interest = Interest()) -> Iterator[Reading]:
+    """Readings of one update (``path`` without a leading slash, as pygnmi prints it); counters outside ``want``
+    only once they are not zero.
+
+    >>> list(decode("COUNTERS/Ethernet*/Pfcwd", {"Ethernet0:3": {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": "2"}}))
+    [Reading(metric='pfcwd_storms_total', labels=(('port', 'Ethernet0'), ('queue', '3')), value=2.0)]
+    """
+    if not isinstance(value, dict):
+        return iter(())
+    path = path.strip("/")
+    if path == PORTS:
+        return _ports(value, want)
+    if path == QUEUES:
+        return _queues(value, want)
+    if path == PFCWD:
+        return _pfcwd(value, want)
+    return iter(())
+
+
+GNMI = GnmiPaths(target="COUNTERS_DB", paths=(PORTS, QUEUES, PFCWD), default_port=8080, decode=decode)
