@@ -216,8 +216,20 @@ def device_findings(fabric: Fabric, obs: Observation, hint_context: Sequence[str
     """Everything one device shows on its own: why it was not audited, or its drift, LLDP and BGP findings."""
     if obs.error is not None:
         return [obs.error]
-    return [*facts_findings(obs), *drift_findings(obs, hint_context), *lldp_findings(fabric, obs, hint_context),
-            *bgp_findings(obs)]
+    return [*facts_findings(obs), *nic_mode_findings(obs), *drift_findings(obs, hint_context),
+            *lldp_findings(fabric, obs, hint_context), *bgp_findings(obs)]
+
+
+def nic_mode_findings(obs: Observation) -> list[Result]:
+    """A host NIC in BlueField DPU mode: the host-side RoCE settings roceops audits do not take effect there."""
+    if not isinstance(obs.observed, ObservedHost):
+        return []
+    return [Result(check="nic.mode", device=obs.device, path=f"nics[{netdev}].mode", expected="nic", observed="dpu",
+                    message=f"{nic.rdma_dev or netdev} is a BlueField in DPU mode: trust, PFC, DCQCN and RoCE ToS set "
+                            "from the host do not take effect",
+                    hint="configure RoCE QoS on the BlueField's Arm side, or switch it to NIC mode (docs/platforms.md, "
+                         "BlueField-3 modes)")
+            for netdev, nic in sorted((obs.observed.nics or {}).items()) if nic.mode == "dpu"]
 
 
 def facts_findings(obs: Observation) -> list[Result]:

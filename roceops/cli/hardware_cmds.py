@@ -12,6 +12,7 @@ from roceops.cli.common import console, fail, path_value, print_json
 from roceops.util.safe_write import write_file
 
 if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.hardware.model_profiles import ModelProfile
     from roceops.hardware.models import SwitchProfile
 
 app = typer.Typer(help="Switch hardware profiles from vendor files.", no_args_is_help=True)
@@ -31,6 +32,7 @@ def list_profiles() -> None:
     from rich.table import Table
 
     from roceops.hardware import switch_profile, switch_profile_names
+    from roceops.hardware.model_profiles import model_profile, model_profile_names
 
     table = Table("hwsku", "vendor", "platform", "ASIC", "ports", "buffer model")
     for name in switch_profile_names():
@@ -38,6 +40,30 @@ def list_profiles() -> None:
         models: list[str] = sorted({spec.model for spec in p.buffers.values()}) or ["-"]
         table.add_row(p.name, p.vendor, p.platform, p.asic_family.value, str(len(p.ports)), ",".join(models))
     console.print(table)
+    models_table = Table("model", "vendor", "platform", "ASIC", "ports", "queue keyword")
+    for name in model_profile_names():  # switch models of NOSes without SKU files (roceops/hardware/model_catalogue)
+        m = model_profile(name)
+        models_table.add_row(m.name, m.vendor, m.platform, m.asic.value, f"{m.ports.count} x {m.ports.cage}",
+                             m.queues.keyword)
+    console.print(models_table)
+
+
+def show_model(m: ModelProfile) -> None:
+    """A model profile's facts, each with its source."""
+    from roceops.model.types import format_speed
+
+    console.print(f"{m.name}: {m.vendor} {m.family} ({m.architecture}), ASIC {m.asic.value} ({m.asic.source})")
+    console.print(f"ports: {m.ports.count} x {m.ports.cage}, named like {m.ports.example} ({m.ports.source})")
+    for s in m.speeds:
+        console.print(f"speed {format_speed(s.speed)}: {s.keyword} ({s.source})")
+    console.print(f"MTU {m.mtu.min}-{m.mtu.max} ({m.mtu.source})")
+    lossless = m.queues.lossless if m.queues.lossless is not None else "unconfirmed"
+    console.print(f"queues: {m.queues.keyword} {list(m.queues.configurable)} ({m.queues.keyword_source}); lossless "
+                  f"{lossless} ({m.queues.lossless_source})")
+    for name in ("ecn", "pfc", "pfc_watchdog"):
+        f = getattr(m, name)
+        console.print(f"{name}: {'confirmed' if f.supported else 'refused'} ({f.source})")
+    console.print(f"hash fields/seed: {m.load_balancing.hash_fields or 'unconfirmed'} ({m.load_balancing.source})")
 
 
 @app.command("show")
@@ -48,8 +74,15 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
     Example: roceops hardware show Mellanox-SN5600-O128
     """
     from roceops.hardware import UnknownSwitchProfile, switch_profile
+    from roceops.hardware.model_profiles import find_model_profile
     from roceops.model.types import format_speed
 
+    if (model := find_model_profile(name)) is not None:
+        if as_json:
+            print_json(model.model_dump(mode="json"))
+        else:
+            show_model(model)
+        return
     try:
         p = switch_profile(name)
     except UnknownSwitchProfile as exc:

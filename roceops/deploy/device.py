@@ -19,7 +19,7 @@ from roceops.deploy.control import DeviceClock
 from roceops.deploy.paths import choose_path, needs_bringup, with_stale_modes
 from roceops.device.change import BackupRefused, Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.compare import Drift
-from roceops.device.facts import mismatches, read_device_facts
+from roceops.device.facts import mismatches, mode_problems, read_device_facts
 from roceops.device.intent import Intent, SwitchIntent
 from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
@@ -194,12 +194,16 @@ def deploy_device(driver: Driver, connector: Connector, rendered: RenderedDevice
             outcome.backup = driver.read_config(conn)
             facts = read_device_facts(driver, conn, outcome.backup, intent)
             problems = mismatches(facts, intent) if facts is not None and isinstance(intent, SwitchIntent) else []
+            modes = mode_problems(driver, conn, intent)
         except Exception as exc:
             timed_out = clock is not None and clock.expired
             outcome.status, outcome.error = ("timeout" if timed_out else "unreachable"), _error(exc)
             return outcome
         if problems:  # another device than the fabric describes: nothing is planned or sent
             outcome.status, outcome.error = "facts_mismatch", "facts.mismatch: " + "; ".join(problems)
+            return outcome
+        if modes:  # a BlueField in DPU mode: what would be sent would not take effect, so nothing is sent
+            outcome.status, outcome.error = "facts_mismatch", "nic.mode: " + "; ".join(modes)
             return outcome
         change = driver.diff(outcome.backup, rendered, intent)
         outcome.diff, outcome.summary = change.diff, dict(change.summary)

@@ -97,3 +97,10 @@ def facts_problems(driver: Any, conn: Any, current: Snapshot, intent: Intent) ->
     if facts is None or not isinstance(intent, SwitchIntent):
         return []
     return mismatches(facts, intent)
+
+
+def mode_problems(driver: Any, conn: Any, intent: Intent) -> list[str]:
+    """NICs whose operation mode keeps host-side settings from taking effect (a BlueField in DPU mode), read
+    through the driver's ``nic_mode_problems``; empty for drivers without that read (``nic.mode``)."""
+    read = getattr(driver, "nic_mode_problems", None)
+    return [] if read is None else list(read(conn, intent))

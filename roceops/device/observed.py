@@ -223,6 +223,8 @@ class ObservedNic(_O):
     roce_mode: str | None = None
     routes: list[ObservedRoute] | None = None
     addresses: list[str] | None = Field(default=None, description="every IPv4 address/len on the netdev")
+    # observed only (no intent counterpart): a BlueField's operation mode, "dpu" or "nic" (audit/health nic.mode)
+    mode: str | None = None
 
 
 class ObservedNccl(_O):

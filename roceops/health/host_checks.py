@@ -114,5 +114,23 @@ def unit_check(ctx: NodeContext) -> list[Result]:
                                   "will not come back after a reboot")]
 
 
+def nic_mode_check(ctx: NodeContext) -> list[Result]:
+    """A BlueField in DPU mode fails (host-side RoCE settings do not take effect there); a mode that could not be
+    read (no MFT, no root) is a warning, never a drain: ConnectX hosts without MFT stay ok."""
+    out = []
+    for nic in sorted(ctx.intent.nics.values(), key=lambda n: n.rail):
+        seen = (ctx.observed.nics or {}).get(nic.netdev)
+        mode = seen.mode if seen is not None else None
+        item = f"{ctx.node}:{nic.rdma_dev}"
+        if mode is None:
+            out.append(_result(ctx, "nic.mode", item, None, "nic", None, "operation mode not read (mlxconfig)",
+                               status="warn"))
+        else:
+            out.append(_result(ctx, "nic.mode", item, mode == "nic", "nic", mode,
+                               "" if mode == "nic" else f"{nic.rdma_dev} is a BlueField in DPU mode: trust, PFC, "
+                                                        "DCQCN and RoCE ToS set from the host do not take effect"))
+    return out
+
+
 def node_checks(ctx: NodeContext) -> list[Result]:
-    return [*nccl_check(ctx), *gid_check(ctx), *unit_check(ctx)]
+    return [*nccl_check(ctx), *gid_check(ctx), *unit_check(ctx), *nic_mode_check(ctx)]

@@ -19,6 +19,7 @@ from roceops.lint import (
     rules_hardware,
     rules_host,
     rules_load_balancing,
+    rules_model_profiles,
     rules_nccl,
     rules_overrides,
     rules_pfc,
@@ -31,8 +32,9 @@ from roceops.model.intent import FabricIntent
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-_RULE_MODULES = (rules_addressing, rules_congestion, rules_hardware, rules_host, rules_load_balancing, rules_nccl,
-                 rules_overrides, rules_pfc, rules_qos, rules_topology, rules_validity)
+_RULE_MODULES = (rules_addressing, rules_congestion, rules_hardware, rules_host, rules_load_balancing,
+                 rules_model_profiles, rules_nccl, rules_overrides, rules_pfc, rules_qos, rules_topology,
+                 rules_validity)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 

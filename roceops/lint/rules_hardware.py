@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
 from roceops.hardware.front_panel import mode_prefix
+from roceops.hardware.model_profiles import find_model_profile, model_profile_names
 from roceops.hardware.models import SwitchProfile
 from roceops.hardware.nics import PROFILES as NIC_PROFILES
 from roceops.lint.common import gbps
@@ -38,17 +39,17 @@ def _modes_with(profile: SwitchProfile, speed: int) -> list[str]:
     return sorted({m.name for c in profile.cages for m in c.breakout_modes if speed in m.speeds})
 
 
-@rule("HW001", "error", "switch_models.<model>.hwsku names no hardware catalogue entry",
+@rule("HW001", "error", "switch_models.<model>.hwsku names no hardware catalogue entry (SKU or model profile)",
       "use a name from `roceops hardware list`, or import the SKU's files with `roceops hardware import`")
 def unknown_hwsku(ctx: LintContext) -> Iterator[Hit]:
     for name, model in dict(ctx.tier_models.values()).items():
-        if model.hwsku is None:
-            continue
+        if model.hwsku is None or find_model_profile(model.hwsku) is not None:
+            continue  # a model profile (rules_model_profiles.py checks the model against it)
         try:
             switch_profile(model.hwsku)
         except UnknownSwitchProfile:
-            yield Hit(f"switch_models.{name}.hwsku", f"no hardware profile {model.hwsku!r} "
-                                                     f"(known: {', '.join(switch_profile_names())})")
+            known = sorted({*switch_profile_names(), *model_profile_names()})
+            yield Hit(f"switch_models.{name}.hwsku", f"no hardware profile {model.hwsku!r} (known: {', '.join(known)})")
 
 
 @rule("HW002", "error", "a switch whose platform builds its ports from the SKU (Platform.sku_built) names no "

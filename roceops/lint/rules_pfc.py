@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from roceops import registry
+from roceops.hardware.model_profiles import find_model_profile
 from roceops.lint.common import dcqcns, gbps, human_bytes, overrides, some, watchdogs
 from roceops.lint.model import Hit, LintContext, rule
 from roceops.model.qos import PfcWatchdog
@@ -134,7 +135,7 @@ def pool_in_buffer(ctx: LintContext) -> Iterator[Hit]:
     for field in ("ingress_lossless_pool_bytes", "egress_lossless_pool_bytes", "egress_lossy_pool_bytes"):
         size = getattr(b, field)
         for tier, (name, model) in ctx.tier_models.items():
-            if model.hwsku is not None:
+            if model.hwsku is not None and find_model_profile(model.hwsku) is None:
                 continue  # a SKU's switches use the SKU's own pools (buffers_defaults_<topo>.j2), not these
             if size > model.buffer_bytes:
                 yield Hit(f"qos.buffers.{field}", f"{human_bytes(size)} is more than the "

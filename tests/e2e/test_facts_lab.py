@@ -117,3 +117,41 @@ def test_a_facts_mismatch_counts_against_max_fail(lab: FactsLab) -> None:
     assert report.outcomes["spine01"].status == "facts_mismatch" and report.stopped_after_wave == 0
     assert {o.status for n, o in report.outcomes.items() if n != "spine01"} <= {"rolled_back", "not_touched"}
     assert report.exit_code == 1
+
+
+def test_the_profile_spine_shows_its_model_and_ecn_counters_per_uc_tx_queue(lab: FactsLab) -> None:
+    """The spine's model profile (DCS-7060DX5-64S: uc-tx-queue) reaches the lab: ``show version`` names the model,
+    the running-config holds uc-tx-queue blocks, and the ECN counters of those queues are read by the room's parser."""
+    from roceops.platforms.eos import parsers as eos_parsers
+
+    assert lab.deploy(commit=True).outcomes["spine01"].status == "changed"
+    nr = make_nornir(lab.fabric, ["spine01"], lab_dir=lab.state_dir, workers=1, timeout_s=10)
+    out: dict[str, str] = {}
+
+    def task(t):  # type: ignore[no-untyped-def]
+        from nornir.core.task import Result
+
+        conn = t.host.get_connection("netmiko", t.nornir.config)
+        for cmd in (eos_parsers.CMD_VERSION, eos_parsers.CMD_ECN):
+            out[cmd] = conn.send_command(cmd)
+        return Result(host=t.host)
+
+    try:
+        nr.run(task=task)
+    finally:
+        nr.close_connections()
+    assert eos_parsers.parse_version_json(out[eos_parsers.CMD_VERSION])["model"] == SPINE_MODEL
+    assert "\n   uc-tx-queue 3\n" in lab.configs()["spine01"]
+    ecn = eos_parsers.parse_ecn_counters_json(out[eos_parsers.CMD_ECN])
+    assert ecn and all(isinstance(queues.get(3), int) for queues in ecn.values())  # "-" would be None: ECN off
+
+
+def test_audit_reports_a_profile_spine_that_reports_another_model(lab: FactsLab) -> None:
+    """The audit reads the model the spine reports against its profile: another model is one facts.mismatch."""
+    from roceops.audit.engine import AuditOptions, run_audit
+
+    lab.thread.inject("spine01", "facts", hwsku="DCS-7800R3-36P")
+    result = run_audit(lab.fabric, ["spine01"], AuditOptions(lab_dir=lab.state_dir, quiet=True, timeout_s=10))
+    mismatch = [f for f in result.findings if f.check == "facts.mismatch"]
+    assert len(mismatch) == 1 and mismatch[0].device == "spine01"
+    assert f"fabric says '{SPINE_MODEL}', device reports 'DCS-7800R3-36P'" in mismatch[0].message

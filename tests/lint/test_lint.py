@@ -18,6 +18,7 @@ from roceops.topology.expand import expand
 # rules tested in test_fabric_rules.py with a hand-modified fabric
 # HW006: tests/lint/test_hardware_rules.py; LB004, LB005: tests/platforms/test_load_balancing_platforms.py
 FABRIC_TESTED = {"TOPO000", "TOPO002", "TOPO005", "TOPO008", "TOPO009", "ASN002", "HW006", "LB004", "LB005",
+                 "HW020", "HW021", "HW022", "HW023", "HW024", "HW026", "HW027",  # test_model_profile_rules.py
                  "ECN010"}  # ECN010: tests/plan/test_speed_examples.py (the 800G example's mixed-speed leaf)
 
 

@@ -46,7 +46,7 @@ PLATFORM = Platform(
     routing_translation=frr_bgpd_conf,
     lab_reads_frr=True,
     # releases the templates are written for; 5.15+ wording (issue 16: `state enabled`, `ipv4 address`) is unconfirmed
-    supported_releases=((5, 9), (5, 14)),
+    supported_releases=((5, 9), (5, 16)),  # 5.15+ spelling: releases.py
     # NVUE 5.x <= 5.14 (docs/platforms.md, "Load balancing"): `nv set system forwarding ecmp-hash <field> on|off`,
     # `nv set system forwarding hash-seed <0-4294967295>` (5.2.0+), `nv set router adaptive-routing enable on` and
     # `nv set interface <port> router adaptive-routing enable on` (5.1.0+): CumulusNetworks/docs

@@ -77,7 +77,7 @@ APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
 MANAGED: tuple[tuple[tuple[str, ...], int], ...] = (
     (("system", "hostname"), 2), (("interface",), 2), (("qos",), 2), (("router", "bgp"), 2),
     (("vrf", "default", "router", "bgp"), 4), (("system", "forwarding", "hash-seed"), 3),
-    (("router", "adaptive-routing", "enable"), 3))
+    (("router", "adaptive-routing", "enable"), 3), (("router", "adaptive-routing", "state"), 3))  # <= 5.14, 5.15+
 # applying a hash seed restarts switchd, which resets every network port (docs/platforms.md, "Load balancing")
 SEED = ("system", "forwarding", "hash-seed")
 UNMANAGED = (("interface", "eth0"),)

@@ -30,7 +30,7 @@ def frr_bgpd_conf(hostname: str, nvue_commands: str) -> str:
         elif not line.startswith(_BASE):
             continue
         rest = line.removeprefix(_BASE)
-        if rest == "path-selection multipath aspath-ignore on":
+        if rest in ("path-selection multipath aspath-ignore on", "path-selection multipath aspath-ignore enabled"):
             bgp.multipath_relax = True
         elif rest.startswith("address-family ipv4-unicast multipaths ebgp "):
             bgp.maximum_paths = int(rest.rsplit(" ", 1)[1])

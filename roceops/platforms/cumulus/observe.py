@@ -47,6 +47,7 @@ from roceops.platforms.cumulus.commands import (
     output,
     port_cmd,
 )
+from roceops.platforms.cumulus.releases import canonical_paths
 from roceops.platforms.cumulus.render import ECMP_HASH_FIELD, PROFILE
 from roceops.util.sorting import ip_key
 
@@ -59,7 +60,7 @@ _QUEUE_ROOTS = ("egress-scheduler", "congestion-control")  # qos <root> <profile
 
 def observe(outputs: dict[str, str]) -> ObservedSwitch:
     """Everything :func:`collect`'s outputs show of the switch's configuration (see the module docstring)."""
-    cfg = p.config_paths(output(outputs, CONFIG))
+    cfg = canonical_paths(p.config_paths(output(outputs, CONFIG)))  # 5.15+ spellings read as <= 5.14's
     links = p.interfaces_json(output(outputs, INTERFACES_JSON))
     ports = {name: _observe_port(outputs, cfg, name, links[name]) for name in front_panel_ports(links)}
     out: dict[str, Any] = {}

@@ -215,7 +215,11 @@ def int_list(text: str) -> list[int]:
 
 
 def parse_qos_roce(text: str) -> dict[str, Any]:
-    """``nv show qos roce``: preset state, PFC/ECN summary, trust and the mapping/ETS/pool tables."""
+    """``nv show qos roce``: preset state, PFC/ECN summary, trust and the mapping/ETS/pool tables.
+
+    The preset's switch is read from either release's row: ``enable`` (on/off, <= 5.14) or ``state``
+    (enabled/disabled, 5.15+), and returned both ways (``enable`` on/off, ``state`` enabled/disabled).
+    """
     tables = parse_tables(text)
     kv = _kv(tables, "nv show qos roce")
 
@@ -241,9 +245,15 @@ def parse_qos_roce(text: str) -> dict[str, Any]:
             pools = [{"name": r["name"], "mode": r["mode"], "size": r["size"],
                       "switch-priorities": int_list(r["switch-priorities"]),
                       "traffic-class": int_list(r["traffic-class"])} for r in t.records()]
-    applied = kv.get("enable", ["", ""])
+    # <= 5.14 prints `enable ... on`; 5.16 prints `state ... enabled` (CumulusNetworks/docs content/cumulus-linux-516/
+    # Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md @ 0da900a5, "Verify RoCE
+    # Configuration"): both are read, as `enable` on|off and `state` enabled|disabled
+    applied = kv.get("enable") or kv.get("state") or ["", ""]
+    value = (applied[1] if len(applied) > 1 else "") or applied[0]
+    enable = {"enabled": "on", "disabled": "off"}.get(value, value)
     return {
-        "enable": (applied[1] if len(applied) > 1 else "") or op("enable"),
+        "enable": enable,
+        "state": {"on": "enabled", "off": "disabled"}.get(enable, enable),
         "mode": op("mode") or (kv.get("mode", ["", ""])[1] if len(kv.get("mode", [])) > 1 else ""),
         "pfc": {"pfc-priority": int_list(op("pfc.pfc-priority")), "rx-enabled": op("pfc.rx-enabled") == "enabled",
                 "tx-enabled": op("pfc.tx-enabled") == "enabled", "cable-length": number(op("pfc.cable-length"))},

@@ -1,8 +1,9 @@
 """Cumulus Linux NVUE rendering: the render context for ``templates/cumulus/`` and a command checker.
 
-Target syntax is Cumulus Linux 5.x up to 5.14 (``ecn enable``, ``pfc-watchdog state enable``,
-``router bgp enable on``, ``interface ... ip address``); 5.15+ renamed several of these
-(``enabled``/``state enabled``/``ipv4 address``) and would need its own vocabulary here.
+Target syntax is Cumulus Linux 5.x by ``nos_version`` (:mod:`roceops.platforms.cumulus.releases`, with its
+source): up to 5.14 ``qos roce enable on``, ``router bgp enable on``, ``interface ... ip address``, ``on|off``;
+5.15 and 5.16 ``state enabled``, ``ipv4 address``, ``enabled|disabled`` (the context's ``nv`` spelling).
+``ecn enable``, ``pfc tx enable`` and ``pfc-watchdog state enable`` are the same in both.
 
 Naming and mapping decisions (all here, none in the templates):
 
@@ -26,8 +27,8 @@ Naming and mapping decisions (all here, none in the templates):
   docs/platforms.md): when the intent lists hash fields, each of the five ``system forwarding ecmp-hash`` fields
   of :data:`ECMP_HASH_FIELD` is set ``on`` or ``off`` (others keep the switch default); a seed renders
   ``system forwarding hash-seed <n>`` (its apply restarts switchd: lint LB006 says so, the diff's summary counts
-  it as ``restarts_switchd``); ``mode: adaptive`` renders the global ``router adaptive-routing enable on`` (the
-  <= 5.14 spelling) and ``interface <port> router adaptive-routing enable on`` on every fabric port (the ports of
+  it as ``restarts_switchd``); ``mode: adaptive`` renders the global ``router adaptive-routing enable on`` (5.15+:
+  ``state enabled``) and ``interface <port> router adaptive-routing enable on`` on every fabric port (the ports of
   the ECMP routes: "on all the ports that are part of the same ECMP route"); host ports keep the default (off).
   DLB and QP hashing are refused by lint (the room's ``PLATFORM.lb_support``), never dropped here.
 """
@@ -39,6 +40,7 @@ from collections import Counter
 from typing import Any
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
+from roceops.platforms.cumulus.releases import spelling
 from roceops.util.sorting import ip_key, port_key
 
 # vendor-neutral hash field -> NVUE `system forwarding ecmp-hash` key (nv show system forwarding lists them)
@@ -59,6 +61,7 @@ SET_LEAVES: tuple[tuple[str, ...], ...] = (
     ("qos", "traffic-pool", "*", "switch-priority"),
     ("qos", "link-pause", "*", "switch-priority"),
     ("interface", "*", "ip", "address"),
+    ("interface", "*", "ipv4", "address"),  # 5.15+ spelling
     ("interface", "*", "ipv4", "address"),
     ("interface", "*", "ipv6", "address"),
     ("vrf", "*", "router", "bgp", "address-family", "*", "network"),
@@ -123,8 +126,9 @@ def adaptive_routing_ports(device: SwitchIntent) -> list[str]:
 def _load_balancing(device: SwitchIntent) -> dict[str, Any]:
     lb = device.load_balancing
     fields = lb.hash_fields
+    nv = spelling(device.nos_version)
     return {
-        "ecmp_hash": ([(key, "on" if name in fields else "off") for name, key in ECMP_HASH_FIELD.items()]
+        "ecmp_hash": ([(key, nv.on if name in fields else nv.off) for name, key in ECMP_HASH_FIELD.items()]
                       if fields is not None else []),
         "hash_seed": lb.hash_seed,
         "adaptive_routing": lb.mode == "adaptive",
@@ -164,6 +168,7 @@ def render_context(device: Any) -> dict[str, Any]:
                                                                               key=lambda kv: port_key(kv[0]))],
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "load_balancing": _load_balancing(device),
+        "nv": spelling(device.nos_version),  # the release's words (releases.py): enable_on, on, off, ip
         "qos": {
             "roce_mode": ROCE_MODE,
             "trust": TRUST[qos.trust],

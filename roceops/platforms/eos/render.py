@@ -6,9 +6,10 @@ Every EOS-specific naming or unit decision lives here, not in the templates:
 * ``qos map dscp ... to traffic-class N``: one line per traffic class, listing *all* DSCPs of
   ``SwitchQos.dscp_to_tc`` (all 64), so EOS's built-in DSCP->TC table (DSCP/8, unconfirmed) never
   decides where a codepoint lands. ``qos map traffic-class N to tx-queue M`` only where N != M.
-* Speed keywords (``SPEED_KEYWORDS``): EOS names a speed together with its lane count. 400G is
-  rendered ``400g-8`` (8 x 50G PAM4, e.g. 7060X5/7800R3). A 112G-SerDes switch (7060X6) wants
-  ``400g-4``; SwitchIntent carries no lane count, so the table is the single place to change that.
+* Speed keywords: EOS names a speed together with its lane count. A switch whose model names a hardware
+  profile (``roceops/hardware/model_catalogue/<model>.json``) takes the profile's keyword (7060X6: 400G is
+  ``400g-4``, 4 of the 800G cage's 100G lanes; 7060X5: ``400g-8``); without a profile ``SPEED_KEYWORDS``
+  (``400g-8``) is used. Each profile keyword cites its source in the profile.
 * Scheduling per ``tx-queue``: strict -> ``priority strict``; DWRR -> ``no priority`` +
   ``bandwidth percent W`` (AVD's tx-queue schema uses exactly these two priority spellings; EOS
   queues default to strict priority, so DWRR has to say ``no priority`` explicitly).
@@ -23,14 +24,15 @@ Every EOS-specific naming or unit decision lives here, not in the templates:
   Timers are rendered as the intent says; EOS reportedly wants polling-interval <= min(timeout,
   recovery-time) / 2 and substitutes its own value otherwise (third-party, unconfirmed) - a policy
   check, not something the renderer should silently change.
-* Queue keyword (:func:`queue_keyword`): ``uc-tx-queue N`` on platforms with separate unicast and multicast
-  egress queues, ``tx-queue N`` elsewhere. AVD models both (eos_cli_config_gen ``ethernet-interface-tx-queues.j2``
-  and ``ethernet-interface-uc-tx-queues.j2`` @ a3def43, same body, only the keyword differs) and leaves the
-  choice to the user; the families here (``UC_TX_QUEUE_MODELS``, by the ``modelName`` a fabric's hwsku holds)
-  follow public RoCE configs for Trident/Tomahawk-class switches; which exact models need it is unconfirmed.
-  No hwsku: ``tx-queue``.
-* MTU: at most ``MAX_MTU`` = 9214, the jumbo MTU public EOS configs and AVD's ``p2p_uplinks_mtu`` default use
-  (EOS's exact maximum per platform is unconfirmed); a fabric's 9216 is rendered 9214 and audited as 9214.
+* Queue keyword (:func:`queue_keyword`): the hardware profile's (``uc-tx-queue`` on the XGS 7060X5/7060X6 with
+  split unicast/multicast egress queues, ``tx-queue`` on the Sand/VOQ 7800R3), each with its source in the profile.
+  AVD models both (eos_cli_config_gen ``ethernet-interface-tx-queues.j2`` and ``ethernet-interface-uc-tx-queues.j2``
+  @ a3def43, same body, only the keyword differs) and leaves the choice to the user. No profile: ``tx-queue``.
+* A profile that confirms no ECN or PFC watchdog syntax (7800R3: VOQ-based ECN, see its profile) is refused by lint
+  (HW027) and by :func:`render_context` rather than rendered with a guessed spelling.
+* MTU: at most ``MAX_MTU`` = 9214 (or the profile's ``mtu.max``, also 9214), the jumbo MTU public EOS configs and
+  AVD's ``p2p_uplinks_mtu`` default use (EOS's exact maximum per platform is unconfirmed); a fabric's 9216 is
+  rendered 9214 and audited as 9214 (lint HW024 says so).
 * Interfaces say ``no shutdown``/``shutdown`` explicitly (as AVD does), so a merge also re-enables ports.
 * BGP ``maximum-paths``: SwitchIntent has no ECMP width; ``MAXIMUM_PATHS`` (64) is used. EOS's
   default is 1, which would silently disable ECMP on a spine.
@@ -43,12 +45,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
+from roceops.hardware.model_profiles import ModelProfile, find_model_profile
 from roceops.util.sorting import ip_key, port_key
 
 LOOPBACK = "Loopback0"
 MAX_MTU = 9214
-# EOS modelName prefixes with split unicast/multicast egress queues (uc-tx-queue); see the module docstring
-UC_TX_QUEUE_MODELS = ("DCS-7050CX", "DCS-7050SX", "DCS-7050TX", "DCS-7060", "DCS-7260")
 MAXIMUM_PATHS = 64
 SPEED_KEYWORDS: dict[int, str] = {
     10_000: "10gfull",
@@ -98,20 +99,47 @@ def eos_mtu(mtu: int) -> int:
     return min(mtu, MAX_MTU)
 
 
-def queue_keyword(hwsku: str | None) -> str:
-    """``uc-tx-queue`` for a model with split unicast/multicast queues, else ``tx-queue``.
+def eos_profile(hwsku: str | None) -> ModelProfile | None:
+    """The EOS hardware profile a switch model names (``hwsku``), None without one."""
+    profile = find_model_profile(hwsku)
+    return profile if profile is not None and profile.platform == "eos" else None
 
-    >>> queue_keyword("DCS-7060DX5-64S"), queue_keyword("DCS-7280CR3-32P4"), queue_keyword(None)
+
+def queue_keyword(hwsku: str | None) -> str:
+    """The hardware profile's egress queue keyword, ``tx-queue`` without a profile.
+
+    >>> queue_keyword("DCS-7060X6-64PE"), queue_keyword("7800R3-48CQ-LC"), queue_keyword("DCS-7280CR3-32P4")
     ('uc-tx-queue', 'tx-queue', 'tx-queue')
     """
-    return "uc-tx-queue" if hwsku and hwsku.upper().startswith(UC_TX_QUEUE_MODELS) else "tx-queue"
+    profile = eos_profile(hwsku)
+    return profile.queues.keyword if profile else "tx-queue"
 
 
-def speed_keyword(mbps: int) -> str:
+def speed_keyword(mbps: int, profile: ModelProfile | None = None) -> str:
+    """The ``speed`` keyword: the profile's for that speed, else ``SPEED_KEYWORDS``'s.
+
+    >>> speed_keyword(400_000), speed_keyword(400_000, eos_profile("DCS-7060X6-64PE"))
+    ('400g-8', '400g-4')
+    """
+    if profile is not None:
+        if (keyword := profile.speed_keyword(mbps)) is None:
+            raise ValueError(f"{profile.name}'s hardware profile confirms no speed keyword for {mbps} Mb/s "
+                             "(lint HW022)")
+        return keyword
     try:
         return SPEED_KEYWORDS[mbps]
     except KeyError:
         raise ValueError(f"no EOS speed keyword for {mbps} Mb/s; add it to SPEED_KEYWORDS") from None
+
+
+def _refuse_unconfirmed(device: SwitchIntent, profile: ModelProfile | None) -> None:
+    """Raise for ECN or PFC watchdog on a profile that confirms no syntax for them (lint HW027 says it first)."""
+    if profile is None:
+        return
+    if not profile.ecn.supported and any(q.ecn is not None for q in device.qos.queues.values()):
+        raise ValueError(f"{device.name}: {profile.name} has no confirmed ECN syntax ({profile.ecn.source})")
+    if not profile.pfc_watchdog.supported and device.qos.pfc_watchdog.enabled:
+        raise ValueError(f"{device.name}: {profile.name} has no confirmed PFC watchdog ({profile.pfc_watchdog.source})")
 
 
 def _tx_queue(qid: int, q: QueueIntent) -> dict[str, Any]:
@@ -144,13 +172,13 @@ class Interface:
     pfc_watchdog: bool
 
 
-def _interface(port: SwitchPort, trust: str, watchdog: bool) -> Interface:
+def _interface(port: SwitchPort, trust: str, watchdog: bool, profile: ModelProfile | None) -> Interface:
     return Interface(
         name=port.name,
         description=port.description,
         shutdown=not port.admin_up,
-        mtu=eos_mtu(port.mtu),
-        speed=speed_keyword(port.speed),
+        mtu=min(eos_mtu(port.mtu), profile.mtu.max) if profile else eos_mtu(port.mtu),
+        speed=speed_keyword(port.speed, profile),
         address=port.address,
         trust=trust,
         pfc_priorities=sorted(port.pfc_priorities),
@@ -174,6 +202,8 @@ def render_context(device: Any) -> dict[str, Any]:
     """Template variables for one EOS switch (see the module docstring for every naming decision)."""
     if not isinstance(device, SwitchIntent):
         raise TypeError(f"EOS renders switches only, got {type(device).__name__}")
+    profile = eos_profile(device.hwsku)
+    _refuse_unconfirmed(device, profile)
     qos = device.qos
     trust = TRUST[qos.trust]
     wd = qos.pfc_watchdog
@@ -186,11 +216,11 @@ def render_context(device: Any) -> dict[str, Any]:
     return {
         "hostname": device.name,
         "nos_version": device.nos_version,  # the fabric's release (None: not pinned)
-        "tx_queue_keyword": queue_keyword(device.hwsku),
+        "tx_queue_keyword": profile.queues.keyword if profile else "tx-queue",
         "dscp_maps": dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,
-        "interfaces": [_interface(p, trust, wd.enabled) for p in ports],
+        "interfaces": [_interface(p, trust, wd.enabled, profile) for p in ports],
         "tx_queues": [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())],  # the same on every interface
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "bgp": {

@@ -49,6 +49,7 @@ from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_tabl
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
 from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, transport_counters
 from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
+from roceops.platforms.linux_mlx5.nic_mode import cmd_nic_mode, dpu_problems, parse_nic_mode
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     ethtool_counters,
@@ -222,7 +223,8 @@ class LinuxMlx5Driver(ReadBack):
             cmds.append(dm.cmd_sysfs(sysfs))
         for n in nics:
             cmds += [dm.cmd_mlnx_qos(n.netdev), f"ethtool -S {n.netdev}", f"ethtool -i {n.netdev}",
-                     f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev)]
+                     f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev),
+                     cmd_nic_mode(n.rdma_dev)]
         return cmds + (boot.observe_commands(host) if ports is None else [])
 
     def counter_commands(self, intent: Intent, ports: Collection[str] | None = None) -> list[str]:
@@ -308,6 +310,15 @@ class LinuxMlx5Driver(ReadBack):
         except (ParseError, dm.PlanError, KeyError) as exc:
             raise DriverError(f"cannot capture the host state: {exc}") from None
         return Snapshot(format="host_state_json", text=dm.dump(state))
+
+    def nic_mode_problems(self, conn: Any, intent: Intent) -> list[str]:
+        """The host's NICs in BlueField DPU mode, where the settings a deploy sends would not take effect
+        (:mod:`nic_mode`); deploy stops such a host before sending anything (``nic.mode``)."""
+        nics = list(_host(intent).nics.values())
+        cmds = {n.rdma_dev: cmd_nic_mode(n.rdma_dev) for n in nics}
+        outputs = self._read(conn, list(cmds.values()))
+        modes = {dev: parse_nic_mode(outputs.get(cmd)) for dev, cmd in cmds.items()}
+        return dpu_problems(modes, {n.rdma_dev: n.netdev for n in nics})
 
     def apply(self, conn: Any, change: Change, txn: str, confirm_timeout_s: int) -> None:
         self._run(conn, list(change.payload))

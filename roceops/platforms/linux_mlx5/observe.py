@@ -51,6 +51,7 @@ from roceops.device.observed import (
 )
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
+from roceops.platforms.linux_mlx5.nic_mode import cmd_nic_mode, parse_nic_mode
 from roceops.platforms.linux_mlx5.parsers import (
     ParseError,
     parse_cma_roce_mode,
@@ -82,6 +83,7 @@ def command_pattern(builder: Callable[[str], str]) -> re.Pattern[str]:
 _QOS_CMD = command_pattern(dm.cmd_mlnx_qos)
 _MODE_CMD = command_pattern(dm.cmd_roce_mode)
 _TOS_CMD = command_pattern(dm.cmd_roce_tos)
+_NIC_MODE_CMD = command_pattern(cmd_nic_mode)
 _MLXCONFIG_CMD = re.compile(r"mlxconfig -d (\S+) -e query\b")  # boot.cmd_mlxconfig, whatever parameters it names
 
 
@@ -152,6 +154,7 @@ def _nics(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, 
     routes = parse_ip_json(outputs[dm.CMD_ROUTES]) if dm.CMD_ROUTES in outputs else None
     ecn = dm.ecn_entries(sysfs_dump(outputs))
     modes, tos = _named(outputs, _MODE_CMD), _named(outputs, _TOS_CMD)
+    nic_modes = _named(outputs, _NIC_MODE_CMD)
     nics: dict[str, ObservedNic] = {}
     for name in sorted(names):
         o: dict[str, Any] = {"netdev": name}
@@ -170,6 +173,8 @@ def _nics(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, 
                 o["roce_mode"] = mode
             if (value := parse_cma_roce_tos(tos.get(dev, ""))) is not None:
                 o["roce_tos"] = value
+            if (op_mode := parse_nic_mode(nic_modes.get(dev))) is not None:
+                o["mode"] = op_mode  # observed only: BlueField DPU/NIC mode (nic_mode.py)
         nics[name] = ObservedNic.model_validate(o)
     return nics
 

@@ -67,6 +67,22 @@ def outputs(state: CumulusState) -> dict[str, str]:
 # --------------------------------------------------------------------------- real captures
 
 
+def test_qos_roce_5_16_shape() -> None:
+    """5.16 prints the preset's switch as ``state ... enabled`` where 5.14 printed ``enable ... on``: the 5.16 docs'
+    example (CumulusNetworks/docs content/cumulus-linux-516/Layer-1-and-Switch-Ports/Quality-of-Service/
+    RDMA-over-Converged-Ethernet-RoCE.md @ 0da900a55a8e06ad94ce02b8d0b9c3d0359a863f, "Verify RoCE Configuration")
+    is the 5.14 capture with that one row changed, so the capture with the row swapped is the 5.16 shape."""
+    old = fixture("nv_show_qos_roce")
+    row = next(line for line in old.splitlines() if line.startswith("enable "))
+    new = old.replace(row, "state" + " " * 38 + "enabled")
+    assert old != new
+    r5_14, r5_16 = p.parse_qos_roce(old), p.parse_qos_roce(new)
+    assert (r5_16["state"], r5_16["enable"]) == (r5_14["state"], r5_14["enable"]) == ("enabled", "on")
+    assert r5_16 == r5_14
+    off = p.parse_qos_roce(new.replace("enabled\n", "disabled\n", 1))
+    assert (off["state"], off["enable"]) == ("disabled", "off")
+
+
 def test_qos_roce_fixture() -> None:
     r = p.parse_qos_roce(fixture("nv_show_qos_roce"))
     assert (r["enable"], r["mode"], r["trust-mode"]) == ("on", "lossless-single-ipool", "pcp,dscp")

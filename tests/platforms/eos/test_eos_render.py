@@ -124,7 +124,7 @@ def read_back(tree: HConfig) -> dict[str, dict[str, object]]:
         lines = [c.text for c in intf.children]
         ecn: dict[int, tuple[int, int, int]] = {}
         counted: set[int] = set()
-        for txq in intf.get_children(startswith="tx-queue "):
+        for txq in intf.get_children(startswith=("tx-queue ", "uc-tx-queue ")):  # uc-: the profile's keyword
             qid = int(txq.text.split()[1])
             for line in (c.text for c in txq.children):
                 if m := _ECN.match(line):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from roceops.lab.devices.cumulus import show
+from roceops.lab.devices.cumulus.releases import views_tree
 from roceops.lab.devices.cumulus.schema import (
     NvError,
     Tree,
@@ -61,7 +62,7 @@ def _dotted(path: tuple[str, ...]) -> str:
 
 
 def _edit(state: CumulusStateCore, verb: str, tokens: list[str]) -> Result:
-    res = resolve(verb, tokens)
+    res = resolve(verb, tokens, state.schema)
     if state.rejecting:
         rev = state.pending_rev or state.next_rev
         return (f"Error: Invalid config [rev_id: {rev}]\n  Config invalid at {_dotted(res.path)}: "
@@ -272,7 +273,8 @@ def _show(state: CumulusStateCore, args: list[str]) -> Result:
     opts, pos = _opts(args, _SHOW_OPTIONS)
     fmt = opts.get("-o") or opts.get("--output") or "auto"
     ctx = show.ShowContext(hostname=state.applied.get(("system", "hostname"), state.hostname), model=state.model,
-                           tree=state.applied, view=state.view(), physical=state.physical,
+                           tree=views_tree(state.applied, state.new_words), view=state.view(), physical=state.physical,
+                           new_words=state.new_words,
                            uptime_s=state.clock() - state.started, bgp_vty=state.extra.get("bgp_vty"),
                            release=reported_fact(state, "version", state.release),
                            platform=reported_fact(state, "hwsku", state.platform_id))

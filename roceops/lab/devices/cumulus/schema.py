@@ -256,6 +256,46 @@ def _build(leaves: dict[str, Leaf]) -> _Node:
 
 SCHEMA = _build(SCHEMA_LEAVES)
 
+# Cumulus Linux 5.15 renamed these leaves (CumulusNetworks/docs content/cumulus-linux-515/Whats-New/
+# New-and-Changed-NVUE-Commands.md @ 07d58d4b2ae2bd3864171785ca7a10c1f5dfd950; 5.16 keeps them): old -> new pattern;
+# a renamed `enable`/on|off leaf takes enabled|disabled. A 5.15+ switch accepts only the new words, an older only
+# the old ones; stored revisions are read with both (REVISIONS).
+ENABLED = _enum("enabled", "disabled")
+RENAMED_515: dict[str, str] = {
+    "qos roce enable": "qos roce state",
+    "router bgp enable": "router bgp state",
+    "vrf <vrf> router bgp enable": "vrf <vrf> router bgp state",
+    "vrf <vrf> router bgp address-family <afi> enable": "vrf <vrf> router bgp address-family <afi> state",
+    "vrf <vrf> router bgp address-family <afi> redistribute connected enable":
+        "vrf <vrf> router bgp address-family <afi> redistribute connected state",
+    "vrf <vrf> router bgp path-selection multipath aspath-ignore":
+        "vrf <vrf> router bgp path-selection multipath aspath-ignore",
+    "system forwarding ecmp-hash <ecmp-field>": "system forwarding ecmp-hash <ecmp-field>",
+    "router adaptive-routing enable": "router adaptive-routing state",
+    f"{IF} router adaptive-routing enable": f"{IF} router adaptive-routing state",
+    f"{IF} ip address": f"{IF} ipv4 address",
+}
+
+
+def _renamed(leaves: dict[str, Leaf]) -> dict[str, Leaf]:
+    out = {k: v for k, v in leaves.items() if k not in RENAMED_515}
+    for old, new in RENAMED_515.items():
+        leaf = leaves[old]
+        out[new] = Leaf(ENABLED) if leaf.vtype is ON_OFF else leaf
+    return out
+
+
+SCHEMA_515 = _build(_renamed(SCHEMA_LEAVES))
+BOTH = _enum("on", "off", "enabled", "disabled")
+REVISIONS = _build({**SCHEMA_LEAVES, **{k: Leaf(BOTH) if v.vtype is ENABLED else v
+                                        for k, v in _renamed(SCHEMA_LEAVES).items()}})
+
+
+def schema_for(release: str) -> _Node:
+    """The schema a switch of ``release`` (``5.16.0``) accepts commands in."""
+    major_minor = tuple(int(n) for n in release.split(".")[:2] if n.isdigit())
+    return SCHEMA_515 if major_minor >= (5, 15) else SCHEMA
+
 # --------------------------------------------------------------------------- interning
 
 _INTERNED: dict[Path, Path] = {}
@@ -296,14 +336,15 @@ def _invalid(verb: str, tokens: list[str], hint: str = "") -> NvError:
     return NvError(f"{line}\n  {hint}" if hint else line)
 
 
-def resolve(verb: str, tokens: list[str]) -> Resolved:
-    """Split ``nv <verb> <tokens>`` into path and value; NvError for what NVUE would refuse."""
+def resolve(verb: str, tokens: list[str], schema: _Node | None = None) -> Resolved:
+    """Split ``nv <verb> <tokens>`` into path and value; NvError for what NVUE would refuse (``schema``: the
+    release's, :func:`schema_for`; default the <= 5.14 one)."""
     if not tokens:
         raise NvError(f"Error: Incomplete Command: {verb}")
     root = tokens[0]
     if root not in STRICT_ROOTS and root not in LOOSE_ROOTS:
         raise _invalid(verb, tokens)
-    node = SCHEMA
+    node = SCHEMA if schema is None else schema
     path: list[str] = []
     for i, tok in enumerate(tokens):
         if node.leaf is not None:
@@ -417,7 +458,7 @@ def parse_commands(text: str) -> Tree:
         tokens = shlex.split(line)
         if tokens[:2] != ["nv", "set"]:
             continue
-        apply_set(tree, resolve("set", tokens[2:]))
+        apply_set(tree, resolve("set", tokens[2:], REVISIONS))  # a stored revision: either release's words
     return tree
 
 

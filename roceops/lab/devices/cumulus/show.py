@@ -39,6 +39,7 @@ class ShowContext:
     physical: Physical
     uptime_s: float
     release: str = RELEASE  # product-release, e.g. 5.14.0
+    new_words: bool = False  # a 5.15+ switch: `nv show qos roce` prints `state enabled` (releases.py)
     platform: str = "generic"  # what `nv show system` prints as platform
     bgp_vty: str | None = None  # lab up --routing: the switch's real bgpd answers BGP shows
 
@@ -64,7 +65,10 @@ def qos_roce(ctx: ShowContext) -> str:
     lossless = v.lossless_tcs()
     main = next((v.ecn[tc] for tc in lossless if tc in ecn_tcs), v.ecn[ecn_tcs[0]] if ecn_tcs else None)
     rows: list[tuple[str, ...]] = [
-        ("enable", "", roce.get(("enable",), "on" if v.roce else "off")),
+        # 5.16 docs, "Verify RoCE Configuration": `state ... enabled` (CumulusNetworks/docs content/cumulus-linux-516/
+        # Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md @ 0da900a5)
+        ("state", "", {"on": "enabled", "off": "disabled"}[roce.get(("enable",), "on" if v.roce else "off")])
+        if ctx.new_words else ("enable", "", roce.get(("enable",), "on" if v.roce else "off")),
         ("mode", v.roce_mode or "", roce.get(("mode",), "")),
         ("pfc",),
         ("  pfc-priority", _list(pfc.priorities) if pfc and pfc.priorities else ""),

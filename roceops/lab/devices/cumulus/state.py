@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from roceops.lab.devices.cumulus.schema import Tree, apply_set, commands_text, parse_commands, resolve
+from roceops.lab.devices.cumulus.releases import views_tree
+from roceops.lab.devices.cumulus.schema import (
+    SCHEMA_515,
+    Tree,
+    apply_set,
+    commands_text,
+    parse_commands,
+    resolve,
+    schema_for,
+)
 from roceops.lab.devices.cumulus.view import View, build_view, speed_text
 from roceops.lab.personality import DeviceState, lab_release
 from roceops.lab.physical import Physical
@@ -68,6 +77,8 @@ class CumulusStateCore(DeviceState):
         hwsku = self.extra.get("hwsku")
         self.platform_id = str(hwsku if hwsku and hwsku != "generic" else self.model)  # nv show system platform
         self.release = lab_release(self.extra.get("nos_version"), RELEASE, ".0")
+        self.schema = schema_for(self.release)  # the words this release accepts (5.15+: `state enabled`, `ipv4`)
+        self.new_words = self.schema is SCHEMA_515
         ports = list(self.extra.get("ports", []))
         self.physical = Physical(name, ports, self.extra.get("lossless", (3,)), clock=clock)
         self.port_names = ["eth0", "lo", *sorted(self.physical.ports, key=port_key)]
@@ -77,9 +88,10 @@ class CumulusStateCore(DeviceState):
             if p.get("cage") and int(p.get("breakout", 1)) > 1}
         self.port_speeds = {p.name: speed_text(p.speed) for p in self.physical.ports.values()}
         factory: Tree = {}
-        for line in ("interface eth0 ip address dhcp", "interface eth0 ip vrf mgmt", "interface eth0 type eth",
+        ip = "ipv4" if self.new_words else "ip"
+        for line in (f"interface eth0 {ip} address dhcp", "interface eth0 ip vrf mgmt", "interface eth0 type eth",
                      f"system hostname {self.hostname}"):
-            apply_set(factory, resolve("set", line.split()))
+            apply_set(factory, resolve("set", line.split(), self.schema))
         self.applied: Tree = factory
         self.applied_rev = 1
         self.revisions: dict[int, Revision] = {1: Revision(1, _pack(factory), "applied_and_saved", 1, _now(), "root")}
@@ -106,7 +118,7 @@ class CumulusStateCore(DeviceState):
             if view is not None:
                 _views.move_to_end(key)
                 return view
-        view = build_view(self.applied, self.port_names, self.port_speeds)
+        view = build_view(views_tree(self.applied, self.new_words), self.port_names, self.port_speeds)
         with _views_lock:
             _views[key] = view
             while len(_views) > VIEW_CACHE:

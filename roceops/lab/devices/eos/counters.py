@@ -69,7 +69,7 @@ def queue_detail(st: EosStateCore) -> str:
 
 def _ecn_queues(node: Node) -> list[int]:
     return sorted(int(k.split()[1]) for k, v in node.children.items()
-                  if k.startswith("tx-queue") and isinstance(v, Node)
+                  if k.startswith(("tx-queue", "uc-tx-queue")) and isinstance(v, Node)  # uc-: XGS profiles
                   and "random-detect ecn minimum-threshold" in v.children)
 
 

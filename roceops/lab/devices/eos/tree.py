@@ -421,8 +421,9 @@ _IF_RANKS = (
     ("priority-flow-control priority", 81), ("priority-flow-control pause", 85), ("tx-queue", 100),
     ("uc-tx-queue", 100),
 )
-_TXQ_RANKS = (("priority", 10), ("bandwidth", 20), ("shape", 25), ("random-detect ecn count", 30),
-              ("random-detect", 31))
+# ECN thresholds before `random-detect ecn count`, as pyavd 6.4.0's eos_cli_config_gen prints a tx-queue
+_TXQ_RANKS = (("priority", 10), ("bandwidth", 20), ("shape", 25), ("random-detect ecn count", 31),
+              ("random-detect", 30))
 _BGP_RANKS = (("router-id", 10), ("bgp", 15), ("maximum-paths", 20), ("neighbor", 30), ("network", 40))
 _NEIGHBOR_ATTRS = {"peer": 0, "remote-as": 1, "update-source": 2, "description": 3}
 _RANKS = {"config": _TOP_RANKS, "if": _IF_RANKS, "txq": _TXQ_RANKS, "bgp": _BGP_RANKS}

@@ -187,7 +187,8 @@ def _query(nic: Nic, extended: bool, names: list[str]) -> Result:
     unknown = [n for n in rows if n not in nic.nvconfig]
     if unknown:
         return fail(f"-E- The Device doesn't support {unknown[0]} parameter")
-    head = f"\nDevice #1:\n----------\n\nDevice type:    {DEVICE_TYPE}\nName:           {PART_NAME}\n" \
+    kind = "BlueField3" if "INTERNAL_CPU_MODEL" in nic.nvconfig else DEVICE_TYPE  # the dpu_mode fault's BlueField
+    head = f"\nDevice #1:\n----------\n\nDevice type:    {kind}\nName:           {PART_NAME}\n" \
            f"Description:    NVIDIA ConnectX-7 HHHL Adapter Card; 400GbE (default mode) / NDR IB; single-port " \
            f"OSFP; PCIe 5.0 x16\nDevice:         {nic.rdma_dev}\n\n"
     if extended:

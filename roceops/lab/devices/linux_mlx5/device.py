@@ -30,6 +30,9 @@ link_down, link_flap, pause_storm, crc_errors   [port] operational, via the shar
 slow_rdma          [port] [factor] (default 0.3): ``ib_write_bw`` from that NIC (default: every NIC) reaches
                    only ``factor`` of its usual bandwidth (a degraded PCIe slot, a congested rail)
 no_perftest        perftest is not installed: ``ib_write_bw`` is "command not found", ``which`` finds nothing
+dpu_mode           [port] the NIC (default: every NIC) is a BlueField-3 in DPU mode: ``mlxconfig -e query``
+                   shows ``INTERNAL_CPU_MODEL EMBEDDED_CPU(1)``, ``INTERNAL_CPU_OFFLOAD_ENGINE ENABLED(0)``
+                   (``clear`` makes it a ConnectX again); the QoS tools still answer as before
 =================  ===========================================================================
 
 ``preload_install`` (path -> [text, mode]) installs files as a deploy would, their units enabled.

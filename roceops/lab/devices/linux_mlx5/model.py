@@ -86,7 +86,12 @@ NET_FILES = ("address", "carrier", "carrier_changes", "mtu", "operstate", "speed
 # sysfs defaults above); SRIOV_EN/NUM_OF_VFS as every query lists them.
 NVCONFIG_DEFAULTS: dict[str, int] = {"LINK_TYPE_P1": 2, "ROCE_CC_PRIO_MASK_P1": 255, "CNP_DSCP_P1": 48,
                                      "CNP_802P_PRIO_P1": 6, "SRIOV_EN": 0, "NUM_OF_VFS": 0}
-NVCONFIG_ENUMS: dict[str, dict[int, str]] = {"LINK_TYPE_P1": {1: "IB", 2: "ETH"}, "SRIOV_EN": {0: "False", 1: "True"}}
+NVCONFIG_ENUMS: dict[str, dict[int, str]] = {"LINK_TYPE_P1": {1: "IB", 2: "ETH"}, "SRIOV_EN": {0: "False", 1: "True"},
+                                             # a BlueField's operation mode (the dpu_mode fault; numbers: lab shape)
+                                             "INTERNAL_CPU_MODEL": {0: "SEPARATED_HOST", 1: "EMBEDDED_CPU"},
+                                             "INTERNAL_CPU_OFFLOAD_ENGINE": {0: "ENABLED", 1: "DISABLED"}}
+# what the dpu_mode fault makes a NIC: a BlueField-3 in DPU mode ([default, current, next boot] per parameter)
+DPU_NVCONFIG: dict[str, list[int]] = {"INTERNAL_CPU_MODEL": [1, 1, 1], "INTERNAL_CPU_OFFLOAD_ENGINE": [0, 0, 0]}
 DEVICE_TYPE = "ConnectX7"
 PART_NAME = "MCX75310AAS-NEAT_Ax"
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roceops.lab.devices.linux_mlx5.model import FAULT_FIRMWARE, PRIOS, Host, Nic
+from roceops.lab.devices.linux_mlx5.model import DPU_NVCONFIG, FAULT_FIRMWARE, PRIOS, Host, Nic
 from roceops.lab.devices.linux_mlx5.wire_faults import RETRANSMIT_RATES, WIRE_FAULT_PARAMS, WIRE_FAULTS, WireCounters
 from roceops.lab.personality import DeviceState, LabError
 from roceops.lab.physical import OPER_FAULTS, Physical
 
 # reboot is carried out by the device layer (it boots through the shell)
 CONFIG_FAULTS = frozenset({"nic_reset", "mtu_mismatch", "pfc_off", "firmware", "reject_config", "reject_systemctl",
-                           "reboot", "old_driver", "slow_rdma", "no_perftest"})
+                           "reboot", "old_driver", "slow_rdma", "no_perftest", "dpu_mode"})
 PERFTEST_PROGRAMS = frozenset({"ib_write_bw"})
 
 
@@ -24,7 +24,7 @@ class LinuxMlx5StateCore(DeviceState):
     PERSONALITY_FAULTS = CONFIG_FAULTS | OPER_FAULTS | WIRE_FAULTS
     # what apply_fault below (and the device layer: reboot, reject_systemctl, no_perftest) reads of each fault
     FAULT_PARAMS = {
-        **{f: frozenset({"port"}) for f in OPER_FAULTS | {"nic_reset", "old_driver"}},
+        **{f: frozenset({"port"}) for f in OPER_FAULTS | {"nic_reset", "old_driver", "dpu_mode"}},
         "mtu_mismatch": frozenset({"port", "mtu"}), "pfc_off": frozenset({"port", "priority"}),
         "firmware": frozenset({"port", "version"}), "slow_rdma": frozenset({"port", "factor"}),
         **WIRE_FAULT_PARAMS,
@@ -99,6 +99,9 @@ class LinuxMlx5StateCore(DeviceState):
         elif fault == "old_driver":
             for nic in self._nics(params, fault):
                 nic.old_driver = True
+        elif fault == "dpu_mode":
+            for nic in self._nics(params, fault):
+                nic.nvconfig.update({k: list(v) for k, v in DPU_NVCONFIG.items()})
         elif fault == "retransmits":
             for nic in self._nics(params, fault):
                 self.wire.start(nic.name, RETRANSMIT_RATES)
@@ -114,6 +117,8 @@ class LinuxMlx5StateCore(DeviceState):
         for nic in self.host.nics.values():
             nic.fw_override = None
             nic.old_driver = False
+            for key in DPU_NVCONFIG:  # back to a ConnectX (NIC mode)
+                nic.nvconfig.pop(key, None)
 
 
 def _int(value: Any, fault: str, key: str) -> int:
