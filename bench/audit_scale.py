@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import children_cpu_seconds, cpu_seconds, lab_fabric, rss_of
+from common import check_lab_address, children_cpu_seconds, cpu_seconds, lab_fabric, lab_options, rss_of
 from netmiko import ConnectHandler
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -63,13 +63,15 @@ def main() -> None:
     ap.add_argument("--skip-bare", action="store_true", help="only the roceops audit")
     ap.add_argument("--known-hosts", action="store_true",
                     help="the audit checks host keys against the lab's known_hosts (ROCEOPS_KNOWN_HOSTS)")
+    lab_options(ap, "127.61.0.1")
     args = ap.parse_args()
+    check_lab_address(args.base, args.port)
     with run_gc(acyclic=True):  # as the CLI runs it
         fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
-        started = start_lab(lab_specs(fabric, configured=True), state, base_address="127.61.0.1")
+        started = start_lab(lab_specs(fabric, configured=True), state, port=args.port, base_address=args.base)
         print(f"{len(names)} devices, lab up in {started.seconds:.1f} s ({rss_of(started.pid):.0f} MiB)")
         try:
             # the bare loop runs first, so the lab's first-contact costs are not charged to roceops

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
+import socket
 import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+from roceops.lab.spec import DEFAULT_PORT
 from roceops.model.intent import FabricIntent
 
 
@@ -82,3 +85,18 @@ def rss_of(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def lab_options(ap: argparse.ArgumentParser, base: str) -> None:
+    """``--port`` and ``--base`` for a bench that starts a lab, so two runs on one machine do not collide."""
+    ap.add_argument("--port", type=int, default=DEFAULT_PORT, help="SSH port of every lab device")
+    ap.add_argument("--base", default=base, help="first loopback address of the lab's devices (127.x.y.z)")
+
+
+def check_lab_address(base: str, port: int) -> None:
+    """Exit with a message when ``base:port`` is taken (another lab, another bench run)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((base, port))
+        except OSError as exc:
+            raise SystemExit(f"{base}:{port} is busy ({exc.strerror}); pass another --port or --base") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import lab_fabric, rss_of
+from common import check_lab_address, lab_fabric, lab_options, rss_of
 
 from roceops.deploy.engine import DeployOptions, deploy
 from roceops.journal import Journal
@@ -28,12 +28,14 @@ def main() -> None:
     ap.add_argument("sus", nargs="?", type=int, default=9)
     ap.add_argument("--nodes", type=int, default=32)
     ap.add_argument("--workers", type=int, default=32)
+    lab_options(ap, "127.62.0.1")
     args = ap.parse_args()
+    check_lab_address(args.base, args.port)
     fabric = expand(lab_fabric(args.sus, nodes_per_su=args.nodes))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
-        started = start_lab(lab_specs(fabric), state, base_address="127.62.0.1")
+        started = start_lab(lab_specs(fabric), state, port=args.port, base_address=args.base)
         journal = Journal(Path(tmp) / "journal.sqlite")
         try:
             run_id = journal.start_run("deploy", fabric.intent.name, "bench", {})

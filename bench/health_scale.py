@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import lab_fabric, rss_of
+from common import check_lab_address, lab_fabric, lab_options, rss_of
 
 from roceops.cli.gc_tuning import run_gc
 from roceops.health.engine import HealthOptions, run_health
@@ -27,14 +27,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--window", type=float, default=5.0)
     ap.add_argument("--deadline", type=float, default=60.0)
+    lab_options(ap, "127.63.0.1")
     args = ap.parse_args()
+    check_lab_address(args.base, args.port)
     with run_gc(acyclic=True):  # as the CLI runs it
         fabric = expand(lab_fabric(4))  # 4 SUs x 32 nodes x 8 rails = 128 nodes, 1,024 NICs, 32 leaves
     nodes = [h.name for h in fabric.hosts]
     leaves = sorted({n.leaf for h in fabric.hosts for n in h.nics})
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
-        started = start_lab(lab_specs(fabric, nodes + leaves, configured=True), state, base_address="127.63.0.1")
+        started = start_lab(lab_specs(fabric, nodes + leaves, configured=True), state, port=args.port,
+                            base_address=args.base)
         try:
             t0 = time.perf_counter()
             with run_gc():

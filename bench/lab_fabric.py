@@ -2,11 +2,13 @@
 on every device through Nornir + Netmiko.
 
 Goal (issue 4): 1,000 devices start in under 10 s in one process and under 300 MB.
-Run: python bench/lab_fabric.py [SUS] [--configured]   (18 SUs of 32 nodes x 8 rails -> 1,008 devices)
+Run: python bench/lab_fabric.py [SUS] [--configured] [--port P] [--base 127.x.y.z]
+(18 SUs of 32 nodes x 8 rails -> 1,008 devices)
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -14,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import lab_fabric, rss_of
+from common import check_lab_address, lab_fabric, lab_options, rss_of
 from nornir.core.task import Result, Task
 
 from roceops.lab.fabric_specs import lab_specs
@@ -36,7 +38,8 @@ def two_shows(task: Task) -> Result:
     return Result(host=task.host, result=sum(len(o) for o in out))
 
 
-def main(sus: int, configured: bool) -> None:
+def main(sus: int, configured: bool, port: int, base: str) -> None:
+    check_lab_address(base, port)
     fabric = expand(lab_fabric(sus))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,7 +48,7 @@ def main(sus: int, configured: bool) -> None:
         specs = lab_specs(fabric, configured=configured)
         t0 = time.perf_counter()
         print(f"specs built in {t0 - t_specs:.1f} s (configured={configured})")
-        started = start_lab(specs, state, base_address="127.60.0.1")
+        started = start_lab(specs, state, port=port, base_address=base)
         t1 = time.perf_counter()
         print(f"{len(names)} devices ({sus} SUs): lab started in {t1 - t0:.2f} s, RSS {rss_of(started.pid):.0f} MiB")
         try:
@@ -64,5 +67,9 @@ def main(sus: int, configured: bool) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    main(int(args[0]) if args else 18, configured="--configured" in sys.argv)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sus", nargs="?", type=int, default=18)
+    ap.add_argument("--configured", action="store_true", help="every device preloaded with its rendered config")
+    lab_options(ap, "127.60.0.1")
+    args = ap.parse_args()
+    main(args.sus, args.configured, args.port, args.base)

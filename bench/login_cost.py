@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import paramiko
-from common import cpu_seconds, lab_fabric
+from common import check_lab_address, cpu_seconds, lab_fabric, lab_options
 from netmiko import ConnectHandler
 
 import roceops.platforms.login as login
@@ -50,12 +50,14 @@ def main() -> None:
     ap.add_argument("sus", nargs="?", type=int, default=18)
     ap.add_argument("--workers", type=int, default=64)
     ap.add_argument("--sequential", type=int, default=100, help="logins one at a time, per Nagle setting")
+    lab_options(ap, "127.62.0.1")
     args = ap.parse_args()
+    check_lab_address(args.base, args.port)
     fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
-        started = start_lab(lab_specs(fabric, names), state, base_address="127.62.0.1")
+        started = start_lab(lab_specs(fabric, names), state, port=args.port, base_address=args.base)
         overlay = read_overlay(state)
 
         def netmiko_conn(name: str, **extra: Any) -> Any:

@@ -37,9 +37,10 @@ def main() -> None:
     print(f"{args.sus} SUs: {len(devices)} devices, {files} files, {size / 2**20:.1f} MiB of config")
     print(f"plan+render: {t1 - t0:.2f} s, {len(devices) / (t1 - t0):.0f} devices/s, max RSS {max_rss_mib():.0f} MiB")
     if args.write:
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         result = write_build(args.write, fabric.intent.name, "bench", rendered)
-        print(f"write: {time.perf_counter() - t2:.2f} s ({result.written} written, {result.unchanged} unchanged)")
+        print(f"write: {time.perf_counter() - t2:.2f} s, {time.process_time() - c2:.2f} CPU-s "
+              f"({result.written} written, {result.unchanged} unchanged)")
 
 
 if __name__ == "__main__":

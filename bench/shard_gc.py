@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import children_cpu_seconds, lab_fabric
+from common import check_lab_address, children_cpu_seconds, lab_fabric, lab_options
 
 import roceops.audit.engine as engine
 import roceops.cli.gc_tuning as gc_tuning
@@ -58,13 +58,15 @@ def _timed_shard(*args: Any, **kwargs: Any) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("sus", nargs="?", type=int, default=18)
+    lab_options(ap, "127.72.0.1")
     args = ap.parse_args()
+    check_lab_address(args.base, args.port)
     fabric = expand(lab_fabric(args.sus))
     names = [d.name for d in fabric.devices()]
     settings = {"Python's default": gc.get_threshold(), "RUN_GC_THRESHOLDS": gc_tuning.RUN_GC_THRESHOLDS}
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "lab"
-        start_lab(lab_specs(fabric, configured=True), state, base_address="127.72.0.1")
+        start_lab(lab_specs(fabric, configured=True), state, port=args.port, base_address=args.base)
         try:
             run_audit(fabric, names, AuditOptions(lab_dir=state, quiet=True, timeout_s=60))  # warm the lab up
             engine.audit_shard = _timed_shard  # the shards are forked from here: they run the timed version

@@ -5,13 +5,10 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from roceops.audit import report as reports
-from roceops.audit.checks import merge
-from roceops.audit.engine import AuditOptions, run_audit
-from roceops.audit.history import record
 from roceops.cli.common import (
     Exit,
     FabricOption,
@@ -33,10 +30,17 @@ from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, conf_findings, 
 from roceops.journal import open_journal
 from roceops.lab.paths import lab_dir_option
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import json_doc
 from roceops.report.files import write_atomic
-from roceops.report.shards import identity, with_identity
 from roceops.topology.sharding import Shard, shard_names
+
+if TYPE_CHECKING:
+    from roceops.audit.engine import run_audit
+else:
+    def run_audit(*args: Any, **kwargs: Any) -> Any:
+        """roceops.audit.engine.run_audit, imported on first call (CLI start-up time; tests replace this name)."""
+        from roceops.audit.engine import run_audit as real
+
+        return real(*args, **kwargs)
 
 
 class AuditFormat(StrEnum):
@@ -70,6 +74,13 @@ def audit(
     Exit 0 no drift, 1 drift, 2 some devices unreachable or unparsable.
     Example (cron): roceops audit --format prometheus --output /var/lib/node_exporter/roceops.prom
     """
+    from roceops.audit import report as reports
+    from roceops.audit.checks import merge
+    from roceops.audit.engine import AuditOptions
+    from roceops.audit.history import record
+    from roceops.report import json_doc
+    from roceops.report.shards import identity, with_identity
+
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_writable(output)
     check_connection_settings()
@@ -116,3 +127,12 @@ def audit(
         else:
             sys.stdout.write(text)
     raise typer.Exit(result.exit_code)
+
+
+def __getattr__(name: str) -> Any:
+    """``reports`` (roceops.audit.report), imported on first use (CLI start-up time; tests patch its functions here)."""
+    if name == "reports":
+        from roceops.audit import report
+
+        return report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,23 +10,21 @@ import tempfile
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
-from rich.text import Text
 
-from roceops import api
 from roceops.cli.gc_tuning import run_gc
 from roceops.hints import command
-from roceops.model.loader import IntentError, LoadedIntent, load
-from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
-from roceops.platforms.ssh_keys import key_file_problem
-from roceops.report.tables import LiteralConsole
 from roceops.resources import MissingResource, example_fabric
-from roceops.topology.addressing import PoolExhausted
-from roceops.topology.fabric import Fabric
-from roceops.topology.sizing import TopologyError
 from roceops.util.safe_write import file_problem, folder_problem
+
+# Heavy modules (rich's console, pydantic models, paramiko) are imported where they are used, so that
+# `roceops --version` and `--help` stay fast (tests/cli/test_startup_imports.py).
+if TYPE_CHECKING:
+    from roceops.model.loader import LoadedIntent
+    from roceops.report.tables import LiteralConsole
+    from roceops.topology.fabric import Fabric
 
 DEFAULT_FABRIC = Path("inventory/fabric.yaml")
 
@@ -55,16 +53,35 @@ class Exit(IntEnum):
     BAD_INPUT = 3  # unreadable or invalid input, bad usage
 
 
-console = LiteralConsole()
-err_console = LiteralConsole(stderr=True)
+class _DeferredConsole:
+    """A LiteralConsole made on first use: importing rich's console costs more than `roceops --version` may."""
+
+    def __init__(self, *, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: LiteralConsole | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from roceops.report.tables import LiteralConsole
+
+            self._console = LiteralConsole(stderr=self._stderr)
+        return getattr(self._console, name)
+
+
+console = cast("LiteralConsole", _DeferredConsole(stderr=False))
+err_console = cast("LiteralConsole", _DeferredConsole(stderr=True))
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> NoReturn:
+    from rich.text import Text
+
     err_console.print(Text.assemble(("error:", "bold red"), " ", message))
     raise typer.Exit(int(code))
 
 
 def load_intent_or_exit(path: Path) -> LoadedIntent:
+    from roceops.model.loader import IntentError, load
+
     if path == DEFAULT_FABRIC and not os.path.lexists(path):
         fail(f"no fabric file: {path} does not exist here (no -f given); pass -f FILE, or start from the example "
              f"fabric roceops ships: -f {_example_hint()}")
@@ -83,6 +100,10 @@ class Loaded:
 
 def load_fabric_or_exit(path: Path) -> Loaded:
     """Load and expand; an unbuildable intent is reported at its YAML position (exit 3)."""
+    from roceops import api
+    from roceops.topology.addressing import PoolExhausted
+    from roceops.topology.sizing import TopologyError
+
     source = load_intent_or_exit(path)
     try:
         with run_gc(acyclic=True):
@@ -97,6 +118,9 @@ def load_fabric_or_exit(path: Path) -> Loaded:
 def check_connection_settings() -> None:
     """Before a run that connects: a ROCEOPS_KNOWN_HOSTS that names no readable file, or a ROCEOPS_SSH_KEY that
     is no usable private key, is bad input (exit 3), not a fleet of refused or timed-out connections."""
+    from roceops.nornir_glue.credentials import KNOWN_HOSTS_ENV, from_environment
+    from roceops.platforms.ssh_keys import key_file_problem
+
     creds = from_environment()
     known_hosts = creds.known_hosts
     if known_hosts and not os.access(known_hosts, os.R_OK):

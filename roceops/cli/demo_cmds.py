@@ -15,7 +15,6 @@ from roceops.cli.common import (
     path_value,
     shipped_fabric_or_exit,
 )
-from roceops.lab.personality import LabError
 
 
 def demo(
@@ -29,6 +28,7 @@ def demo(
     Example: roceops demo
     """
     from roceops.demo import DemoFailed, run_demo
+    from roceops.lab.personality import LabError
 
     check_writable(out, folder=True)
     path = fabric or shipped_fabric_or_exit()

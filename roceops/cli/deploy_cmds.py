@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import typer
 
@@ -23,20 +23,18 @@ from roceops.cli.common import (
 from roceops.cli.fabric_cmds import TableOrJson, selected
 from roceops.cli.hints import run_command
 from roceops.cli.lab_target import check_lab_serves, fabric_for
-from roceops.deploy.control import RunControl, stop_on_signals
-from roceops.deploy.engine import DeployOptions, DeployReport, rollback_run
-from roceops.deploy.engine import deploy as run_deploy
-from roceops.deploy.report import as_json, print_report
-from roceops.deploy.rollout import batch_size
 from roceops.journal import Journal, RunRow, open_journal
 from roceops.lab.paths import lab_dir_option
-from roceops.lint import lint
 from roceops.locking import LockHeld, fabric_lock
-from roceops.report import tables
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.deploy.engine import DeployReport
 
 
 def parse_batch(text: str) -> str:
     """``--batch``: a device count or a percentage (usage error, exit 3, otherwise)."""
+    from roceops.deploy.rollout import batch_size
+
     try:
         batch_size(100, text)
     except ValueError as exc:
@@ -91,6 +89,12 @@ def deploy(
     Dry run by default. Ctrl-C/SIGTERM start no new device and let those in flight finish or roll back
     (exit 130/143). Example: roceops deploy --lab --commit --canary 2 --batch 25%
     """
+    from roceops.deploy.control import RunControl, stop_on_signals
+    from roceops.deploy.engine import DeployOptions
+    from roceops.deploy.engine import deploy as run_deploy
+    from roceops.deploy.report import as_json, print_report
+    from roceops.lint import lint
+
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_connection_settings()
     report_lint = lint(loaded.source.intent, loaded.fabric)
@@ -166,6 +170,8 @@ def history(
     A run that never finished (killed) is `interrupted`, with the devices that may have changed;
     `roceops rollback RUN --commit` restores them. Example: roceops history --last 5
     """
+    from roceops.report import tables
+
     with open_journal(journal) as j:
         rows = [_history_row(j, r) for r in j.runs(limit)]
     if fmt is TableOrJson.json:
@@ -197,6 +203,10 @@ def rollback(
 
     Example: roceops rollback last --lab --commit
     """
+    from roceops.deploy.control import RunControl, stop_on_signals
+    from roceops.deploy.engine import DeployOptions, rollback_run
+    from roceops.deploy.report import as_json, print_report
+
     loaded = load_fabric_or_exit(fabric_for(ctx, fabric, lab))
     check_connection_settings()
     name = loaded.fabric.intent.name

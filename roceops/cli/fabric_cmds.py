@@ -7,10 +7,10 @@ import sys
 import time
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from roceops import api
 from roceops.cli.common import (
     Exit,
     FabricOption,
@@ -26,13 +26,9 @@ from roceops.cli.common import (
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
-from roceops.lint import lint
-from roceops.monitoring import MONITORING_DIR, monitoring_files
-from roceops.render.build import UnsafePath, render_devices, write_build, write_folder
-from roceops.report import tables
-from roceops.report.files import write_atomic
-from roceops.selection import LimitError, empty_reason, select
-from roceops.topology.fabric import Fabric
+
+if TYPE_CHECKING:  # the rest is imported by the command that uses it (start-up time: tests/cli/test_startup_imports.py)
+    from roceops.topology.fabric import Fabric
 
 PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
 
@@ -53,6 +49,9 @@ def validate(fabric: Path = FabricOption, fmt: TableOrJson = typer.Option(TableO
 
     Example: roceops validate -f inventory/fabric.yaml
     """
+    from roceops.lint import lint
+    from roceops.report import tables
+
     source = load_intent_or_exit(fabric)
     with run_gc():  # lint expands the fabric on its own: ~150k young objects at 64 SUs
         report = lint(source.intent)
@@ -90,6 +89,9 @@ def topology(ctx: typer.Context, fabric: Path = FabricOption,
 
     Example: roceops topology --format html > plan.html; roceops topology --format slurm -o topology.conf
     """
+    from roceops.report import tables
+    from roceops.report.files import write_atomic
+
     if output is not None and fmt in (TopologyFormat.table, TopologyFormat.json):
         fail(f"--output is for --format svg, html, slurm or k8s-labels, not {fmt.value}")
     check_writable(output)
@@ -126,6 +128,8 @@ def cabling(fabric: Path = FabricOption, fmt: CablingFormat = typer.Option(Cabli
 
     Example: roceops cabling --format csv > cabling.csv
     """
+    from roceops.report import tables
+
     fab = load_fabric_or_exit(fabric).fabric
     header = ["a_device", "a_port", "b_device", "b_port", "tier", "length_m", "speed"]
     rows = [[lk.a.device, lk.a.port, lk.b.device, lk.b.port, lk.tier, str(lk.cable_length), f"{lk.speed // 1000}G"]
@@ -152,6 +156,8 @@ def intent(
 
     Example: roceops intent leaf-su1-r1 --format json
     """
+    from roceops import api
+
     fab = load_fabric_or_exit(fabric).fabric
     try:
         di = api.plan(fab, device)
@@ -165,6 +171,8 @@ def intent(
 
 def selected(fab: Fabric, limit: str | None) -> list:
     """The devices ``--limit`` picks; a selection of none is bad input (exit 3), never a silent success."""
+    from roceops.selection import LimitError, empty_reason, select
+
     try:
         chosen = select(list(fab.devices()), limit)
     except LimitError as exc:
@@ -185,6 +193,10 @@ def render(
 
     Example: roceops render --out build/ --limit leaf,su1
     """
+    from roceops.lint import lint
+    from roceops.monitoring import MONITORING_DIR, monitoring_files
+    from roceops.render.build import UnsafePath, render_devices, write_build, write_folder
+
     loaded = load_fabric_or_exit(fabric)
     if not skip_lint:
         report = lint(loaded.source.intent, loaded.fabric)

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
 from roceops.cli.common import console, fail, path_value, print_json
-from roceops.hardware import UnknownSwitchProfile, switch_profile, switch_profile_names
-from roceops.hardware.importer import import_sku
-from roceops.hardware.model_profiles import ModelProfile, find_model_profile, model_profile, model_profile_names
-from roceops.hardware.models import SwitchProfile
-from roceops.hardware.sku_files import SkuFileError
-from roceops.model.types import format_speed
 from roceops.util.safe_write import write_file
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.hardware.model_profiles import ModelProfile
+    from roceops.hardware.models import SwitchProfile
 
 app = typer.Typer(help="Switch hardware profiles from vendor files.", no_args_is_help=True)
 
@@ -32,6 +29,11 @@ def list_profiles() -> None:
 
     Example: roceops hardware list
     """
+    from rich.table import Table
+
+    from roceops.hardware import switch_profile, switch_profile_names
+    from roceops.hardware.model_profiles import model_profile, model_profile_names
+
     table = Table("hwsku", "vendor", "platform", "ASIC", "ports", "buffer model")
     for name in switch_profile_names():
         p = switch_profile(name)
@@ -48,6 +50,8 @@ def list_profiles() -> None:
 
 def show_model(m: ModelProfile) -> None:
     """A model profile's facts, each with its source."""
+    from roceops.model.types import format_speed
+
     console.print(f"{m.name}: {m.vendor} {m.family} ({m.architecture}), ASIC {m.asic.value} ({m.asic.source})")
     console.print(f"ports: {m.ports.count} x {m.ports.cage}, named like {m.ports.example} ({m.ports.source})")
     for s in m.speeds:
@@ -69,6 +73,10 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
 
     Example: roceops hardware show Mellanox-SN5600-O128
     """
+    from roceops.hardware import UnknownSwitchProfile, switch_profile
+    from roceops.hardware.model_profiles import find_model_profile
+    from roceops.model.types import format_speed
+
     if (model := find_model_profile(name)) is not None:
         if as_json:
             print_json(model.model_dump(mode="json"))
@@ -112,6 +120,11 @@ def import_cmd(
 
     Example: roceops hardware import device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128 --out sn5600.json
     """
+    from pydantic import ValidationError
+
+    from roceops.hardware.importer import import_sku
+    from roceops.hardware.sku_files import SkuFileError
+
     if out is not None and (out_dir is not None or len(sku_dirs) != 1):
         fail("--out takes exactly one SKU folder and no --out-dir")
     for sku_dir in sku_dirs:

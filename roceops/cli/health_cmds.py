@@ -7,8 +7,8 @@ import sys
 import uuid
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import hostlist
 import typer
 
 from roceops.cli.common import (
@@ -27,14 +27,19 @@ from roceops.cli.gc_tuning import run_gc
 from roceops.cli.html_report import health_html
 from roceops.cli.lab_target import check_lab_serves, fabric_for
 from roceops.cli.scheduler_cmds import RunIdOption, ShardOption, run_id_for
-from roceops.health import report as reports
-from roceops.health.engine import HealthOptions, run_health
-from roceops.health.model import Thresholds
+from roceops.health.defaults import BER_MAX, PAUSE_RATE_MAX, TRAFFIC_MIN_FRACTION
 from roceops.lab.paths import lab_dir_option
-from roceops.report import json_doc
 from roceops.report.files import write_atomic
-from roceops.report.shards import identity, with_identity
 from roceops.topology.sharding import Shard, shard_nodes
+
+if TYPE_CHECKING:
+    from roceops.health.engine import run_health
+else:
+    def run_health(*args: Any, **kwargs: Any) -> Any:
+        """roceops.health.engine.run_health, imported on first call (CLI start-up time; tests replace this name)."""
+        from roceops.health.engine import run_health as real
+
+        return real(*args, **kwargs)
 
 
 class HealthFormat(StrEnum):
@@ -55,12 +60,12 @@ def health(
     fmt: HealthFormat = typer.Option(HealthFormat.table, "--format"),
     drain_file: Path | None = typer.Option(None, "--drain-file", help="write 'node reason' lines for nodes to drain",
                                            parser=path_value),
-    pause_rate_max: float = typer.Option(Thresholds().pause_rate_max, "--pause-rate-max", min=0, help="pause frames/s"),
-    ber_max: float = typer.Option(Thresholds().ber_max, "--ber-max", min=0,
+    pause_rate_max: float = typer.Option(PAUSE_RATE_MAX, "--pause-rate-max", min=0, help="pause frames/s"),
+    ber_max: float = typer.Option(BER_MAX, "--ber-max", min=0,
                                   help="bit error ratio bound for CRC errors"),
     traffic: bool = typer.Option(False, "--traffic", help="also ib_write_bw between the nodes on each rail (ring, "
                                                           "same rail; skipped without perftest or with one node)"),
-    traffic_min_fraction: float = typer.Option(Thresholds().traffic_min_fraction, "--traffic-min-fraction",
+    traffic_min_fraction: float = typer.Option(TRAFFIC_MIN_FRACTION, "--traffic-min-fraction",
                                                min=0.01, max=1.0,
                                                help="--traffic fails a rail below this fraction of its link speed"),
     all_nodes: bool = typer.Option(False, "--all", help="every GPU node of the fabric (a whole-cluster sweep)"),
@@ -75,6 +80,14 @@ def health(
 
     Example (Slurm prolog): roceops health "$SLURM_JOB_NODELIST" --deadline 30s --drain-file /run/roceops.drain
     """
+    import hostlist
+
+    from roceops.health import report as reports
+    from roceops.health.engine import HealthOptions
+    from roceops.health.model import Thresholds
+    from roceops.report import json_doc
+    from roceops.report.shards import identity, with_identity
+
     spec = nodes or (None if all_nodes else os.environ.get("SLURM_JOB_NODELIST"))
     if all_nodes and nodes:
         fail("--all checks every node: pass either a host list or --all")
@@ -115,3 +128,12 @@ def health(
     else:
         reports.print_table(console, report)
     raise typer.Exit(report.exit_code if report.exit_code in (0, 1, 2) else int(Exit.BAD_INPUT))
+
+
+def __getattr__(name: str) -> Any:
+    """``reports`` (roceops.health.report), imported on first use (start-up time; tests patch its functions here)."""
+    if name == "reports":
+        from roceops.health import report
+
+        return report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

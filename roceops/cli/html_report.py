@@ -6,17 +6,15 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from roceops.audit import report as audit_report
-from roceops.audit.engine import AuditResult
-from roceops.health import report as health_report
-from roceops.health.engine import HealthReport
-from roceops.report.html import render_html, topology_html, topology_svg
-from roceops.topology.fabric import Fabric
-from roceops.verify import report as verify_report
-from roceops.verify.engine import VerifyResult
+if TYPE_CHECKING:  # imported where used: the engines are too heavy for start-up (tests/cli/test_startup_imports.py)
+    from roceops.audit.engine import AuditResult
+    from roceops.health.engine import HealthReport
+    from roceops.topology.fabric import Fabric
+    from roceops.verify.engine import VerifyResult
 
 
 def invocation(ctx: typer.Context) -> str:
@@ -37,19 +35,37 @@ def invocation(ctx: typer.Context) -> str:
 
 
 def audit_html(ctx: typer.Context, result: AuditResult, fabric: Fabric) -> str:
+    from roceops.audit import report as audit_report
+    from roceops.report.html import render_html
+
     return render_html(result.findings, audit_report.run_of(result), fabric, invocation(ctx))
 
 
 def health_html(ctx: typer.Context, report: HealthReport, fabric: Fabric) -> str:
+    from roceops.health import report as health_report
+    from roceops.report.html import render_html
+
     return render_html(report.results, health_report.run_of(report), fabric, invocation(ctx))
 
 
 def verify_html(ctx: typer.Context, result: VerifyResult, fabric: Fabric) -> str:
+    from roceops.report.html import render_html
+    from roceops.verify import report as verify_report
+
     return render_html(result.findings, verify_report.run_of(result), fabric, invocation(ctx))
 
 
 # roceops topology --format <picture>: format -> writer of the plan
-TOPOLOGY_PICTURES: dict[str, Callable[[typer.Context, Fabric], str]] = {
-    "svg": lambda ctx, fabric: topology_svg(fabric),
-    "html": lambda ctx, fabric: topology_html(fabric, invocation(ctx)),
-}
+def _svg(ctx: typer.Context, fabric: Fabric) -> str:
+    from roceops.report.html import topology_svg
+
+    return topology_svg(fabric)
+
+
+def _html(ctx: typer.Context, fabric: Fabric) -> str:
+    from roceops.report.html import topology_html
+
+    return topology_html(fabric, invocation(ctx))
+
+
+TOPOLOGY_PICTURES: dict[str, Callable[[typer.Context, Fabric], str]] = {"svg": _svg, "html": _html}

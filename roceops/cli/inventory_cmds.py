@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from roceops.cli.common import FabricOption, check_writable, console, load_fabric_or_exit, path_value
-from roceops.nornir_glue.export import export as export_files
 
 app = typer.Typer(help="Nornir inventory from the fabric intent.", no_args_is_help=True)
 
@@ -21,6 +20,8 @@ def export(
 
     Example: roceops inventory export --out build/inventory
     """
+    from roceops.nornir_glue.export import export as export_files
+
     fab = load_fabric_or_exit(fabric).fabric
     check_writable(out, folder=True)
     for path in export_files(fab, out):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -22,12 +23,24 @@ from roceops.cli.common import (
 from roceops.cli.fabric_cmds import TableOrJson, selected
 from roceops.cli.lab_faults import InjectCommand
 from roceops.cli.lab_target import forget_lab_fabric, lab_fabric, record_lab_fabric
-from roceops.lab.control import ControlClient, LabNotRunning
-from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.paths import lab_dir
-from roceops.lab.personality import LabError
-from roceops.lab.runtime import lab_status, start_lab, stop_lab
-from roceops.report import tables
+
+if TYPE_CHECKING:
+    from roceops.lab.control import ControlClient
+    from roceops.lab.runtime import start_lab
+else:
+    def ControlClient(*args: Any, **kwargs: Any) -> Any:  # stands for the class
+        """roceops.lab.control.ControlClient, imported on first call (CLI start-up time; tests replace this name)."""
+        from roceops.lab.control import ControlClient as real
+
+        return real(*args, **kwargs)
+
+    def start_lab(*args: Any, **kwargs: Any) -> Any:
+        """roceops.lab.runtime.start_lab, imported on first call (CLI start-up time; tests replace this name)."""
+        from roceops.lab.runtime import start_lab as real
+
+        return real(*args, **kwargs)
+
 
 app = typer.Typer(help="A simulated fabric (SONiC, Cumulus, EOS, ConnectX hosts) over real SSH on loopback.",
                   no_args_is_help=True)
@@ -53,6 +66,9 @@ def up(
     rendered from the fabric at `lab up`; a change later deployed to the lab does not reach it.
     Example: sudo roceops lab up -f inventory/lab-mini.yaml --configured --routing
     """
+    from roceops.lab.fabric_specs import lab_specs
+    from roceops.lab.personality import LabError
+
     fabric_path = fabric or shipped_fabric_or_exit()
     loaded = load_fabric_or_exit(fabric_path)
     fab = loaded.fabric
@@ -77,6 +93,11 @@ def status(fmt: TableOrJson = typer.Option(TableOrJson.table, "--format")) -> No
 
     Example: roceops lab status
     """
+    from roceops.lab.control import LabNotRunning
+    from roceops.lab.personality import LabError
+    from roceops.lab.runtime import lab_status
+    from roceops.report import tables
+
     try:
         info = lab_status(lab_dir())
     except (LabNotRunning, LabError) as exc:
@@ -101,6 +122,10 @@ def down() -> None:
 
     Example: roceops lab down
     """
+    from roceops.lab.control import LabNotRunning
+    from roceops.lab.personality import LabError
+    from roceops.lab.runtime import stop_lab
+
     routing = lab_routing.stop(lab_dir())
     try:
         pid = stop_lab(lab_dir())
@@ -131,6 +156,9 @@ def inject(
 
     Example: roceops lab inject leaf-su1-r1 pfc_off --port Ethernet0
     """
+    from roceops.lab.control import LabNotRunning
+    from roceops.lab.personality import LabError
+
     params = _params(param)
     if port:
         params["port"] = port
@@ -147,6 +175,9 @@ def clear(device: str | None = typer.Argument(None, help="device (default: every
 
     Example: roceops lab clear
     """
+    from roceops.lab.control import LabNotRunning
+    from roceops.lab.personality import LabError
+
     try:
         cleared = ControlClient(lab_dir()).clear(device)
     except (LabNotRunning, LabError) as exc:

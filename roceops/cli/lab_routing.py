@@ -11,12 +11,12 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roceops.cli.common import Exit, fail
-from roceops.lab.spec import LabDeviceSpec
-from roceops.platforms.base import get_platform
-from roceops.util.processes import alive
-from roceops.verify.engine import VerifyUnavailable, preflight
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.lab.spec import LabDeviceSpec
 
 KEEPER_FILE = "routing.json"
 START_TIMEOUT_S = 180.0
@@ -24,6 +24,8 @@ START_TIMEOUT_S = 180.0
 
 def attach_vty(specs: Iterable[LabDeviceSpec], vty: Mapping[str, str]) -> None:
     """Hand each switch's bgpd vty socket to the simulated devices whose BGP shows read it (lab_reads_frr)."""
+    from roceops.platforms.base import get_platform
+
     for spec in specs:
         if spec.name in vty and get_platform(spec.platform).lab_reads_frr:
             spec.extra["bgp_vty"] = vty[spec.name]
@@ -35,6 +37,8 @@ def _file(state: Path) -> Path:
 
 def start(fabric: Path, state: Path) -> dict[str, str]:
     """Start the keeper and wait until its plane converged; {device: bgpd vty socket}."""
+    from roceops.verify.engine import VerifyUnavailable, preflight
+
     try:
         preflight()
     except VerifyUnavailable as exc:
@@ -62,6 +66,8 @@ def start(fabric: Path, state: Path) -> dict[str, str]:
 
 def stop(state: Path, timeout_s: float = 20.0) -> str | None:
     """SIGTERM the keeper (it removes its namespaces and daemons) and wait; its run id, or None."""
+    from roceops.util.processes import alive
+
     out = _file(state)
     try:
         doc = json.loads(out.read_text())

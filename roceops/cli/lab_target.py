@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from roceops.cli.common import Loaded, fail
 from roceops.lab.paths import lab_dir
-from roceops.model.loader import LoadedIntent
-from roceops.nornir_glue.inventory import OVERLAY_FILE, is_loopback
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.model.loader import LoadedIntent
 
 FABRIC_RECORD = "fabric.json"
 
@@ -59,6 +60,8 @@ def fabric_for(ctx: typer.Context, fabric: Path, lab: bool) -> Path:
 
 def check_lab_serves(loaded: Loaded, names: list[str], lab: bool) -> None:
     """With ``--lab``: the lab serves this very fabric file and every selected device, on loopback; else exit 3."""
+    from roceops.nornir_glue.inventory import OVERLAY_FILE, is_loopback
+
     if not lab:
         return
     state = lab_dir()

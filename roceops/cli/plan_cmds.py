@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
 from roceops.cli.common import Exit, FabricOption, console, fail, load_fabric_or_exit, print_json
-from roceops.model.load_balancing import EntropyScenario
-from roceops.plan.entropy import EntropyPlan, leaf_groups, plan_entropy
-from roceops.plan.entropy_sim import simulate
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.plan.entropy import EntropyPlan
 
 app = typer.Typer(help="Planning reports from the fabric intent (no devices touched).", no_args_is_help=True)
 
@@ -51,6 +50,12 @@ def entropy(
     Exit 1 when the fabric's QP count gives a collision probability above the limit (lint LB001).
     Example: roceops plan entropy --algorithm tree --placement packed
     """
+    from pydantic import ValidationError
+
+    from roceops.model.load_balancing import EntropyScenario
+    from roceops.plan.entropy import plan_entropy
+    from roceops.plan.entropy_sim import simulate
+
     loaded = load_fabric_or_exit(fabric)
     base = loaded.fabric.intent.load_balancing.entropy
     changes = {k: v for k, v in {"algorithm": algorithm, "placement": placement, "nodes": nodes,
@@ -82,6 +87,10 @@ def entropy(
 
 
 def _print(name: str, result: EntropyPlan) -> None:
+    from rich.table import Table
+
+    from roceops.plan.entropy import leaf_groups
+
     sc = result.scenario
     console.print(f"{name}: {sc.algorithm} AllReduce over {result.nodes} nodes, {sc.placement} placement, "
                   f"{sc.channels} channel(s); each connection {result.connection_mbps / 1000:g} Gb/s")

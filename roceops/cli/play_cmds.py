@@ -7,9 +7,6 @@ from pathlib import Path
 import typer
 
 from roceops.cli.common import Exit, console, err_console, fail, path_value
-from roceops.model.loader import IntentError, load_model
-from roceops.playbook.model import Playbook
-from roceops.playbook.runner import PlayError, run_playbook
 
 
 def play(
@@ -26,6 +23,10 @@ def play(
 
     Example: roceops play playbooks/provision.yaml -f inventory/lab-mini.yaml --lab --var canary=3
     """
+    from roceops.model.loader import IntentError, load_model
+    from roceops.playbook.model import Playbook
+    from roceops.playbook.runner import PlayError, run_playbook
+
     try:
         book = load_model(playbook, Playbook)
     except IntentError as exc:

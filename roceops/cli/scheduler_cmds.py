@@ -8,32 +8,22 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from roceops.audit import report as audit_reports
-from roceops.audit.merge import merge_audit
-from roceops.audit.scheduler_topology import topology_findings
 from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit, path_value
 from roceops.cli.html_report import invocation
-from roceops.health import report as health_reports
-from roceops.health.merge import merge_health
 from roceops.report.files import write_atomic
 from roceops.report.formats import REPORTERS, report
-from roceops.report.html import render_html
-from roceops.report.result import Result, Run
-from roceops.report.shards import ShardMismatch, Shards, check_shards, with_identity
-from roceops.topology.fabric import Fabric
-from roceops.topology.scheduler import (
-    SlurmTopology,
-    TopologyConfError,
-    k8s_labels,
-    parse_topology_conf,
-    slurm_topology_conf,
-)
 from roceops.topology.sharding import Shard, parse_shard
 from roceops.util.bounded_read import ReadRefused, read_regular
+
+if TYPE_CHECKING:  # the rest is imported where used (start-up time: tests/cli/test_startup_imports.py)
+    from roceops.report.result import Result, Run
+    from roceops.report.shards import Shards
+    from roceops.topology.fabric import Fabric
+    from roceops.topology.scheduler import SlurmTopology
 
 # run ids a scheduler gives every task of one array / indexed job (sbatch(1) OUTPUT ENVIRONMENT VARIABLES);
 # ROCEOPS_RUN_ID first, which a Kubernetes Indexed Job sets from its controller uid (playbooks/k8s/)
@@ -45,6 +35,8 @@ SCHEDULER_FORMATS = ("slurm", "k8s-labels")  # topology --format values this mod
 
 def export_topology(fab: Fabric, fmt: str, output: Path | None) -> None:
     """``topology --format slurm`` (topology.conf) or ``--format k8s-labels`` (JSON: node -> Topograph labels)."""
+    from roceops.topology.scheduler import k8s_labels, slurm_topology_conf
+
     text = slurm_topology_conf(fab) if fmt == "slurm" else json.dumps(k8s_labels(fab), indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -83,6 +75,8 @@ def run_id_for(shard: Shard | None, given: str | None, fallback: str) -> str:
 
 def read_topology_conf(path: Path) -> SlurmTopology:
     """A scheduler's ``topology.conf``, parsed; unreadable or unparsable is bad input (exit 3)."""
+    from roceops.topology.scheduler import TopologyConfError, parse_topology_conf
+
     try:
         return parse_topology_conf(read_regular(path).decode("utf-8", errors="replace"), str(path))
     except ReadRefused as exc:  # a regular file under 16 MiB: a FIFO or device is refused, never read
@@ -94,6 +88,8 @@ def read_topology_conf(path: Path) -> SlurmTopology:
 def conf_findings(fab: Fabric, conf: SlurmTopology, path: Path, names: list[str],
                   hint_context: tuple[str, ...]) -> list[Result]:
     """``schedule.topology`` findings for the selected hosts (``audit --topology-conf``)."""
+    from roceops.audit.scheduler_topology import topology_findings
+
     hosts = {h.name for h in fab.hosts}
     return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
 
@@ -133,6 +129,9 @@ def merge(
     --format html draws the fabric's map too: give the fabric file the shards ran on (-f).
     Example: roceops merge shard-*.json --format junit -o audit.xml
     """
+    from roceops.report.html import render_html
+    from roceops.report.shards import ShardMismatch, check_shards
+
     if fmt.value == "html" and fabric is None:
         fail("--format html draws the fabric's map: pass the fabric file the shards ran on (-f)")
     check_writable(output)
@@ -168,11 +167,19 @@ def _identity(shards: Shards) -> dict[str, Any]:
 
 
 def _merged_audit(shards: Shards) -> tuple[list[Result], Run]:
+    from roceops.audit import report as audit_reports
+    from roceops.audit.merge import merge_audit
+    from roceops.report.shards import with_identity
+
     result, resolved = merge_audit(shards)
     return result.findings, with_identity(audit_reports.run_of(result, resolved), _identity(shards))
 
 
 def _merged_health(shards: Shards) -> tuple[list[Result], Run]:
+    from roceops.health import report as health_reports
+    from roceops.health.merge import merge_health
+    from roceops.report.shards import with_identity
+
     merged = merge_health(shards)
     return ([r for r in merged.results if r.status != "ok"],
             with_identity(health_reports.run_of(merged), _identity(shards)))

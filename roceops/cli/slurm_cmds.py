@@ -20,21 +20,17 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from roceops.cli.common import Exit, err_console, fail, load_fabric_or_exit
 from roceops.cli.gc_tuning import run_gc
 from roceops.cli.lab_target import check_lab_serves
-from roceops.health.engine import HealthOptions, HealthReport, run_health
-from roceops.health.slurm import (
-    drain_command,
-    drain_reason,
-    drained_by_roceops,
-    resume_command,
-    show_node_command,
-)
 from roceops.lab.paths import lab_dir_option
+
+if TYPE_CHECKING:  # imported where used (CLI start-up time: tests/cli/test_startup_imports.py)
+    from roceops.health.engine import HealthReport
 
 app = typer.Typer(help="Health inside Slurm: HealthCheckProgram and Prolog for the local node.",
                   no_args_is_help=True)
@@ -58,6 +54,8 @@ LabEnv = typer.Option(False, "--lab", envvar="ROCEOPS_LAB", help="check against 
 def _check(fabric: Path, node: str | None, fabric_node: str | None, lab: bool, deadline: float,
            window: float) -> tuple[str, HealthReport]:
     """(Slurm node name, health report of its fabric node)."""
+    from roceops.health.engine import HealthOptions, run_health
+
     slurm_node = node or socket.gethostname().split(".")[0]
     target = fabric_node or slurm_node
     loaded = load_fabric_or_exit(fabric)
@@ -97,6 +95,8 @@ def healthcheck(
     Exit 0 healthy (resumed if roceops had drained it), 1 drained, 2 not checked (left as it is), 3 bad input.
     Example (slurm.conf): HealthCheckProgram=/etc/slurm/roceops-healthcheck.sh
     """
+    from roceops.health.slurm import drain_command, drain_reason, drained_by_roceops, resume_command, show_node_command
+
     slurm_node, report = _check(fabric, node, fabric_node, lab, deadline, window)
     verdict = report.verdicts[0]
     if verdict.status == "drain" or (verdict.status == "unknown" and drain_unknown):
@@ -135,6 +135,8 @@ def prolog(
     Exit 0 healthy or not checked (unless --fail-unknown), 1 failed, 3 bad input.
     Example (slurm.conf): Prolog=/etc/slurm/roceops-prolog.sh
     """
+    from roceops.health.slurm import drain_reason
+
     slurm_node, report = _check(fabric, node, fabric_node, lab, deadline, window)
     verdict = report.verdicts[0]
     if verdict.status == "drain" or (verdict.status == "unknown" and fail_unknown):

@@ -7,15 +7,10 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from roceops.cli.common import Exit, FabricOption, LimitOption, console, err_console, fail, load_fabric_or_exit
 from roceops.cli.fabric_cmds import selected
 from roceops.cli.html_report import verify_html
-from roceops.verify import report as reports
-from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
-from roceops.verify.frr import FrrError
-from roceops.verify.netns import NetnsError, cleanup_leftovers
 
 BY_CLASS_ABOVE = 128  # switches: a full plane costs ~60 MiB per switch (bench/RESULTS.md)
 
@@ -59,6 +54,13 @@ def routing(
     per device whether it was verified directly or by class; --full builds every device.
     Example: sudo roceops verify routing -f inventory/lab-mini.yaml --format junit > routing.xml
     """
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn
+
+    from roceops.verify import report as reports
+    from roceops.verify.engine import STATE_DIR, VerifyOptions, VerifyUnavailable, preflight, verify_routing
+    from roceops.verify.frr import FrrError
+    from roceops.verify.netns import NetnsError, cleanup_leftovers
+
     try:
         preflight()
     except VerifyUnavailable as exc:

@@ -8,20 +8,32 @@ looks it up here. The terminal table (:func:`roceops.report.table.print_table`) 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from roceops.report.json_doc import to_json
-from roceops.report.junit import to_junit
-from roceops.report.markdown import to_markdown
-from roceops.report.prometheus import to_prometheus
-from roceops.report.result import Result, Run
+if TYPE_CHECKING:
+    from roceops.report.result import Result, Run
 
-Reporter = Callable[[Sequence[Result], Run], str]
+Reporter = Callable[[Sequence["Result"], "Run"], str]
+
+
+def _deferred(module: str, name: str) -> Reporter:
+    """``module.name``, imported on first call: the CLI builds its ``--format`` choices from these keys at start-up,
+    which must not pay for the reporters' imports (prometheus_client, the result models)."""
+
+    def reporter(results: Sequence[Result], run: Run) -> str:
+        func: Reporter = getattr(import_module(module), name)
+        return func(results, run)
+
+    reporter.__name__ = reporter.__qualname__ = name
+    return reporter
+
 
 REPORTERS: dict[str, Reporter] = {
-    "json": to_json,
-    "junit": to_junit,
-    "markdown": to_markdown,
-    "prometheus": to_prometheus,
+    "json": _deferred("roceops.report.json_doc", "to_json"),
+    "junit": _deferred("roceops.report.junit", "to_junit"),
+    "markdown": _deferred("roceops.report.markdown", "to_markdown"),
+    "prometheus": _deferred("roceops.report.prometheus", "to_prometheus"),
 }
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from roceops.topology.fabric import Fabric
+if TYPE_CHECKING:  # annotations only: `--shard`'s parser must not load the pydantic model at CLI start-up
+    from roceops.topology.fabric import Fabric
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 

@@ -79,6 +79,17 @@ def write_file(path: Path, data: str | bytes, *, only_if_changed: bool = False) 
         if only_if_changed and path.exists() and path.stat().st_size == len(body) and path.read_bytes() == body:
             return False
         _make_parents(path)
+    except OSError as exc:
+        raise WriteRefused(path, _reason(exc, path)) from None
+    replace_file(path, body)
+    return True
+
+
+def replace_file(path: Path, body: bytes) -> None:
+    """The atomic write of :func:`write_file`, for a caller that has checked ``path`` (:func:`file_problem`) and
+    made its folder already (the render writer does both once per device folder): a temporary file in the same
+    folder, mode 0644, renamed over ``path`` after ``path`` is checked again. WriteRefused as write_file."""
+    try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -93,7 +104,6 @@ def write_file(path: Path, data: str | bytes, *, only_if_changed: bool = False) 
             raise
     except OSError as exc:
         raise WriteRefused(path, _reason(exc, path)) from None
-    return True
 
 
 def make_folder(path: Path) -> None:
