@@ -25,9 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
-from roceops.lab.devices.sonic.show import UNICAST_QUEUES, _ecn_queues, _ports, _queue_stats, _rate
+from roceops.lab.devices.sonic.show import UNICAST_QUEUES, _ecn_queues, _ports, _queue_stats, pfcwd_queues
 from roceops.lab.devices.sonic.state import Db, SonicState
-from roceops.lab.physical import STORM_RATE
 from roceops.util.sorting import natsorted
 
 TARGET = "COUNTERS_DB"
@@ -72,27 +71,10 @@ def _queues(st: SonicState, db: Db, ports: list[str]) -> dict[str, dict[str, str
 
 def _pfcwd(st: SonicState, db: Db, ports: list[str]) -> dict[str, dict[str, str]]:
     """The watched (PFC-enabled) queues of ports with a PFC_WD entry, as ``show pfcwd stats`` counts them."""
-    wd = db.get("PFC_WD", {})
-    qos = port_keyed(db.get("PORT_QOS_MAP", {}))
-    out: dict[str, dict[str, str]] = {}
-    for port in ports:
-        if not wd.get(port):
-            continue
-        entry = qos.get(port, {})
-        pfc_map = db.get("MAP_PFC_PRIORITY_TO_QUEUE", {}).get(unref(entry.get("pfc_to_queue_map")) or "", {})
-        watched = priorities(entry.get("pfc_enable"))
-        storm_prio = next((p for p in watched if p in st.physical.lossless), None)
-        phys = st.physical.ports.get(port)
-        storms = st.counter(port, "pfcwd_storms")
-        for prio in watched:
-            queue = int(pfc_map.get(str(prio), prio))
-            detected = storms if prio == storm_prio else 0
-            stormed = bool(phys and prio == storm_prio and _rate(phys, f"pfc_rx_{prio}") >= STORM_RATE)
-            out[f"{port}:{queue}"] = {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": str(detected),
-                                      "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED":
-                                          str(detected - 1 if stormed else detected),
-                                      "PFC_WD_STATUS": "stormed" if stormed else "operational"}
-    return out
+    return {f"{q.port}:{q.queue}": {
+        "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": str(q.storms),
+        "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED": str(q.storms - 1 if q.stormed else q.storms),
+        "PFC_WD_STATUS": "stormed" if q.stormed else "operational"} for q in pfcwd_queues(st, db, ports)}
 
 
 def answer(state: Any, target: str, elems: list[str]) -> Any:

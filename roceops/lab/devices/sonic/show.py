@@ -13,11 +13,11 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from roceops.lab import frr_reader
 from roceops.lab.devices.sonic.format import comma, frr_uptime, speed_text, tabulate
@@ -307,31 +307,43 @@ def pfcwd_config(st: SonicState, db: Db, args: list[str]) -> str:
     return "\n".join(lines)
 
 
-def pfcwd_stats(st: SonicState, db: Db, args: list[str]) -> str:
-    show_empty = "-e" in args or "--empty" in args
+class WatchedQueue(NamedTuple):
+    port: str
+    prio: int
+    queue: int
+    storms: int  # storms detected on the queue (the port's storm counter, on its lossless storm priority)
+    stormed: bool  # a storm is on now
+
+
+def pfcwd_queues(st: SonicState, db: Db, ports: list[str]) -> Iterator[WatchedQueue]:
+    """The watched (PFC-enabled) queues of the ports with a PFC_WD entry, with their storm state."""
     wd = db.get("PFC_WD", {})
     qos = port_keyed(db.get("PORT_QOS_MAP", {}))
-    rows = []
-    for port in _ports(db):
+    for port in ports:
         if not wd.get(port):
             continue
         entry = qos.get(port, {})
         pfc_map = db.get("MAP_PFC_PRIORITY_TO_QUEUE", {}).get(unref(entry.get("pfc_to_queue_map")) or "", {})
         watched = priorities(entry.get("pfc_enable"))
         storm_prio = next((p for p in watched if p in st.physical.lossless), None)
-        c = st.counters(port)
         phys = st.physical.ports.get(port)
         for prio in watched:
-            queue = int(pfc_map.get(str(prio), prio))
-            storms = c.get("pfcwd_storms", 0) if prio == storm_prio else 0
+            storms = st.counter(port, "pfcwd_storms") if prio == storm_prio else 0
             stormed = bool(phys and prio == storm_prio and _rate(phys, f"pfc_rx_{prio}") >= STORM_RATE)
-            last = c.get(f"pfc_rx_{prio}", 0) // 1000 if stormed else 0
-            drops = storms * 1000 + last
-            stats = [f"{storms}/{storms - 1 if stormed else storms}", f"0/{drops}", f"0/{drops}", f"0/{last}",
-                     f"0/{last}"]
-            if storms or show_empty:
-                rows.append([f"{port}:{queue}", "stormed" if stormed else "operational" if storms else "N/A",
-                             *stats])
+            yield WatchedQueue(port, prio, int(pfc_map.get(str(prio), prio)), storms, stormed)
+
+
+def pfcwd_stats(st: SonicState, db: Db, args: list[str]) -> str:
+    show_empty = "-e" in args or "--empty" in args
+    rows = []
+    for q in pfcwd_queues(st, db, _ports(db)):
+        last = st.counter(q.port, f"pfc_rx_{q.prio}") // 1000 if q.stormed else 0
+        drops = q.storms * 1000 + last
+        stats = [f"{q.storms}/{q.storms - 1 if q.stormed else q.storms}", f"0/{drops}", f"0/{drops}", f"0/{last}",
+                 f"0/{last}"]
+        if q.storms or show_empty:
+            rows.append([f"{q.port}:{q.queue}", "stormed" if q.stormed else "operational" if q.storms else "N/A",
+                         *stats])
     return tabulate(rows, ["QUEUE", "STATUS", "STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP",
                            "TX LAST OK/DROP", "RX LAST OK/DROP"], stralign="right", numalign="right")
 
