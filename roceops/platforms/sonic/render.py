@@ -61,6 +61,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from itertools import chain
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Literal
 
 import jinja2
@@ -412,7 +414,27 @@ def _breakouts(device: SwitchIntent) -> list[dict[str, str]]:
 # --------------------------------------------------------------------------- canonicalisation
 
 
-_MARKER_LINE = re.compile(r"^[ \t]*" + re.escape(MARKER) + r"[^\n]*$", re.MULTILINE)
+def _blank_markers(text: str) -> tuple[str, str | None]:
+    """``(text with every marker line blanked, the first marker line or None)``. A marker line is blanks, then
+    :data:`MARKER`, then anything up to the newline (the regex ``^[ \t]*MARKER[^\n]*$``, multi-line), found with
+    ``str.find``: such a regex tries every position of ~100 KB of text."""
+    pieces: list[str] = []
+    first: str | None = None
+    done = 0  # text[:done] is in pieces
+    at = text.find(MARKER)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if start >= done and not text[start:at].strip(" \t"):  # only blanks before the marker on its line
+            first = text[start:end] if first is None else first
+            pieces.append(text[done:start])
+            done = end
+        at = text.find(MARKER, end)
+    if not pieces:
+        return text, None
+    pieces.append(text[done:])
+    return "".join(pieces), first
 
 
 def _split_markers(text: str) -> tuple[str, list[tuple[int, str, str]]]:
@@ -461,9 +483,8 @@ def canonical_config_db(text: str) -> str:
     parsers keep the last one silently) and drops empty tables (CONFIG_DB has no empty tables).
     Errors name the device and the template section that produced the offending text.
     """
-    body = _MARKER_LINE.sub("", text)  # blank marker lines, keeping line numbers for error messages
-    first = _MARKER_LINE.search(text)
-    device = first.group(0).strip()[len(MARKER):].partition(" ")[2] if first else "<unknown device>"
+    body, first = _blank_markers(text)  # blank marker lines, keeping line numbers for error messages
+    device = first.strip()[len(MARKER):].partition(" ")[2] if first is not None else "<unknown device>"
     try:
         doc = json.loads(body, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
@@ -477,6 +498,14 @@ def canonical_config_db(text: str) -> str:
                            for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", body)})
         raise SonicRenderError(f"{device}: config_db.json has the key {key!r} twice in one object "
                                f"(sections: {', '.join(sections)})") from None
+    if not _plain_config_db(doc):
+        _check_shape(device, doc)  # names the first value that is not CONFIG_DB (or passes: lists of strings)
+    doc = {table: entries for table, entries in doc.items() if entries}
+    return _dump_plain(doc) if _C_ENCODE is not None else dump_config_db(doc)
+
+
+def _check_shape(device: str, doc: Any) -> None:
+    """Raise SonicRenderError at the first part of ``doc`` that is not ``{TABLE: {key: {field: str | [str]}}}``."""
     if not isinstance(doc, dict):
         raise SonicRenderError(f"{device}: config_db.json must be a JSON object, got {type(doc).__name__}")
     for table, entries in doc.items():
@@ -491,11 +520,61 @@ def canonical_config_db(text: str) -> str:
                 if not (isinstance(value, str) or is_list):
                     raise SonicRenderError(f"{device}: CONFIG_DB values are strings or lists of strings: "
                                            f"{table}|{key} {name} = {value!r} ({type(value).__name__})")
-    doc = {table: entries for table, entries in doc.items() if entries}
-    return dump_config_db(doc)
+
+
+def _plain_config_db(doc: Any) -> bool:
+    """True when every value of ``doc`` is a string in an object in an object in an object (what the templates
+    write but for leaf-lists), checked with C-level iteration; False leaves it to :func:`_check_shape`."""
+    if type(doc) is not dict:
+        return False
+    for entries in doc.values():
+        if type(entries) is not dict:
+            return False
+        try:  # dict.values of something that is not a dict raises TypeError
+            kinds = set(map(type, chain.from_iterable(map(dict.values, entries.values()))))
+        except TypeError:
+            return False
+        if not kinds <= {str}:
+            return False
+    return True
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(", ", ": "))  # no indent: the C encoder
+# The C encoder behind _ENCODER, made once: JSONEncoder.encode builds a new one on every call, which cost more
+# than encoding a small CONFIG_DB entry. Same arguments as JSONEncoder.iterencode passes (markers: no cycles here).
+_C_ENCODE = c_make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ": ", ", ", True, False, True) \
+    if c_make_encoder is not None else None
+
+
+def _encode(value: Any) -> str:
+    """``_ENCODER.encode(value)``."""
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    return "".join(_C_ENCODE(value, 0))
+
+
+def _dump_plain(doc: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """:func:`dump_config_db` of a document whose tables are non-empty objects of objects of strings or lists of
+    strings, with one C encoder call per table. Between two entries of the encoded table ``{"k1": {...}, "k2":
+    {...}}`` stands ``}, "``; when the table holds no other ``}, "`` (a string may end in ``}, ``), one
+    ``replace`` puts each entry on its own line; otherwise that table is encoded entry by entry."""
+    assert _C_ENCODE is not None
+    out = ["{"]
+    tables = sorted(doc)
+    for ti, table in enumerate(tables):
+        entries = doc[table]
+        encoded = "".join(_C_ENCODE(entries, 0))
+        out.append(f"  {encode_basestring_ascii(table)}: {{")
+        if encoded.count('}, "') == len(entries) - 1:
+            out.append("    " + encoded[1:-1].replace('}, "', '},\n    "'))
+        else:
+            keys = sorted(entries)
+            out.extend(f"    {_encode(k)}: {_encode(entries[k])}{',' if k != keys[-1] else ''}" for k in keys)
+        out.append("  }," if ti < len(tables) - 1 else "  }")
+    out.append("}")
+    return "\n".join(out) + "\n"
 
 
 def dump_config_db(doc: dict[str, dict[str, dict[str, Any]]]) -> str:
@@ -504,7 +583,7 @@ def dump_config_db(doc: dict[str, dict[str, dict[str, Any]]]) -> str:
     Valid JSON that diffs line by line like ``indent=2`` output, at a fraction of the cost (json's
     indenting encoder is pure Python; a 64-port leaf would spend most of its render time there).
     """
-    enc = _ENCODER.encode
+    enc = _encode
     out = ["{"]
     tables = sorted(doc)
     for ti, table in enumerate(tables):

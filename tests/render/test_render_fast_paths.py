@@ -1,0 +1,138 @@
+"""The render's fast paths (issue 32) give exactly what the plain code they replace gives.
+
+Each fast path is compared with its reference on generated input that aims at its edge cases: Jinja's
+attribute lookup on dicts, the SONiC marker-line blanking and table-at-once CONFIG_DB dump, and the host
+scripts' remembered line kinds. The byte-for-byte equality of whole rendered fabrics is the golden tests'.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roceops.platforms.linux_mlx5 import render as mlx5_render
+from roceops.platforms.sonic import render as sonic_render
+from roceops.platforms.templating import environment
+
+# ------------------------------------------------------------------ Jinja: x.name on a dict
+
+
+def _plain_env() -> jinja2.Environment:
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+NAMES = ["name", "items", "keys", "get", "__class__", "__len__", "missing", "copy", "values", "x"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(NAMES), st.integers(0, 9)), st.sampled_from(NAMES))
+def test_dict_attribute_lookup_is_jinjas(data: dict[str, int], attribute: str) -> None:
+    """``d.attr`` on a plain dict: the key when it is no dict attribute, else the attribute, else undefined."""
+    ours = environment("sonic").getattr(data, attribute)
+    theirs = _plain_env().getattr(data, attribute)
+    if isinstance(theirs, jinja2.Undefined):
+        assert isinstance(ours, jinja2.StrictUndefined)
+        with pytest.raises(jinja2.UndefinedError):
+            str(ours)
+    else:
+        assert ours == theirs
+
+
+def test_dict_subclasses_and_objects_keep_jinjas_lookup() -> None:
+    class Tagged(dict[str, Any]):
+        name = "class attribute"
+
+    env = environment("sonic")
+    assert env.getattr(Tagged(name="key"), "name") == "class attribute"  # attribute first, as Jinja does
+    assert env.getattr({"items": 1}, "items")() == dict_items_of({"items": 1})
+    template = env.from_string("{{ d.a }} {{ d.items() | list }} {{ o.real }}")
+    assert template.render(d={"a": 1}, o=3) == "1 [('a', 1)] 3"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ d.b }}").render(d={"a": 1})
+
+
+def dict_items_of(d: dict[str, Any]) -> Any:
+    return d.items()
+
+
+# ------------------------------------------------------------------ SONiC: marker lines
+
+MARKER_LINE = re.compile(r"^[ \t]*" + re.escape(sonic_render.MARKER) + r"[^\n]*$", re.MULTILINE)
+PIECES = [sonic_render.MARKER + "ports.j2 leaf1", "  " + sonic_render.MARKER + "x.j2 d", "\t" + sonic_render.MARKER,
+          "x " + sonic_render.MARKER + "no", '"A": {', "}", "", " ", "\n", sonic_render.MARKER + "a " +
+          sonic_render.MARKER + "b", "//@sectio", "\r" + sonic_render.MARKER]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=8), st.sampled_from(["", "\n", "x"]))
+def test_marker_blanking_is_the_regex(lines: list[str], end: str) -> None:
+    text = "\n".join(lines) + end
+    body, first = sonic_render._blank_markers(text)
+    assert body == MARKER_LINE.sub("", text)
+    found = MARKER_LINE.search(text)
+    assert first == (found.group(0) if found else None)
+
+
+# ------------------------------------------------------------------ SONiC: CONFIG_DB dump
+
+TRICKY = st.sampled_from(['}, "', '"}, "', "\\", '\\"', "}", "{", ", ", ": ", "é", "\u2028", "\x00", "x", "1", ""])
+STRINGS = st.lists(TRICKY, max_size=4).map("".join)
+FIELDS = st.dictionaries(STRINGS, st.one_of(STRINGS, st.lists(STRINGS, max_size=3)), max_size=4)
+DOCS = st.dictionaries(STRINGS, st.dictionaries(STRINGS, FIELDS, min_size=1, max_size=4), max_size=4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(DOCS)
+def test_table_at_once_dump_is_the_entry_by_entry_dump(doc: dict[str, dict[str, dict[str, Any]]]) -> None:
+    text = sonic_render._dump_plain(doc)
+    assert text == sonic_render.dump_config_db(doc)
+    assert json.loads(text) == doc
+
+
+@settings(max_examples=50, deadline=None)
+@given(DOCS)
+def test_canonical_config_db_dumps_any_valid_document_as_before(doc: dict[str, dict[str, dict[str, Any]]]) -> None:
+    text = json.dumps(doc, indent=1)
+    assert sonic_render.canonical_config_db(text) == sonic_render.dump_config_db({t: e for t, e in doc.items() if e})
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ('{"PORT": {"Ethernet0": {"mtu": 9216}}}', "strings or lists of strings"),
+    ('{"PORT": {"Ethernet0": {"lanes": ["1", 2]}}}', "strings or lists of strings"),
+    ('{"PORT": {"Ethernet0": "x"}}', "entry PORT|Ethernet0 must be an object"),
+    ('{"PORT": []}', "table PORT must be an object"),
+    ("[]", "must be a JSON object"),
+])
+def test_shape_errors_are_named_as_before(text: str, error: str) -> None:
+    with pytest.raises(sonic_render.SonicRenderError, match=error):
+        sonic_render.canonical_config_db(text)
+
+
+# ------------------------------------------------------------------ hosts: script lines
+
+LINES = ["#!/usr/bin/env bash", mlx5_render.PREAMBLE, " " + mlx5_render.PREAMBLE + "\t", "# c", "", " ", "\t",
+         "echo 1 > /x", "ip link set dev eth0 mtu 9000", "set -e", "fi", "x=1", "a >b", "echo \\", "a\rb", "do\t",
+         "cd /", "echo 'q'", "echo $x", "mlnx_qos -i eth0 --pfc 0,0,0,1,0,0,0,0"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=7), st.sampled_from(["\n", "", "\n\n", " "]))
+def test_remembered_line_kinds_give_the_whole_script_regex(lines: list[str], end: str) -> None:
+    text = "\n".join(lines) + end
+    assert mlx5_render._simple_script(text) == (mlx5_render._SIMPLE_SCRIPT.fullmatch(text) is not None)
+
+
+def test_line_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond its bound it remembers nothing more and answers with the whole-text regex."""
+    monkeypatch.setattr(mlx5_render, "_KNOWN_MAX", 0)
+    script = f"{mlx5_render.PREAMBLE}\nnever seen before 1\n"
+    before = sum(map(len, mlx5_render._LINES.values()))
+    assert mlx5_render._simple_script(script)
+    assert not mlx5_render._simple_script(f"never seen before 2\n{mlx5_render.PREAMBLE}\n")
+    assert sum(map(len, mlx5_render._LINES.values())) == before
