@@ -9,6 +9,7 @@ from roceops.hardware.nics import LINK_TYPE_ETH, nic_profile
 from roceops.model.intent import FabricIntent
 from roceops.plan import qos_maps
 from roceops.plan.speed_profiles import speed_profile
+from roceops.plan.trusted import trusted
 from roceops.topology.fabric import Host, Nic
 
 
@@ -25,9 +26,9 @@ def plan_dcqcn(intent: FabricIntent, host: Host) -> DcqcnIntent:
 
 def plan_routes(nic: Nic) -> list[Route]:
     """Rail subnet through this NIC in the main table; a per-NIC table for source routing."""
-    return [
-        Route(to=nic.rail_subnet, via=nic.gateway),
-        Route(to="0.0.0.0/0", via=nic.gateway, table=nic.table),
+    return [  # from the validated fabric: not validated again (roceops/plan/trusted.py)
+        trusted(Route, to=nic.rail_subnet, via=nic.gateway),
+        trusted(Route, to="0.0.0.0/0", via=nic.gateway, table=nic.table),
     ]
 
 
@@ -59,11 +60,15 @@ def nic_policy(intent: FabricIntent, host: Host) -> dict[str, Any]:
 
 
 def plan_nic(intent: FabricIntent, host: Host, nic: Nic, policy: dict[str, Any] | None = None) -> NicIntent:
-    """``policy``: :func:`nic_policy` of this intent and host, when the caller already has it."""
-    return NicIntent(
-        netdev=nic.netdev, rdma_dev=nic.rdma_dev, rail=nic.rail, plane=nic.plane, speed=nic.speed,
+    """``policy``: :func:`nic_policy` of this intent and host, when the caller already has it.
+
+    Built from the validated fabric and :func:`nic_policy`'s values without validating them again
+    (roceops/plan/trusted.py); each NIC gets its own copies of the policy's lists and dicts."""
+    shared = policy if policy is not None else nic_policy(intent, host)
+    return trusted(
+        NicIntent, netdev=nic.netdev, rdma_dev=nic.rdma_dev, rail=nic.rail, plane=nic.plane, speed=nic.speed,
         address=nic.address, gateway=nic.gateway, table=nic.table, leaf=nic.leaf, leaf_port=nic.leaf_port,
-        routes=plan_routes(nic), **(policy if policy is not None else nic_policy(intent, host)),
+        routes=plan_routes(nic), **{k: v.copy() if isinstance(v, list | dict) else v for k, v in shared.items()},
     )
 
 
@@ -131,8 +136,8 @@ def plan_firmware(intent: FabricIntent, host: Host) -> FirmwareIntent | None:
 
 
 def plan_host(intent: FabricIntent, host: Host) -> HostIntent:
-    # Once per host: validation gives each NicIntent its own copies of the lists and dicts; the frozen
-    # DcqcnIntent is shared by the host's NICs.
+    # Once per host: each NicIntent gets its own copies of the lists and dicts; the frozen DcqcnIntent is
+    # shared by the host's NICs.
     policy = nic_policy(intent, host)
     return HostIntent(
         name=host.name, platform=host.platform, model=host.model, mgmt_ip=host.mgmt_ip, roce_mtu=intent.mtu.roce,

@@ -23,6 +23,7 @@ from roceops.model.intent import FabricIntent
 from roceops.model.load_balancing import canonical_fields
 from roceops.plan import hardware, qos_maps
 from roceops.plan.headroom import compute_headroom, profile_name
+from roceops.plan.trusted import trusted
 from roceops.topology.fabric import Fabric, Link, Switch
 from roceops.topology.settings import override_chain
 
@@ -109,10 +110,10 @@ def plan_ports(intent: FabricIntent, fabric: Fabric, sw: Switch) -> dict[str, Sw
         key = (link.speed, link.cable_length, sw.settings.mtu)
         if key not in cache:
             cache[key] = plan_port_headroom(intent, *key)
-        ports[port] = SwitchPort(
-            name=port, speed=link.speed, mtu=sw.settings.mtu, description=f"{peer}:{peer_port}",
+        ports[port] = trusted(  # values from the validated fabric and the plan (roceops/plan/trusted.py)
+            SwitchPort, name=port, speed=link.speed, mtu=sw.settings.mtu, description=f"{peer}:{peer_port}",
             role="host" if link.tier == "host-leaf" else "fabric", address=addr, peer_device=peer,
-            peer_port=peer_port, cable_length=link.cable_length, pfc_priorities=lossless, pfc_watchdog=wd,
+            peer_port=peer_port, cable_length=link.cable_length, pfc_priorities=list(lossless), pfc_watchdog=wd,
             headroom={pg: cache[key] for pg in pgs},
         )
     return ports
@@ -129,8 +130,8 @@ def plan_bgp(fabric: Fabric, sw: Switch) -> Bgp:
             continue
         peer_sw = fabric.device(peer)
         assert peer_ip is not None
-        neighbors.append(BgpNeighbor(ip=peer_ip.split("/")[0], remote_asn=getattr(peer_sw, "asn", 0), port=port,
-                                     description=peer))
+        neighbors.append(trusted(BgpNeighbor, ip=peer_ip.split("/")[0], remote_asn=getattr(peer_sw, "asn", 0),
+                                 port=port, description=peer))  # as SwitchPort above
     return Bgp(asn=sw.asn, router_id=sw.loopback.split("/")[0], neighbors=neighbors, networks=networks)
 
 
