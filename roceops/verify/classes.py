@@ -90,13 +90,14 @@ def _ordered(lines: list[str]) -> list[str]:
     each group keeping its order, and the groups sorted: FRR does not care in which order different
     neighbours or networks come, and the translation sorts them by address, which differs per device."""
     out: list[str] = []
+    split = [line.split() for line in lines]  # once per line
     i = 0
     while i < len(lines):
-        words = lines[i].split()
+        words = split[i]
         j = i
         groups: dict[str, list[str]] = defaultdict(list)
-        while j < len(lines) and len(lines[j].split()) > 1 and words and lines[j].split()[0] == words[0]:
-            groups[lines[j].split()[1]].append(lines[j])
+        while j < len(lines) and len(split[j]) > 1 and words and split[j][0] == words[0]:
+            groups[split[j][1]].append(lines[j])
             j += 1
         if j > i + 1:
             for key in sorted(groups):
@@ -237,19 +238,21 @@ def _uncovered_ends(fabric: Fabric, keys: Mapping[str, tuple[object, ...]], name
 
 
 def cover(fabric: Fabric, nodes: Mapping[str, SwitchNode | HostNode],
-          mtus: Mapping[tuple[str, str], int], sus: list[int] | None = None) -> Coverage:
-    """The sub-plane to build and the class proof of every device outside it."""
+          mtus: Mapping[tuple[str, str], int], sus: list[int] | None = None,
+          forms: Mapping[str, tuple[str, ...]] | None = None) -> Coverage:
+    """The sub-plane to build and the class proof of every device outside it. ``forms``: the devices'
+    :func:`canonical` forms, when the caller has made them (roceops.verify.inputs)."""
     reps = set(sus if sus is not None else representative_sus(fabric))
     seed = [h.name for h in fabric.hosts if h.su in reps] + [s.name for s in fabric.switches if s.su in reps]
     built = close(fabric, seed)
     reasons = {n: "representative" for n in built}
     keys = class_keys(fabric)
-    forms: dict[str, tuple[str, ...]] = {}
+    made: dict[str, tuple[str, ...]] = dict(forms or {})
 
     def form(n: str) -> tuple[str, ...]:
-        if n not in forms:
-            forms[n] = canonical(fabric, n, nodes[n], mtus)
-        return forms[n]
+        if n not in made:
+            made[n] = canonical(fabric, n, nodes[n], mtus)
+        return made[n]
 
     order = [d.name for d in fabric.devices()]
     representative: dict[str, str] = {}

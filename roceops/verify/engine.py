@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from roceops.device.change import RenderedDevice
-from roceops.plan import plan
-from roceops.platforms.templating import render_device
 from roceops.report.result import Result
 from roceops.topology.fabric import Fabric
 from roceops.verify import checks, classes, frr
 from roceops.verify.checks import LinkProbe, PingPair
+from roceops.verify.inputs import class_inputs, planned
 from roceops.verify.netns import (
     OWNER_FILE,
     RunState,
@@ -41,7 +40,7 @@ from roceops.verify.netns import (
     sysctl_path,
     teardown,
 )
-from roceops.verify.plane import Intent, Plane, Session, build_plane, device_nodes
+from roceops.verify.plane import Intent, Plane, Session, build_plane
 from roceops.verify.probe import SMALL, Probe, fib_next_hops, route_lookups, run_probes
 
 STATE_DIR = Path(".roceops") / "verify"
@@ -158,19 +157,16 @@ def running_plane(fabric: Fabric, options: VerifyOptions, *, intents: Mapping[st
     """Plan, build, start FRR and converge; on exit (normal, error, Ctrl-C, SIGTERM) stop the daemons and
     remove the namespaces. ``intents``/``rendered`` replace the planned/rendered ones per device."""
     clock = _Clock()
-    names = [d.name for d in fabric.devices()]
-    all_intents: dict[str, Intent] = {n: plan(fabric, n) for n in names}  # type: ignore[misc]
-    all_intents.update(intents or {})
-    all_rendered = {n: render_device(all_intents[n]) for n in names if n not in (rendered or {})}
-    all_rendered.update(rendered or {})
     run_id = new_run_id()
     coverage = None
     built = fabric
-    if options.by_class:
-        nodes, mtus = device_nodes(fabric, all_intents, all_rendered)
-        coverage = classes.cover(fabric, nodes, mtus)
+    if options.by_class:  # every device planned, rendered and translated once, in forked workers
+        nodes, mtus, forms = class_inputs(fabric, intents or {}, rendered or {})
+        coverage = classes.cover(fabric, nodes, mtus, forms=forms)
         built = classes.sub_fabric(fabric, coverage.built)
-        del nodes, mtus
+        del nodes, mtus, forms
+    # the built devices planned and their routing files rendered (the plane reads no other file)
+    all_intents, all_rendered = planned(fabric, [d.name for d in built.devices()], intents or {}, rendered or {})
     plane = build_plane(run_id, built, all_intents, all_rendered)
     if coverage is not None:
         plane.absent_peers = classes.absent_peers(fabric, set(coverage.built))

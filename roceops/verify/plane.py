@@ -19,6 +19,7 @@ from roceops.topology.fabric import Fabric
 from roceops.verify.netns import ifname
 
 Intent = SwitchIntent | HostIntent
+HOST_FILES = ("netplan.yaml", "sysctl.conf")  # the rendered files a host's routing comes from (_host)
 
 
 
@@ -159,6 +160,18 @@ def device_nodes(fabric: Fabric, intents: Mapping[str, Intent], rendered: Mappin
     return nodes, mtus
 
 
+def node_of(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> SwitchNode | HostNode:
+    """What the plane runs for one device (:func:`device_nodes` of one device)."""
+    return _host(name, netns, intent, rendered) if isinstance(intent, HostIntent) \
+        else _switch(name, netns, intent, rendered)
+
+
+def port_mtu(fabric: Fabric, intent: Intent, port: str) -> int:
+    """One cable end's MTU as :func:`device_nodes` gives it."""
+    default = fabric.intent.mtu.host if isinstance(intent, HostIntent) else fabric.intent.mtu.switch
+    return _mtu(intent, port, default)
+
+
 def _switch(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> SwitchNode:
     assert isinstance(intent, SwitchIntent)
     node = SwitchNode(name=name, platform=intent.platform, role=intent.role, netns=netns,
@@ -177,7 +190,8 @@ def _host(name: str, netns: str, intent: Intent, rendered: RenderedDevice) -> Ho
     assert isinstance(intent, HostIntent)
     host_routing = get_platform(intent.platform).code.host_routing
     assert host_routing is not None, f"{intent.platform} has no host routing for `verify routing`"
-    r = host_routing(rendered.files["netplan.yaml"], rendered.files.get("sysctl.conf", ""))
+    netplan, sysctl = HOST_FILES
+    r = host_routing(rendered.files[netplan], rendered.files.get(sysctl, ""))
     node = HostNode(name=name, netns=netns, ip_commands=r.ip_commands, sysctls=r.sysctls, nics={})
     for netdev, nic in intent.nics.items():
         mtu, addresses = r.nics.get(netdev, (None, []))

@@ -238,8 +238,13 @@ def netplan_spec(text: str) -> dict[str, dict[str, Any]]:
 
 def netplan_commands(text: str) -> list[str]:
     """The runtime equivalent of ``netplan apply`` for roceops' rail file, as ``ip`` commands."""
+    return spec_commands(netplan_spec(text))
+
+
+def spec_commands(spec: dict[str, dict[str, Any]]) -> list[str]:
+    """:func:`netplan_commands` of a file's :func:`netplan_spec` (for callers that have parsed it already)."""
     cmds: list[str] = []
-    for netdev, e in netplan_spec(text).items():
+    for netdev, e in spec.items():
         if e["mtu"]:
             cmds.append(f"ip link set dev {netdev} mtu {e['mtu']}")
         cmds += [f"ip addr replace {a} dev {netdev}" for a in e["addresses"]]

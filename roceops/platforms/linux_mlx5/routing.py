@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roceops.platforms.linux_mlx5.driver_model import netplan_commands, netplan_spec
+from roceops.platforms.linux_mlx5.driver_model import netplan_spec, spec_commands
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class HostRouting:
 def host_routing(netplan_text: str, sysctl_text: str) -> HostRouting:
     spec = netplan_spec(netplan_text)
     nics = {netdev: (e["mtu"], list(e["addresses"])) for netdev, e in spec.items()}
-    commands = [c.removeprefix("ip ") for c in netplan_commands(netplan_text)]
+    commands = [c.removeprefix("ip ") for c in spec_commands(spec)]  # the file parsed once (YAML is slow)
     sysctls: dict[str, str] = {}
     for line in sysctl_text.splitlines():
         key, sep, value = line.partition("=")
