@@ -159,8 +159,8 @@ def model_profile(name: str) -> ModelProfile:
 
 def find_model_profile(name: str | None) -> ModelProfile | None:
     """:func:`model_profile`, or None for no name or an unknown one (lint reports unknown names)."""
-    if name is None:
-        return None
+    if name is None or "/" in name or not (MODEL_CATALOGUE / f"{name}.json").is_file():
+        return None  # without listing the catalogue for model_profile's message (every EOS render asks)
     try:
         return model_profile(name)
     except UnknownModelProfile:
