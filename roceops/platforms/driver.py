@@ -54,8 +54,9 @@ class Driver(Protocol):
         """The intent as this platform shows it, in the Observed model ``observe`` returns (every field set)."""
         ...
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        """Parse the same outputs into operational state for health checks."""
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Parse the same outputs, and nothing else, into operational state for health checks: every port, NIC
+        and neighbour they show, unnamed (``roceops.device.oper.for_intent`` keeps what the intent plans)."""
         ...
 
     def facts(self, outputs: dict[str, str]) -> DeviceFacts | None:
