@@ -21,7 +21,7 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol
 
 from roceops.device.change import Change, DeviceFacts, RenderedDevice, Snapshot
 from roceops.device.compare import Drift, compare
@@ -162,9 +162,9 @@ class RoomDriver:
         return compare(driver.expected(intent), driver.observe(driver.collect(conn, intent)), skip=skip)
 
 
-@runtime_checkable
 class TrafficDriver(Protocol):
-    """A host driver that can run an RDMA bandwidth test between two hosts (``health --traffic``)."""
+    """A host driver that can run an RDMA bandwidth test between two hosts (``health --traffic``); a room that
+    can names it in ``PlatformCode.traffic``."""
 
     traffic_overhead_s: float  # time a test takes beyond its duration (connection setup, head start)
 
