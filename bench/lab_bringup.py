@@ -42,16 +42,17 @@ def run(path: Path, workers: int, port: int, base: str) -> bool:
         journal = Journal(Path(tmp) / "journal.sqlite")
         try:
             run_id = journal.start_run("deploy", fabric.intent.name, "bench", {})
-            report = deploy(fabric, names, DeployOptions(commit=True, bringup=True, firmware=firmware, workers=workers, lab_dir=state,
-                                                         quiet=True, timeout_s=300, max_fail=len(names)),
-                            journal, run_id)
+            options = DeployOptions(commit=True, bringup=True, firmware=firmware, workers=workers, lab_dir=state,
+                                    quiet=True, timeout_s=300, max_fail=len(names))
+            report = deploy(fabric, names, options, journal, run_id)
             t2 = time.perf_counter()
             audit = run_audit(fabric, names, AuditOptions(lab_dir=state, quiet=True, timeout_s=120))
             t3 = time.perf_counter()
             statuses = Counter(o.status for o in report.outcomes.values())
             paths = Counter(f"{o.platform}:{o.path}" for o in report.outcomes.values() if o.path)
+            command = "deploy --commit --bringup" + (" --firmware" if firmware else "")
             print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: {len(names)} devices; "
-                  f"lab start {t1 - t0:.1f} s, deploy --commit --bringup{' --firmware' if firmware else ''} {t2 - t1:.1f} s (exit {report.exit_code}, "
+                  f"lab start {t1 - t0:.1f} s, {command} {t2 - t1:.1f} s (exit {report.exit_code}, "
                   f"{dict(statuses)}, paths {dict(paths)}), audit {t3 - t2:.1f} s (exit {audit.exit_code}, "
                   f"{len(audit.findings)} findings); lab RSS {rss_of(started.pid):.0f} MiB")
             for name, o in sorted(report.outcomes.items()):

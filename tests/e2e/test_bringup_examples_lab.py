@@ -23,9 +23,9 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.nornir_glue.runner import make_nornir
+from roceops.plan import plan
 from roceops.platforms.sonic.driver import write_file
 from roceops.platforms.templating import render_device
-from roceops.plan import plan
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric, Switch
 
