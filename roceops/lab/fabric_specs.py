@@ -40,7 +40,7 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
     host_breakout = model.host_breakout if model is not None and sw.role == "leaf" else None
     children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout) or ()} \
         if host_breakout else {}
-    boot = _boot_ports(sw) if children else {}
+    boot = _boot_ports(sw) if children and sw.platform == "sonic" else {}  # what the SONiC lab boots
     ports = []
     for link in fabric.links_of(sw.name):
         local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
@@ -61,9 +61,10 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
             extra["sku_platform"] = profile.platform
             # hwsku.json's default_brkout_mode of the cages in use: sonic-cfggen writes it as BREAKOUT_CFG at first
             # boot (sonic-buildimage @ 086b03bd src/sonic-config-engine/sonic-cfggen, portconfig.py parse_breakout_mode)
-            cages = {str(p.get("cage")) for p in ports if p.get("cage")}
-            extra["boot_breakout"] = {c.name: c.default_breakout for c in profile.cages
-                                      if c.name in cages and c.default_breakout}
+            cages = {str(p.get("cage")) for p in ports if p.get("cage")} if sw.platform == "sonic" else set()
+            if cages:
+                extra["boot_breakout"] = {c.name: c.default_breakout for c in profile.cages
+                                          if c.name in cages and c.default_breakout}
     return extra
 
 
