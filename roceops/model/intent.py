@@ -259,9 +259,7 @@ class MtuPolicy(StrictModel):
 
 
 class CableLengths(StrictModel):
-    """Metres per tier. The defaults are lengths every shipped SONiC SKU's pg_profile_lookup.ini has a row for
-    (5m, 40m, 300m; sonic-buildimage @ 086b03bd): buffermgrd's traditional model has no profile for others (HDRM003).
-    """
+    """Metres per tier; the defaults are rows of every shipped SONiC SKU's pg_profile_lookup.ini (lint HDRM003)."""
 
     host_leaf: CableLength = 5
     leaf_spine: CableLength = 40

@@ -43,6 +43,16 @@ def profile_of(sw: Switch) -> SwitchProfile | None:
         return None  # lint HW001 reports it
 
 
+def vendor_managed_reason(sw: Switch) -> str | None:
+    """Why a switch gets no BUFFER_* tables (its SKU leaves buffers to the ASIC configuration), else None."""
+    from roceops.platforms.base import get_platform  # here: platforms.base imports the plan models
+
+    profile = profile_of(sw)
+    if profile is None or profile.vendor_managed_buffers is None or not get_platform(sw.platform).sku_built:
+        return None
+    return f"{profile.name}: {profile.vendor_managed_buffers.reason}"
+
+
 def buffer_spec_of(sw: Switch, profile: SwitchProfile) -> BufferSpec | None:
     return profile.buffer_spec(TOPOLOGY_OF_ROLE[sw.role]) or profile.buffer_spec("t1")
 

@@ -106,3 +106,19 @@ def test_lua_port_by_hand() -> None:
     assert shared.size == 19456 and shared.xoff == 88064  # no 2 KB compensation with a shared headroom pool
     eight = mellanox_headroom(asic="MELLANOX-SPECTRUM-4", speed_mbps=800_000, cable_m=5, port_mtu=9216, lanes=8)
     assert eight.xon == 38912  # 8-lane ports double the pipeline latency (the tables' 800G xon too)
+
+
+def test_render_refuses_the_length_with_or_without_lint(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from roceops.cli.main import app
+
+    fabric_file = tmp_path / "fabric.yaml"
+    fabric_file.write_text(json.dumps(broken(("cable_lengths.leaf_spine", 30))))  # JSON is YAML
+    runner = CliRunner()
+    linted = runner.invoke(app, ["render", "-f", str(fabric_file), "--out", str(tmp_path / "a")])
+    assert linted.exit_code == 1 and "lint errors" in linted.output
+    forced = runner.invoke(app, ["render", "-f", str(fabric_file), "--out", str(tmp_path / "b"), "--skip-lint"])
+    assert forced.exit_code == 3  # bad input, a message and no traceback
+    assert "no row for 400000 Mb/s at 30 m" in " ".join(forced.output.split())
+    assert not (tmp_path / "b").exists()

@@ -77,3 +77,15 @@ def test_cli_import_and_a_sonic_fabric_on_it_renders_no_buffer_tables(tmp_path: 
     config = json.loads(render(intent)["config_db.json"])
     assert not [t for t in config if t.startswith("BUFFER_")]
     assert config["CABLE_LENGTH"] and config["PORT_QOS_MAP"]  # PFC still on; buffers_config.j2 writes lengths
+
+    # the CLI says so: hardware show, and render names the switches it wrote no buffers for
+    shown = runner.invoke(app, ["hardware", "show", sku])
+    assert shown.exit_code == 0 and "buffers: vendor-managed, no BUFFER_* tables rendered" in shown.output
+    fabric_file = tmp_path / "fabric.yaml"
+    fabric_file.write_text(json.dumps(broken(("switch_models.sw8.hwsku", sku))))  # JSON is YAML
+    rendered = runner.invoke(app, ["render", "-f", str(fabric_file), "--out", str(tmp_path / "build")])
+    assert rendered.exit_code == 0, rendered.output
+    said = " ".join(rendered.output.split())
+    assert f"no BUFFER_* tables rendered for 6 switches (leaf-su1-r1, leaf-su1-r2, leaf-su2-r1, ...): {sku}" in said
+    built = json.loads((tmp_path / "build" / "spine01" / "config_db.json").read_text())
+    assert not [t for t in built if t.startswith("BUFFER_")]
