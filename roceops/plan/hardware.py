@@ -73,8 +73,10 @@ def _port_facts(sw: Switch, ports: dict[str, SwitchPort], host_breakout: str | N
 
 
 def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpec | None,
-                       host_breakout: str | None = None) -> dict[str, SwitchPort]:
-    """``ports`` with the SKU's lanes/alias/index and buffer profile lists filled in."""
+                       host_breakout: str | None = None,
+                       headroom: VendorHeadroom | None = None) -> dict[str, SwitchPort]:
+    """``ports`` with the SKU's lanes/alias/index, buffer profile lists and vendor headroom (``headroom``) filled
+    in, in one copy per port."""
     facts = _port_facts(sw, ports, host_breakout)
     out: dict[str, SwitchPort] = {}
     for name, port in ports.items():
@@ -85,6 +87,10 @@ def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpe
         if spec is not None:
             update.update(ingress_profiles=list(spec.ingress_profile_list),
                           egress_profiles=list(spec.egress_profile_list))
+        if headroom is not None and port.headroom:
+            pgs = headroom.of(port, len(hw.lanes) if hw is not None else 0)
+            if pgs is not None:
+                update["headroom"] = pgs
         out[name] = port.model_copy(update=update) if update else port
     return out
 
@@ -150,21 +156,23 @@ def vendor_headroom(profile: SwitchProfile, spec: BufferSpec, model: str, speed:
     return Headroom(profile=row_profile_name(row), xon=row.xon, xoff=row.xoff, size=row.size)
 
 
-def with_vendor_headroom(ports: dict[str, SwitchPort], profile: SwitchProfile, spec: BufferSpec,
-                         model: str) -> dict[str, SwitchPort]:
-    """``ports`` with every lossless PG's headroom from the vendor where the SKU has it (see vendor_headroom)."""
-    cache: dict[tuple[int, int, int, int], Headroom | None] = {}
-    out: dict[str, SwitchPort] = {}
-    for name, port in ports.items():
-        if not port.headroom:
-            out[name] = port
-            continue
-        key = (port.speed, port.cable_length, port.mtu, len(port.lanes or ()) or 4)
-        if key not in cache:
-            cache[key] = vendor_headroom(profile, spec, model, *key)
-        h = cache[key]
-        out[name] = port if h is None else port.model_copy(update={"headroom": dict.fromkeys(port.headroom, h)})
-    return out
+class VendorHeadroom:
+    """The vendor's headroom for one switch's ports: :func:`vendor_headroom` per (speed, cable, MTU, lanes), cached;
+    a vendor-managed SKU (``spec`` None) gets none at all (no BUFFER_PG: the ASIC configuration holds it)."""
+
+    def __init__(self, profile: SwitchProfile, spec: BufferSpec | None, model: str) -> None:
+        self.profile, self.spec, self.model = profile, spec, model
+        self._cache: dict[tuple[int, int, int, int], Headroom | None] = {}
+
+    def of(self, port: SwitchPort, lanes: int) -> dict[int, Headroom] | None:
+        """PG -> headroom for ``port``'s lossless PGs; None where roceops' formula stays (no vendor table)."""
+        if self.spec is None:
+            return {}
+        key = (port.speed, port.cable_length, port.mtu, lanes)
+        if key not in self._cache:
+            self._cache[key] = vendor_headroom(self.profile, self.spec, self.model, *key)
+        h = self._cache[key]
+        return None if h is None else dict.fromkeys(port.headroom, h)
 
 
 def vendor_profile(spec: BufferSpec | None, name: str) -> BufferProfile | None:

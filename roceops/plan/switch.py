@@ -195,11 +195,9 @@ def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sku_built else None
     vendor_managed = sku_built and profile is not None and profile.vendor_managed_buffers is not None
     host_breakout = intent.switch_models[sw.model].host_breakout
-    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout)
-    if vendor_managed:  # no BUFFER_PG either: the image's ASIC configuration holds the headroom
-        ports = {name: p.model_copy(update={"headroom": {}}) for name, p in ports.items()}
-    elif spec is not None and profile is not None:
-        ports = hardware.with_vendor_headroom(ports, profile, spec, intent.qos.buffers.model)
+    headroom = (hardware.VendorHeadroom(profile, spec, intent.qos.buffers.model)
+                if profile is not None and (spec is not None or vendor_managed) else None)
+    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout, headroom)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
         nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip, loopback=sw.loopback,
