@@ -13,6 +13,7 @@ from roceops.api import plan, render
 from roceops.hardware import switch_profile, switch_profile_names
 from roceops.hardware.dynamic_headroom import mellanox_headroom
 from roceops.hardware.sku_files import read_pg_profile_lookup
+from roceops.lint import lint
 from roceops.model.loader import load
 from roceops.plan.hardware import row_profile_name, vendor_profile
 from roceops.topology.expand import expand
@@ -122,3 +123,15 @@ def test_render_refuses_the_length_with_or_without_lint(tmp_path: Path) -> None:
     assert forced.exit_code == 3  # bad input, a message and no traceback
     assert "no row for 400000 Mb/s at 30 m" in " ".join(forced.output.split())
     assert not (tmp_path / "b").exists()
+
+
+def test_formula_below_the_vendor_table_is_a_warning_naming_the_rows() -> None:
+    # Cumulus leaves on an SN5600 (lab-mini's su2): their headroom is roceops' estimate, below NVIDIA's rows
+    report = lint(load(REPO / "inventory" / "lab-mini.yaml").intent)
+    [hit] = [f for f in report.warnings if f.id == "HDRM004"]
+    assert hit.path == "qos.buffers" and "cumulus switches of model sn5600-8x400g (Mellanox-SN5600-O128)" in hit.message
+    assert "400G 300m: 533KB < 662KB" in hit.message  # formula xoff vs the table's 677888 B
+    # raising the estimate's inputs above the vendor's clears it
+    report = run(broken(("switch_models.sw8.hwsku", "Mellanox-SN5600-O128"), ("tiers.leaf.platform", "cumulus"),
+                        ("tiers.spine.platform", "cumulus"), ("qos.buffers.mac_phy_delay_bytes", 300_000)))
+    assert "HDRM004" not in report.ids
