@@ -3,7 +3,7 @@
 A switch whose model names a catalogue hwsku (``switch_models.<m>.hwsku``) gets, per port, the lanes,
 alias and index of the SKU port behind it (:mod:`roceops.hardware.front_panel`), and the buffer pools,
 profiles and per-port profile lists of the SKU's ``buffers_defaults_<topo>.j2`` instead of roceops'
-generic ones, and lossless PG headroom from the vendor (:func:`with_vendor_headroom`). A SKU whose files set no
+generic ones, and lossless PG headroom from the vendor (:class:`VendorHeadroom`). A SKU whose files set no
 buffers is vendor-managed: no pools, profiles or headroom are planned. Topology by role as
 sonic-buildimage's buffers_config.j2 picks the template (@ 02aaf5c36e97231dd0be28245269a0c17431fe9f:
 ToRRouter -> t0, LeafRouter -> t1, SpineRouter -> t2): leaf t0, spine t1, core t2 (t1 if the SKU has no t2).
@@ -24,14 +24,15 @@ from roceops.topology.fabric import Switch
 LOSSLESS_PG_POOL = "ingress_lossless_pool"
 
 
+TOPOLOGY_OF_ROLE = {"leaf": "t0", "spine": "t1", "core": "t2"}
+
+
 class NoVendorHeadroom(ValueError):
     """The SKU's vendor data gives no headroom for a port's speed and cable length (lint HDRM003 names it)."""
 
     def __init__(self, message: str, *, hwsku: str, speed: int, cable_m: int, supported: tuple[str, ...]) -> None:
         super().__init__(message)
         self.hwsku, self.speed, self.cable_m, self.supported = hwsku, speed, cable_m, supported
-
-TOPOLOGY_OF_ROLE = {"leaf": "t0", "spine": "t1", "core": "t2"}
 
 
 def profile_of(sw: Switch) -> SwitchProfile | None:

@@ -80,8 +80,9 @@ def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort],
         for h in port.headroom.values():
             seen.setdefault(h.profile, h)
     for name in sorted(seen):
-        h = seen[name]  # the vendor's lookup-table profile where the SKU has one (plan.hardware.vendor_profile)
-        out.append(hardware.vendor_profile(spec, name) or BufferProfile(
+        h = seen[name]  # traditional model: the vendor's lookup-table profile where the SKU has one
+        vendor = hardware.vendor_profile(spec, name) if b.model == "traditional" else None
+        out.append(vendor or BufferProfile(
             name=name, pool=hardware.headroom_pool(spec), size=h.size, xon=h.xon, xoff=h.xoff,
             dynamic_th=b.lossless_dynamic_th))
     return out

@@ -93,6 +93,13 @@ def test_dynamic_model_takes_the_vendor_computation_where_the_table_has_no_row()
     assert (h.xon, h.xoff, h.size) == (lua.xon, lua.xoff, lua.size) == (19456, 113664, 133120)
     config = json.loads(render(intent)["config_db.json"])
     assert config["BUFFER_PG"][f"{port.name}|3"] == {"profile": "NULL"}  # buffermgrd computes it on the switch
+    # a leaf's 5 m host ports have a table row, but the dynamic model still takes buffermgrd's computation
+    leaf = plan(report.fabric, "leaf-su1-r1")
+    host = next(p for p in leaf.ports.values() if p.cable_length == 5)
+    h5 = mellanox_headroom(asic="MELLANOX-SPECTRUM-4", speed_mbps=400_000, cable_m=5, port_mtu=host.mtu, lanes=4)
+    assert next(iter(host.headroom.values())).xoff == h5.xoff != 231424
+    leaf_config = json.loads(render(leaf)["config_db.json"])
+    assert not [n for n in leaf_config["BUFFER_PROFILE"] if n.startswith("pg_lossless_")]
 
 
 def test_lua_port_by_hand() -> None:
