@@ -60,13 +60,15 @@ def vendor_headroom_row(ctx: LintContext) -> Iterator[Hit]:
       needs_fabric=True)
 def formula_below_vendor(ctx: LintContext) -> Iterator[Hit]:
     b = ctx.intent.qos.buffers
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[tuple[str, str, str | None, int]] = set()
     for sw in ctx.fabric.switches if ctx.fabric is not None else ():
+        key = (sw.model, sw.platform, sw.hwsku, sw.settings.mtu)
+        if key in seen:
+            continue
+        seen.add(key)
         profile = _profile(sw.hwsku)
-        if profile is None or registry.get(sw.platform).sku_built or (sw.hwsku, sw.platform,
-                                                                                sw.settings.mtu) in seen:
+        if profile is None or registry.get(sw.platform).sku_built:
             continue  # SKU-built rooms take the vendor's rows themselves
-        seen.add((profile.name, sw.platform, sw.settings.mtu))
         rows = {(r.speed, r.cable): r for spec in profile.buffers.values() for r in spec.pg_lossless}
         below: list[str] = []
         for (speed, cable), row in sorted(rows.items()):
