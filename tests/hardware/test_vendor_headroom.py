@@ -142,3 +142,15 @@ def test_formula_below_the_vendor_table_is_a_warning_naming_the_rows() -> None:
     report = run(broken(("switch_models.sw8.hwsku", "Mellanox-SN5600-O128"), ("tiers.leaf.platform", "cumulus"),
                         ("tiers.spine.platform", "cumulus"), ("qos.buffers.mac_phy_delay_bytes", 300_000)))
     assert "HDRM004" not in report.ids
+
+
+def test_dynamic_model_on_a_sku_without_a_dynamic_calculation_is_refused() -> None:
+    from roceops.plan.hardware import NoVendorHeadroom, vendor_headroom
+
+    dell = switch_profile("Dell-Z9864f-O64")  # Broadcom: no buffers_dynamic.json.j2, no Mellanox ASIC_TABLE
+    spec = dell.buffer_spec("t0")
+    assert spec is not None and not spec.dynamic_calculation
+    with pytest.raises(NoVendorHeadroom, match="no dynamic buffer calculation"):
+        vendor_headroom(dell, spec, "dynamic", 800_000, 40, 9216, 8)
+    row = vendor_headroom(dell, spec, "traditional", 800_000, 40, 9216, 8)
+    assert row is not None and (row.profile, row.xoff) == ("pg_lossless_800000_40m_profile", 835406)
