@@ -1,7 +1,8 @@
 """What ``verify routing`` needs of each device, made without I/O: its plan and its rendered *routing* files
 (a switch's ``Platform.routing_source``, a host's netplan and sysctl files: the only files the plane reads),
 and for the class argument its node (what the plane would run), its cable ends' MTUs and its canonical form.
-The per-device work of the class argument is spread over the cores (forked workers, :func:`fork_map`).
+The per-device planning, rendering and translation of the class argument is spread over the cores (forked
+workers, :func:`fork_map`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ def class_inputs(fabric: Fabric, intents: Mapping[str, Intent], rendered: Mappin
                  min_items: int = PARALLEL_THRESHOLD
                  ) -> tuple[dict[str, SwitchNode | HostNode], dict[tuple[str, str], int], dict[str, tuple[str, ...]]]:
     """(every device's node, every cable end's MTU, every device's canonical form): what
-    :func:`roceops.verify.plane.device_nodes` and :func:`roceops.verify.classes.canonical` give, per device in
-    forked workers; only the nodes, MTUs and forms travel back."""
+    :func:`roceops.verify.plane.device_nodes` and :func:`roceops.verify.classes.canonical` give; nodes and MTUs
+    per device in forked workers (only they travel back)."""
     names = [d.name for d in fabric.devices()]
     nodes: dict[str, SwitchNode | HostNode] = {}
     mtus: dict[tuple[str, str], int] = {}
@@ -66,5 +67,5 @@ def class_inputs(fabric: Fabric, intents: Mapping[str, Intent], rendered: Mappin
                                                   min_items=min_items), strict=True):
         nodes[name] = node
         mtus.update(ends)
-    forms = fork_map(lambda n: classes.canonical(fabric, n, nodes[n], mtus), names, min_items=min_items)
-    return nodes, mtus, dict(zip(names, forms, strict=True))
+    # the forms in this process: forking a process that holds every node costs more than the forms (measured)
+    return nodes, mtus, {n: classes.canonical(fabric, n, nodes[n], mtus) for n in names}
