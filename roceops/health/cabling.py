@@ -2,10 +2,11 @@
 rail *i*; a swapped host cable silently sends traffic across rails and hangs jobs on rail-only fabrics
 (NVIDIA/nccl#1933, #2345, #1591).
 
-Two views, either enough: the host's own LLDP (``lldpcli``, where hosts run lldpd) and the leaves' LLDP tables
-(what each host-facing port hears from the host). The observed place of a NIC is the leaf port that names it,
-or the port the host's LLDP names. Neither view (no lldpd on the host): the check is skipped with that reason,
-not unknown: the node's other checks decide. Not done: the NIC MAC learned on the port where LLDP is absent.
+Three views, any one enough: the host's own LLDP (``lldpcli``, where hosts run lldpd), the leaves' LLDP tables
+(what each host-facing port hears from the host) and, where a leaf port hears no LLDP, the NIC MAC in its IPv6
+neighbour table (the host's MACs from its own ``ip -j addr show``). The observed place of a NIC is the leaf port
+that names it (by LLDP, else by MAC), or the port the host's LLDP names. No view at all (no lldpd on the host and
+no neighbour entry): the check is skipped with that reason, not unknown: the node's other checks decide.
 """
 
 from __future__ import annotations
@@ -28,12 +29,31 @@ def _leaf_views(node: str, samples: dict[str, Sample], leaves: set[str]) -> dict
     return out
 
 
+def _mac_views(macs: dict[str, str], samples: dict[str, Sample], leaves: set[str]) -> dict[str, tuple[str, str]]:
+    """netdev -> (leaf, port) whose IPv6 neighbour table holds that NIC's MAC, on ports with no LLDP neighbour.
+    ``macs``: MAC -> netdev of the node's NICs."""
+    out: dict[str, tuple[str, str]] = {}
+    for leaf in sorted(leaves):
+        state = samples[leaf].first
+        if state is None:
+            continue
+        for port, learned in state.neighbor_macs.items():
+            if port in state.lldp:  # LLDP names what is there: the MAC view is for ports without it
+                continue
+            for mac in learned:
+                if mac in macs:
+                    out.setdefault(macs[mac], (leaf, port))
+    return out
+
+
 def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> list[Result]:
     """One result per rail NIC: ok where the views agree with the plan, fail naming planned and observed ports."""
     leaves = {n.leaf for n in host.nics.values()}
     first = samples[node].first
     own = first.lldp if first is not None else {}
     heard = _leaf_views(node, samples, leaves)
+    macs = {p.mac: name for name, p in (first.ports.items() if first is not None else ()) if p.mac}
+    learned = _mac_views(macs, samples, leaves)
     out = []
     for nic in sorted(host.nics.values(), key=lambda n: n.rail):
         planned = (nic.leaf, nic.leaf_port)
@@ -41,6 +61,7 @@ def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> lis
         item = f"{node}:{nic.netdev}"
         seen = own.get(nic.netdev)
         at = heard.get(nic.netdev)
+        by_mac = learned.get(nic.netdev) if at is None else None
         leaf_state = samples[nic.leaf].first
         there = leaf_state.lldp.get(nic.leaf_port) if leaf_state is not None else None
         problems = []
@@ -48,10 +69,14 @@ def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> lis
             problems.append(f"its LLDP hears {seen.device}:{seen.port}")
         if at is not None and at != planned:
             problems.append(f"{at[0]}:{at[1]} hears it")
+        if by_mac is not None and by_mac != planned:
+            problems.append(f"{by_mac[0]}:{by_mac[1]} has its MAC in the neighbour table")
         if there is not None and (there.device, there.port) != (node, nic.netdev):
             problems.append(f"{expected} hears {there.device}:{there.port}")
+        at = at or by_mac
         if seen is None and at is None and there is None:
-            why = samples[node].error or f"no LLDP from {nic.netdev} on either end (lldpd not running on {node}?)"
+            why = samples[node].error or (f"no LLDP from {nic.netdev} on either end (lldpd not running on {node}?) and "
+                                          "its MAC in no leaf's neighbour table")
             out.append(Result(device=node, check=CHECK, path=item, status="skipped", expected=expected,
                                    message=why))
             continue

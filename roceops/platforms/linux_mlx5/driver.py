@@ -38,7 +38,7 @@ from typing import Any, Literal
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd
+from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import RoomDriver
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -278,7 +278,8 @@ class LinuxMlx5Driver(RoomDriver):
                 continue
             ports[name] = PortOper(name=name, oper_up=None if not state else state == "up",
                                    speed=int(speed) if speed.isdigit() and int(speed) > 0 else None,
-                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread)
+                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread,
+                                   mac=canonical_mac(str(link.get("address", ""))) if link else None)
             drv_text = outputs.get(f"ethtool -i {name}")
             if drv_text:
                 try:
