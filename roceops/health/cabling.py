@@ -11,6 +11,9 @@ no neighbour entry): the check is skipped with that reason, not unknown: the nod
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from roceops.device.intent import HostIntent
 from roceops.health.catalog import Sample
 from roceops.report.result import Result
@@ -18,50 +21,49 @@ from roceops.report.result import Result
 CHECK = "nic.rail"
 
 
-def _leaf_views(node: str, samples: dict[str, Sample], leaves: set[str]) -> dict[str, tuple[str, str]]:
-    """netdev of ``node`` -> (leaf, port) where a sampled leaf's LLDP hears it."""
-    out: dict[str, tuple[str, str]] = {}
-    for leaf in sorted(leaves):
-        state = samples[leaf].first
-        for port, n in (state.lldp.items() if state is not None else ()):
-            if n.device == node:
-                out[n.port] = (leaf, port)
-    return out
+@dataclass(frozen=True)
+class LeafViews:
+    """What the sampled leaves show of every host, indexed once per run: (node, netdev) -> (leaf, port) whose LLDP
+    hears it, and MAC -> (leaf, port) whose IPv6 neighbour table holds it on a port with no LLDP neighbour."""
 
+    lldp: dict[tuple[str, str], tuple[str, str]]
+    macs: dict[str, tuple[str, str]]
 
-def _mac_views(macs: dict[str, str], samples: dict[str, Sample], leaves: set[str]) -> dict[str, tuple[str, str]]:
-    """netdev -> (leaf, port) whose IPv6 neighbour table holds that NIC's MAC, on ports with no LLDP neighbour.
-    ``macs``: MAC -> netdev of the node's NICs."""
-    out: dict[str, tuple[str, str]] = {}
-    for leaf in sorted(leaves):
-        state = samples[leaf].first
-        if state is None:
-            continue
-        for port, learned in state.neighbor_macs.items():
-            if port in state.lldp:  # LLDP names what is there: the MAC view is for ports without it
+    @classmethod
+    def of(cls, samples: dict[str, Sample], leaves: Iterable[str]) -> LeafViews:
+        lldp: dict[tuple[str, str], tuple[str, str]] = {}
+        macs: dict[str, tuple[str, str]] = {}
+        for leaf in sorted(set(leaves)):
+            sample = samples.get(leaf)
+            state = sample.first if sample is not None else None
+            if state is None:
                 continue
-            for mac in learned:
-                if mac in macs:
-                    out.setdefault(macs[mac], (leaf, port))
-    return out
+            for port, n in state.lldp.items():
+                lldp[(n.device, n.port)] = (leaf, port)
+            for port, learned in state.neighbor_macs.items():
+                if port not in state.lldp:  # LLDP names what is there: the MAC view is for ports without it
+                    for mac in learned:
+                        macs.setdefault(mac, (leaf, port))
+        return cls(lldp, macs)
 
 
-def rail_results(node: str, host: HostIntent, samples: dict[str, Sample]) -> list[Result]:
-    """One result per rail NIC: ok where the views agree with the plan, fail naming planned and observed ports."""
-    leaves = {n.leaf for n in host.nics.values()}
+def rail_results(node: str, host: HostIntent, samples: dict[str, Sample],
+                 views: LeafViews | None = None) -> list[Result]:
+    """One result per rail NIC: ok where the views agree with the plan, fail naming planned and observed ports.
+    ``views``: the leaves' views of every node (built once for many nodes), else those of this node's leaves."""
+    views = views or LeafViews.of(samples, {n.leaf for n in host.nics.values()})
     first = samples[node].first
     own = first.lldp if first is not None else {}
-    heard = _leaf_views(node, samples, leaves)
-    macs = {p.mac: name for name, p in (first.ports.items() if first is not None else ()) if p.mac}
-    learned = _mac_views(macs, samples, leaves)
+    mine = {name: p.mac for name, p in (first.ports.items() if first is not None else ())}
     out = []
     for nic in sorted(host.nics.values(), key=lambda n: n.rail):
         planned = (nic.leaf, nic.leaf_port)
         expected = f"{planned[0]}:{planned[1]}"
         item = f"{node}:{nic.netdev}"
         seen = own.get(nic.netdev)
-        at = heard.get(nic.netdev)
-        by_mac = learned.get(nic.netdev) if at is None else None
+        at = views.lldp.get((node, nic.netdev))
+        mac = mine.get(nic.netdev)
+        by_mac = views.macs.get(mac) if at is None and mac else None
         leaf_state = samples[nic.leaf].first
         there = leaf_state.lldp.get(nic.leaf_port) if leaf_state is not None else None
         problems = []
