@@ -89,38 +89,18 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     return True
 
 
-class _Started:
-    """Counts the devices down to the moment each has taken its first sample (or failed before it)."""
-
-    def __init__(self, devices: int) -> None:
-        self._left = devices
-        self._lock = threading.Lock()
-        self.all = threading.Event()
-        if devices <= 0:
-            self.all.set()
-
-    def arrive(self) -> None:
-        with self._lock:
-            self._left -= 1
-            if self._left <= 0:
-                self.all.set()
-
-
 def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
                    sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore,
-                   keep: dict[str, object] | None = None, started: _Started | None = None) -> None:
+                   keep: dict[str, object] | None = None) -> None:
     """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again.
 
-    The first sample is parsed while the window runs, once every device has taken its first sample (or at the
-    end of this device's window): parsing earlier would hold the GIL the other devices' logins and first reads
-    need, and so start the last window later. The second is parsed as soon as it arrives, so nothing is left to
-    parse when the last device answers. With ``keep`` a fully sampled device's session stays open, stored there
-    (the traffic test runs over it), and the caller closes it.
+    The first sample is parsed while the window runs, the second as soon as it arrives, so nothing is
+    left to parse when the last device answers. With ``keep`` a fully sampled device's session stays open,
+    stored there (the traffic test runs over it), and the caller closes it.
     """
     driver = get_driver(intent.platform)
     phase = "connect"
     kept = False
-    arrived = started is None
     try:
         with gate:
             remaining = deadline - time.monotonic()
@@ -134,10 +114,6 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             phase = "first sample"
             t0 = time.monotonic()
             first = driver.collect(conn, intent, ports)
-        if started is not None:
-            started.arrive()
-            arrived = True
-            started.all.wait(max(0.0, t0 + window_s - time.monotonic()))
         if not _parse_into(sample, host.name, intent, first, first=True):
             return
         wait = t0 + window_s - time.monotonic()
@@ -157,8 +133,6 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
         sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
-        if not arrived and started is not None:
-            started.arrive()
         if not kept:
             _close(host)
 
@@ -203,11 +177,10 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     gate = threading.Semaphore(opts.max_parallel)
     host_names = {h.name for h in nodes}
     sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
-    started = _Started(len(sampled_devices))
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
                                 args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
                                       deadline - ANSWER_RESERVE_S, gate,
-                                      sessions if opts.traffic and n in host_names else None, started))
+                                      sessions if opts.traffic and n in host_names else None))
                for n in sampled_devices]
     for t in threads:
         t.start()
