@@ -107,8 +107,8 @@ class _Service(pb_grpc.gNMIServicer):
 
     async def Subscribe(self, request_iterator: AsyncIterator[pb.SubscribeRequest],
                         context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
-        await self._admit(context)
-        first = await anext(aiter(request_iterator), None)
+        first = await anext(aiter(request_iterator), None)  # read before refusing: an abort racing the client's
+        await self._admit(context)  # first message can reach it as INTERNAL instead of the status sent
         if first is None or not first.HasField("subscribe"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first SubscribeRequest must subscribe")
             return

@@ -58,17 +58,17 @@ def _wait(check: Callable[[], bool], timeout: float = 8.0) -> bool:
 def _pfc(collector: Collector, device: str) -> float | None:
     with collector.store._lock:
         parts = collector.store._devices[device].parts or {}
-    rows = [v for p in parts.values() for r in p.get("pfc_pause_frames_total", []) for v in [r]
-            if r[0][4:7] == ("Ethernet0", "3", "rx")]
-    return rows[0][1] if rows else None
+    rows = [v for p in parts.values() for row, v in p.get("pfc_pause_frames_total", {}).items()
+            if row[4:7] == ("Ethernet0", "3", "rx")]
+    return rows[0] if rows else None
 
 
 def _transport(collector: Collector, counter: str) -> float | None:
     with collector.store._lock:
         parts = collector.store._devices["gpu001"].parts or {}
-    rows = [r for p in parts.values() for r in p.get("nic_transport_errors_total", [])
-            if r[0][4] == "eth0" and r[0][-1] == counter]
-    return rows[0][1] if rows else None
+    rows = [v for p in parts.values() for row, v in p.get("nic_transport_errors_total", {}).items()
+            if row[4] == "eth0" and row[-1] == counter]
+    return rows[0] if rows else None
 
 
 def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread) -> None:
