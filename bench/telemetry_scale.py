@@ -4,7 +4,7 @@ interval: client CPU per device per sample, peak memory, the series count; then 
 Goal (issue 30): client CPU <= 3 ms per device per sample (a plain pygnmi client against a stub measured 3.0-3.5 ms;
 the SSH path costs about 28 ms). The lab runs in its own process (start_lab), so this process's CPU time is the
 collector's alone: its threads, pygnmi's, gRPC's and one /metrics exposition per interval (as Prometheus scrapes).
-Run: python bench/telemetry_scale.py [--devices 1008] [--interval 10] [--samples 6] [--unconfigured]
+Run: python bench/telemetry_scale.py [--devices 1008] [--interval 10] [--samples 6] [--lab-shards 4] [--unconfigured]
      python bench/telemetry_scale.py --decode-only   (one leaf's recorded gNMI messages: parse + decode + store only)
 """
 
@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -91,6 +92,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=6, help="intervals measured after every device streamed once")
     ap.add_argument("--unconfigured", action="store_true", help="switches without their QoS config (fewer series)")
     ap.add_argument("--decode-only", action="store_true", help="only the per-sample decode cost, no scale run")
+    ap.add_argument("--lab-shards", type=int, default=1, help="lab processes the switches are split over")
     args = ap.parse_args()
     with run_gc(acyclic=True):
         fabric = expand(superpod(SUS, "sonic", "sonic", "sonic"))
@@ -100,19 +102,26 @@ def main() -> None:
     names = [d.name for d in fabric.devices() if d.kind == "switch"][:args.devices]
     t0 = time.perf_counter()
     specs = lab_specs(fabric, names, configured=not args.unconfigured)
-    print(f"{len(names)} SONiC switches of a {SUS}-SU fabric; specs in {time.perf_counter() - t0:.1f} s")
+    print(f"{len(names)} SONiC switches of a {SUS}-SU fabric; specs in {time.perf_counter() - t0:.1f} s; "
+          f"{args.lab_shards} lab process(es)")
     with tempfile.TemporaryDirectory() as tmp:
-        state = Path(tmp) / "lab"
-        started = start_lab(specs, state, base_address="127.71.0.1", timeout=600)
-        print(f"lab up in {started.seconds:.1f} s, lab RSS {rss_of(started.pid):.0f} MiB")
+        states: list[Path] = []
         try:
-            run(fabric, names, state, args)
+            for k in range(args.lab_shards):  # one lab process cannot feed ~1,000 streams: shards on their own 127.x
+                state = Path(tmp) / f"lab{k}"
+                started = start_lab(specs[k::args.lab_shards], state, base_address=f"127.{71 + 10 * k}.0.1",
+                                    timeout=600)
+                states.append(state)
+                print(f"lab shard {k} up in {started.seconds:.1f} s, RSS {rss_of(started.pid):.0f} MiB")
+            overlay = {n: o for st in states for n, o in read_overlay(st).items()}
+            run(fabric, names, overlay, args)
         finally:
-            stop_lab(state)
+            for st in states:
+                stop_lab(st)
 
 
-def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace) -> None:
-    targets, skipped = build_targets(fabric, [fabric.device(n) for n in names], read_overlay(state))
+def run(fabric: Fabric, names: list[str], overlay: dict[str, Any], args: argparse.Namespace) -> None:
+    targets, skipped = build_targets(fabric, [fabric.device(n) for n in names], overlay)
     assert not skipped, skipped[:3]
     rss_before = _rss_mib()
     with run_gc():  # as `roceops telemetry` does: the fabric and targets frozen out of the GC's walks
