@@ -121,8 +121,10 @@ class Store:
         room = max(0, self.max_series - others)
         dropped = 0
         for metric, labels, value in readings:
-            row = _row(place, labels) if own_place else (*place, *(v for _, v in labels))
-            rows = series.setdefault(metric, {})
+            row = _row(place, labels) if own_place else place + tuple([v for _, v in labels])
+            rows = series.get(metric)
+            if rows is None:
+                rows = series[metric] = {}
             if row not in rows:
                 if kept >= room:
                     dropped += 1

@@ -46,22 +46,29 @@ def _number(text: Any) -> float | None:
 _ZERO = ("0", "")
 
 
+_ERRORS = "SAI_PORT_STAT_IF_IN_ERRORS"
+_DROPS, _MARKS = "SAI_QUEUE_STAT_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
+
+
 def _ports(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
-    lossless = want.priorities
+    kept = [(str(p), d, f) for p, d, f in _PFC if p in want.priorities]
+    lossy = [(str(p), d, f) for p, d, f in _PFC if p not in want.priorities]
     for port, fields in value.items():
         if not isinstance(fields, dict):
             continue
-        errors = _number(fields.get("SAI_PORT_STAT_IF_IN_ERRORS"))
+        errors = _number(fields.get(_ERRORS))
         if errors is not None:
             yield Reading("port_rx_errors_total", (("port", port),), errors)
-        for prio, direction, field in _PFC:
-            text = fields.get(field)
-            if text is None or (text in _ZERO and prio not in lossless):
-                continue
-            n = _number(text)
+        for prio, direction, field in kept:
+            n = _number(fields.get(field))
             if n is not None:
-                yield Reading("pfc_pause_frames_total",
-                              (("port", port), ("priority", str(prio)), ("direction", direction)), n)
+                yield Reading("pfc_pause_frames_total", (("port", port), ("priority", prio), ("direction", direction)),
+                              n)
+        for prio, direction, field in lossy:  # exported once they move
+            text = fields.get(field)
+            if text is not None and text not in _ZERO and (n := _number(text)) is not None:
+                yield Reading("pfc_pause_frames_total", (("port", port), ("priority", prio), ("direction", direction)),
+                              n)
 
 
 def _split(key: str) -> tuple[str, str] | None:
@@ -70,17 +77,20 @@ def _split(key: str) -> tuple[str, str] | None:
 
 
 def _queues(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
-    lossless = {str(q) for q in want.queues}
+    lossless = tuple(f":{q}" for q in want.queues)
     for key, fields in value.items():
-        port, _, queue = key.rpartition(":")
-        if not port or not isinstance(fields, dict) or not queue.isdigit():
+        if not isinstance(fields, dict):
             continue
-        keep_zero = queue in lossless
-        drops = fields.get("SAI_QUEUE_STAT_DROPPED_PACKETS")
+        drops, marks = fields.get(_DROPS), fields.get(_MARKS)
+        keep_zero = key.endswith(lossless)
+        if not keep_zero and (drops is None or drops in _ZERO) and (marks is None or marks in _ZERO):
+            continue  # a lossy queue without drops or marks: most of them, skipped before any parsing
+        port, _, queue = key.rpartition(":")
+        if not port or not queue.isdigit():
+            continue
         if drops is not None and (keep_zero or drops not in _ZERO) and (n := _number(drops)) is not None:
             yield Reading("queue_drops_total", (("port", port), ("queue", queue),
                                                 ("lossless", "true" if keep_zero else "false")), n)
-        marks = fields.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")
         if marks is not None and (keep_zero or marks not in _ZERO) and (n := _number(marks)) is not None:
             yield Reading("ecn_marked_packets_total", (("port", port), ("queue", queue)), n)
 
