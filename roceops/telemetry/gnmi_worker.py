@@ -140,9 +140,22 @@ class GnmiLoop:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self, timeout: float) -> None:
-        if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(timeout)
+        """Cancel every stream and wait for their channels to close, then end the loop and its thread."""
+        if not self.thread.is_alive():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout)
+        except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
+            log.warning("gNMI streams did not close within %g s", timeout)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout)
+
+
+async def _cancel_all() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class GnmiWorker:
