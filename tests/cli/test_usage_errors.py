@@ -22,6 +22,12 @@ from roceops.cli.main import app
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command that gets past its usage check must not leave files in the repository (reports, renders)."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     for name, cmd in sorted(getattr(group, "commands", {}).items()):
         if getattr(cmd, "commands", None):

@@ -127,3 +127,16 @@ def test_the_facts_check_accepts_5_15_and_5_16_and_not_past_them() -> None:
         facts = DeviceFacts(nos_version=running, hardware=intent.hwsku, ports=frozenset(intent.ports))
         found = mismatches(facts, intent)
         assert found == [] if problem is None else (len(found) == 1 and problem in found[0]), found
+
+
+@pytest.mark.parametrize(("release", "leaf", "off"), [("5.16", "state", "disabled"), ("5.14", "enable", "off")])
+def test_the_ar_off_fault_speaks_the_switch_s_release(release: str, leaf: str, off: str) -> None:
+    """The fault is an operator's `nv set`, so a 5.15+ switch stores it in its own words (`state disabled`)."""
+    from roceops.lab.devices.cumulus.device import CumulusState, run_line
+    from roceops.lab.devices.cumulus.faults import apply_config_fault
+
+    spec = next(s for s in lab_specs(fabric(release), ["leaf-su2-r1"]))
+    state = CumulusState(spec.name, spec.platform, spec.extra)
+    apply_config_fault(state, "ar_off", {"port": "swp3s1"})
+    shown = run_line(state, "nv config show -o commands", "cumulus")[0]
+    assert f"interface swp3s1 router adaptive-routing {leaf} {off}" in shown, shown

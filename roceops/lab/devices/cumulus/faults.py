@@ -99,14 +99,16 @@ def apply_config_fault(state: CumulusStateCore, fault: str, params: Mapping[str,
 
 def _ar_off(state: CumulusStateCore, port: str | None) -> None:
     """An operator turns adaptive routing off on one port (the global enable stays)."""
+    # 5.15+ renamed the leaf to `state enabled|disabled` (schema.RENAMED_515, source there)
+    leaf, on_word, off_word = ("state", "enabled", "disabled") if state.new_words else ("enable", "on", "off")
     if port is None:
         ports = sorted(state.physical.ports, key=port_key)
-        on = [p for p in ports if state.applied.get(("interface", p, "router", "adaptive-routing", "enable")) == "on"]
+        on = [p for p in ports if state.applied.get(("interface", p, "router", "adaptive-routing", leaf)) == on_word]
         port = next(iter(on or ports), None)
     if port is None:
         raise LabError(f"fault 'ar_off': {state.name} has no ports")
     name = port
-    state.operator_change(lambda t: _set(t, ("interface", name, "router", "adaptive-routing", "enable"), "off"))
+    state.operator_change(lambda t: _set(t, ("interface", name, "router", "adaptive-routing", leaf), off_word))
 
 
 def _hash_seed(state: CumulusStateCore, seed: int | None) -> None:
