@@ -50,14 +50,14 @@ def fabric_series(fabric: Fabric, per_switch_port: float, per_nic: float) -> tup
 
 
 def decode_only(fabric: Fabric, rounds: int = 200) -> None:
-    """Client CPU of one sample without the transport: pygnmi's parser, the room's decode and the store, on
+    """Client CPU of one sample without the transport: the collector's parse, the room's decode and the store, on
     messages recorded from a configured lab leaf (in-process lab, 100 ms SAMPLE interval)."""
-    from pygnmi.client import gNMIclient, telemetryParser
+    from pygnmi.client import gNMIclient
 
     from roceops.lab.runtime import LabThread
     from roceops.platforms.sonic.gnmi_paths import GNMI
     from roceops.telemetry.collector import _quiet_cancelled_streams
-    from roceops.telemetry.gnmi_worker import readings_of
+    from roceops.telemetry.gnmi_worker import parse, readings_of
     from roceops.telemetry.store import Store
 
     threading.excepthook = _quiet_cancelled_streams
@@ -78,7 +78,7 @@ def decode_only(fabric: Fabric, rounds: int = 200) -> None:
     cpu = time.process_time()
     for _ in range(rounds // len(raw)):
         for message in raw:
-            for path, readings in readings_of(target, GNMI, telemetryParser(message)):
+            for path, readings in readings_of(target, GNMI, parse(message)):
                 store.put(target.name, readings, part=path)
     ms = (time.process_time() - cpu) / (rounds // len(raw) * len(raw)) * 1000
     print(f"decode only: {ms:.2f} ms CPU per sample of {leaf} ({len(raw[0].SerializeToString()) / 1024:.0f} KiB "

@@ -158,3 +158,25 @@ def test_openconfig_leaves_of_a_notification_merge_into_their_subscription_part(
     assert 'port="Ethernet2",priority="3",rail="1",su="1",tier="leaf"} 9.0' in text
     assert 'roceops_link_flaps_total{device="leaf-su1-r1",port="Ethernet1",rail="1",su="1",tier="leaf"} 2.0' in text
 
+
+
+def test_parse_reads_a_notification_as_pygnmis_parser_does() -> None:
+    import json
+
+    from pygnmi.client import telemetryParser
+    from pygnmi.create_gnmi_path import gnmi_path_generator
+    from pygnmi.spec.v080 import gnmi_pb2 as pb
+
+    from roceops.telemetry.gnmi_worker import parse
+
+    ports = {"Ethernet0": {"SAI_PORT_STAT_PFC_3_RX_PKTS": "12", "SAI_PORT_STAT_IF_IN_ERRORS": "1"}}
+    leaf = "interfaces/interface[name=Ethernet1]/state/counters/carrier-transitions"
+    response = pb.SubscribeResponse(update=pb.Notification(
+        timestamp=1, prefix=gnmi_path_generator("", "COUNTERS_DB"),
+        update=[pb.Update(path=gnmi_path_generator("COUNTERS/Ethernet*"),
+                          val=pb.TypedValue(json_ietf_val=json.dumps(ports).encode())),
+                pb.Update(path=gnmi_path_generator(leaf), val=pb.TypedValue(uint_val=7))]))
+    ours, theirs = parse(response), telemetryParser(response)
+    assert ours["update"]["update"] == theirs["update"]["update"]
+    assert ours["update"]["update"][1] == {"path": leaf, "val": 7}
+    assert list(readings_of(LEAF, GNMI, ours)) == list(readings_of(LEAF, GNMI, theirs))
