@@ -22,7 +22,8 @@ from roceops.monitoring.metrics import COUNTERS, GAUGES, PLACE_LABELS, name
 from roceops.platforms.gnmi_paths import Reading
 
 MAX_SERIES_PER_DEVICE = 20_000
-STALE_SAMPLES = 2.5  # no sample for this many intervals: target_up 0
+STALE_SAMPLES = 2.5  # no sample for this many intervals (and at least STALE_MIN_S): target_up 0
+STALE_MIN_S = 3.0  # sub-second test intervals: a sample a loaded machine delays by a second is not a down device
 
 Rows = dict[tuple[str, ...], float]  # place + label values -> value
 
@@ -94,7 +95,7 @@ class Store:
 
     def __init__(self, max_series: int = MAX_SERIES_PER_DEVICE, interval_s: float = 10.0) -> None:
         self.max_series = max_series
-        self.stale_s = STALE_SAMPLES * interval_s
+        self.stale_s = max(STALE_SAMPLES * interval_s, STALE_MIN_S)
         self._lock = threading.Lock()
         self._render = threading.Lock()  # one scrape renders at a time (the name caches are not shared-safe)
         self._devices: dict[str, _Device] = {}
