@@ -140,7 +140,8 @@ def measure(fabric: Fabric, names: list[str], targets: list[Target], rss_before:
         up = sum(collector.store.is_up(n) for n in names)
         print(f"{up} of {len(names)} streaming {time.monotonic() - t0:.1f} s after start; "
               f"{collector.store.series_count():,} series")
-        paths = len(next(w for w in collector.workers).spec.paths)  # type: ignore[union-attr]
+        spec = next(w for w in collector.workers).spec  # type: ignore[union-attr]
+        paths = sum(len(s.paths) for s in (spec, *spec.also))  # one put per path per sample, over every stream
         samples0, cpu0, wall0 = collector.store._samples, time.process_time(), time.monotonic()
         scrape_cpu, body = 0.0, b""
         for _ in range(args.samples):

@@ -51,6 +51,8 @@ class GnmiPaths:
     # True: updates are single leaves (OpenConfig); the readings of one notification are merged into the part of
     # the subscription path they match, keeping the part's other series. False: one update replaces its part.
     leaves: bool = False
+    # further streams of the same switch, for counters under another target (a gNMI subscription has one target)
+    also: tuple[GnmiPaths, ...] = ()
     _parts: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

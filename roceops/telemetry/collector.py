@@ -105,7 +105,8 @@ class Collector:
                 module = get_platform(t.platform).gnmi_paths
                 assert module is not None
                 specs[t.platform] = importlib.import_module(module).GNMI
-            out.append(GnmiWorker(t, specs[t.platform], self.store, self.settings, self.stop_event, self.gnmi_loop))
+            for spec in (specs[t.platform], *specs[t.platform].also):  # one stream per target of the room
+                out.append(GnmiWorker(t, spec, self.store, self.settings, self.stop_event, self.gnmi_loop))
         return out
 
     def _host_workers(self) -> list[HostWorker]:

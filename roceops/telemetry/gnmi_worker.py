@@ -188,7 +188,7 @@ class GnmiWorker:
                  stop: threading.Event, loop: GnmiLoop) -> None:
         self.target, self.spec, self.store, self.settings, self.stop = target, spec, store, settings, stop
         self.loop = loop
-        self.name = f"gnmi-{target.name}"
+        self.name = f"gnmi-{target.name}" + (f"-{spec.target}" if spec.target else "")
         self.sessions = 0
         self.last_error = ""
         self._future: concurrent.futures.Future[Any] | None = None

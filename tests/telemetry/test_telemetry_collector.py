@@ -135,3 +135,27 @@ def test_stop_ends_every_worker_and_the_endpoint_promptly(lab: LabThread) -> Non
     assert not [t for t in threading.enumerate() if t.name.startswith(("gnmi-", "ssh-"))]
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{collector.port}/metrics", timeout=2)
+
+
+def test_sonic_link_flaps_stream_from_appl_db(lab: LabThread) -> None:
+    """SONiC's flap count is APPL_DB PORT_TABLE's flap_count, on a second stream (another target) beside the
+    COUNTERS_DB stream of the same switch; link_flap moves it."""
+    collector = _collector(lab)
+
+    def flaps() -> float | None:
+        with collector.store._lock:
+            parts = collector.store._devices["leaf-su1-r1"].parts or {}
+        rows = [v for p in parts.values() for row, v in p.get("link_flaps_total", {}).items() if row[4] == "Ethernet0"]
+        return rows[0] if rows else None
+
+    try:
+        names = sorted(w.name for w in collector.workers if w.target.name == "leaf-su1-r1")
+        assert names == ["gnmi-leaf-su1-r1-APPL_DB", "gnmi-leaf-su1-r1-COUNTERS_DB"]
+        assert _wait(lambda: collector.store.is_up("leaf-su1-r1"))
+        time.sleep(2 * INTERVAL)
+        before = flaps() or 0  # absent while the port never flapped (earlier tests' faults may have flapped it)
+        lab.inject("leaf-su1-r1", "link_flap", port="Ethernet0")
+        assert _wait(lambda: (flaps() or 0) >= before + 2)
+    finally:
+        lab.clear()
+        collector.stop()

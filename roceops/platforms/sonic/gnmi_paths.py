@@ -21,8 +21,11 @@ fields: sonic-net/sonic-gnmi gnmi_server/server_test.go@15422d280f2933cdcd258b3b
 sonic-net/sonic-utilities utilities_common/portstat.py@648be3b0cafac61be1ed9db4cbfa5b457c4ae038
 (counter_bucket_dict). Port 8080 is the port of the telemetry doc's examples (grpc_telemetry.md above), unconfirmed
 as today's default.
-Not streamed here: link flaps (no COUNTERS_DB field found for carrier changes; the SSH path reads ``show
-interfaces flap``).
+Link flaps come on a second stream (a subscription has one target): ``PORT_TABLE`` under target ``APPL_DB``
+(``{port: {field: "n"}}``: sonic-gnmi's table path, sonic-net/sonic-gnmi sonic_data_client/db_client.go
+@5ec1c20b7865bbbfd30258f26e716a1e5e1bd259, ``TableData2Msi``), its ``flap_count`` field -> link_flaps_total{port}:
+the field ``show interfaces flap`` prints (sonic-net/sonic-utilities show/interfaces/__init__.py
+@691b1bbc4fd2b71657d1b0b334c37136deb51526, ``Never`` while absent; older images have no such field: no series).
 """
 
 from __future__ import annotations
@@ -122,4 +125,22 @@ def decode(path: str, value: Any, want: Interest = Interest()) -> Iterator[Readi
     return iter(())
 
 
-GNMI = GnmiPaths(target="COUNTERS_DB", paths=(PORTS, QUEUES, PFCWD), default_port=8080, decode=decode)
+PORT_TABLE = "PORT_TABLE"
+
+
+def decode_flaps(path: str, value: Any, want: Interest = Interest()) -> Iterator[Reading]:
+    """``flap_count`` of APPL_DB's PORT_TABLE entries (ports without it have not flapped since boot: left out).
+
+    >>> list(decode_flaps("PORT_TABLE", {"Ethernet0": {"flap_count": "3"}, "PortInitDone": {"lanes": "0"}}))
+    [Reading(metric='link_flaps_total', labels=(('port', 'Ethernet0'),), value=3.0)]
+    """
+    if path.strip("/") != PORT_TABLE or not isinstance(value, dict):
+        return
+    for port, fields in value.items():
+        n = _number(fields.get("flap_count")) if isinstance(fields, dict) else None
+        if n is not None:
+            yield Reading("link_flaps_total", (("port", port),), n)
+
+
+FLAPS = GnmiPaths(target="APPL_DB", paths=(PORT_TABLE,), default_port=8080, decode=decode_flaps)
+GNMI = GnmiPaths(target="COUNTERS_DB", paths=(PORTS, QUEUES, PFCWD), default_port=8080, decode=decode, also=(FLAPS,))
