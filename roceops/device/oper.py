@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roceops.device.intent import HostIntent, Intent
+
 
 class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -54,7 +56,10 @@ class PcieGpuPath(_M):
 
 
 class OperState(_M):
-    device: str
+    """What a room's ``operational(outputs)`` reads: every port, NIC and neighbour the device shows, unnamed (the
+    device's output does not say which planned device it is); :func:`for_intent` keeps the planned part."""
+
+    device: str = ""
     ports: dict[str, PortOper] = Field(default_factory=dict)
     lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
     bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
@@ -62,6 +67,19 @@ class OperState(_M):
     firmware: str | None = None
     driver: str | None = None
     os_version: str | None = None
+
+
+def for_intent(state: OperState, intent: Intent) -> OperState:
+    """The part of a device's operational state its intent plans, named as the intent names the device: the
+    planned switch ports (in the intent's order) or host NICs (by netdev, sorted) the device shows, and those
+    NICs' GPU paths. LLDP, BGP and versions are device-wide and kept whole."""
+    if isinstance(intent, HostIntent):
+        names: list[str] = sorted(intent.nics)
+        paths = {n: p for n, p in state.gpu_paths.items() if n in intent.nics}
+    else:
+        names, paths = list(intent.ports), {}
+    ports = {n: state.ports[n] for n in names if n in state.ports}
+    return state.model_copy(update={"device": intent.name, "ports": ports, "gpu_paths": paths})
 
 
 @dataclass(frozen=True)

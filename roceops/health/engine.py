@@ -17,6 +17,7 @@ from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
 from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
 from roceops.health.cabling import rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
@@ -79,9 +80,9 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     try:
         if first:
             sample.observed = driver.observe(outputs)
-            sample.first = driver.operational(outputs, intent)
+            sample.first = for_intent(driver.operational(outputs), intent)
         else:
-            sample.second = driver.operational(outputs, intent)
+            sample.second = for_intent(driver.operational(outputs), intent)
     except Exception as exc:
         sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
         sample.observed = sample.first = sample.second = None

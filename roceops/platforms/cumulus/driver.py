@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import shlex
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -56,6 +56,7 @@ from roceops.platforms.cumulus.commands import (
     optional_output,
     output,
     port_cmd,
+    port_of,
 )
 from roceops.platforms.cumulus.expected import expected
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
@@ -169,14 +170,19 @@ def _change(unsets: list[str], sets: list[str]) -> Change:
 # --------------------------------------------------------------------------- pure: operational state
 
 
-def operational(outputs: dict[str, str], intent: Intent) -> OperState:
-    if not isinstance(intent, SwitchIntent):
-        raise TypeError("the Cumulus driver reads switches only")
+def _shown_ports(outputs: dict[str, str], links: Mapping[str, dict[str, Any]]) -> list[str]:
+    """The interfaces the outputs show: ``nv show interface``'s, then those read one by one (``port_cmd``)."""
+    read = [port for port in map(port_of, outputs) if port is not None]
+    return list(dict.fromkeys([*links, *read]))
+
+
+def operational(outputs: dict[str, str]) -> OperState:
+    """Every interface the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
     links = p.interfaces_json(output(outputs, INTERFACES_JSON))
     ber = p.parse_ber_view(output(outputs, BER_VIEW))
     ports: dict[str, PortOper] = {}
     lldp: dict[str, LldpNeighbor] = {}
-    for name in intent.ports:
+    for name in _shown_ports(outputs, links):
         link = links.get(name, {})
         counters: dict[str, int] = {}
         qos_text = optional_output(outputs, port_cmd(name, "counters qos"))
@@ -212,7 +218,7 @@ def operational(outputs: dict[str, str], intent: Intent) -> OperState:
                           remote_asn=nb.get("remote-as") if isinstance(nb.get("remote-as"), int) else None)
            for ip, nb in (p.parse_bgp_neighbors_json(outputs[BGP_JSON]) if BGP_JSON in outputs else {}).items()}
     system = p.parse_system_json(outputs[SYSTEM_JSON]) if SYSTEM_JSON in outputs else {}
-    return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"))
+    return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"))
 
 
 def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
@@ -310,8 +316,8 @@ class CumulusDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        return operational(outputs, intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        return operational(outputs)
 
     def expected(self, intent: Intent) -> ObservedSwitch:
         return expected(intent)

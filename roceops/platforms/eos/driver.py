@@ -71,13 +71,13 @@ MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing
 
 def display_form(hc: HConfig) -> HConfig:
     """``hc`` as EOS prints it once applied (same rules as the lab's :mod:`roceops.lab.devices.eos.tree`):
-    interface ``no shutdown``/``switchport`` and tx-queue ``priority strict`` are defaults EOS does not show, an
+    interface ``no shutdown``/``switchport`` and (uc-)tx-queue ``priority strict`` are defaults EOS does not show, an
     all-default ``tx-queue`` is not shown, ``qos map dscp`` lines are regrouped one per traffic class."""
     for intf in [c for c in hc.children if c.text.startswith("interface ")]:
         for child in list(intf.children):
             if child.text in ("no shutdown", "switchport"):
                 child.delete()
-            elif child.text.startswith("tx-queue "):
+            elif child.text.startswith(("tx-queue ", "uc-tx-queue ")):  # uc-: split uc/mc queues (as the lab)
                 for q in list(child.children):
                     if q.text == "priority strict":
                         q.delete()
@@ -169,16 +169,15 @@ class EosDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return p.observe_config(outputs[p.CMD_RUNNING])
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Every interface the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         intfs = p.parse_interfaces_json(outputs[p.CMD_INTERFACES]) if p.CMD_INTERFACES in outputs else {}
         pfc = p.parse_pfc_counters_json(outputs[p.CMD_PFC]) if p.CMD_PFC in outputs else {}
         wd = p.parse_pfc_watchdog_json(outputs[p.CMD_PFC_WATCHDOG]) if p.CMD_PFC_WATCHDOG in outputs else None
         ecn = p.parse_ecn_counters_json(outputs[p.CMD_ECN]) if p.CMD_ECN in outputs else {}
         ports: dict[str, PortOper] = {}
-        for name in getattr(intent, "ports", {}):
+        for name in dict.fromkeys([*intfs, *pfc]):
             i = intfs.get(name)
-            if i is None and name not in pfc:
-                continue
             counters = dict(i["counters"]) if i else {}
             if name in pfc:
                 per = pfc[name]["priorities"]
@@ -203,7 +202,7 @@ class EosDriver(RoomDriver):
             bgp = {ip: BgpSession(state=s["state"], remote_asn=s["remote_asn"])
                    for ip, s in p.parse_bgp_summary_json(outputs[p.CMD_BGP])["peers"].items()}
         version = p.parse_version_json(outputs[p.CMD_VERSION])["version"] if p.CMD_VERSION in outputs else None
-        return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=version)
+        return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=version)
 
     # ---- device I/O
 

@@ -47,7 +47,7 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
-from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, transport_counters
+from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, TRANSPORT_COUNTERS, transport_counters
 from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.nic_mode import cmd_nic_mode, dpu_problems, parse_nic_mode
 from roceops.platforms.linux_mlx5.parsers import (
@@ -241,15 +241,17 @@ class LinuxMlx5Driver(RoomDriver):
         """The host's configuration as ``collect``'s outputs show it (:func:`observe.observe`)."""
         return observed.observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        intent = _host(intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """The rail NICs the outputs read (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
         sysfs = observed.sysfs_dump(outputs)
+        rdma_of = {**observed.rdma_devices(outputs, None), **_read_nics(outputs)}  # netdev -> RDMA device
+        shown = {path.split("/")[4] for path in sysfs if path.startswith("/sys/class/net/")}
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
         bus: dict[str, str] = {}  # netdev -> PCI address (ethtool -i bus-info)
-        for name, nic in sorted(intent.nics.items()):
+        for name in sorted(set(links) | shown | set(rdma_of)):
             link = links.get(name)
             base = f"/sys/class/net/{name}"
             counters, unread = _ethtool_counters(outputs.get(f"ethtool -S {name}"), name)
@@ -261,13 +263,7 @@ class LinuxMlx5Driver(RoomDriver):
                     fec = {}
                 if "uncorrectable_blocks" in fec:
                     counters["fec_uncorrected"] = fec["uncorrectable_blocks"]
-            hw = f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
-            for neutral, hw_name in CC_COUNTERS:
-                if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
-                    counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
-                else:  # health's cc.loop: unknown, never 0
-                    unread[neutral] = f"{hw}/{hw_name} not readable"
-            hw_counts, hw_unread = transport_counters(sysfs, hw)
+            hw_counts, hw_unread = _hw_counters(sysfs, rdma_of.get(name), name)
             counters.update(hw_counts)
             unread.update(hw_unread)
             if sysfs.get(f"{base}/carrier_changes", "").isdigit():
@@ -291,8 +287,7 @@ class LinuxMlx5Driver(RoomDriver):
                     bus[name] = str(drv["bus_info"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
-        return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
-                         gpu_paths=_gpu_paths(outputs, {n: nic.rdma_dev for n, nic in intent.nics.items()}, bus),
+        return OperState(ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)), gpu_paths=_gpu_paths(outputs, rdma_of, bus),
                          firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
@@ -522,8 +517,47 @@ def _nics(host: HostIntent, ports: Collection[str] | None) -> list[NicIntent]:
     return [n for n in sorted(host.nics.values(), key=lambda n: n.netdev) if ports is None or n.netdev in ports]
 
 
+def _hw_counters(sysfs: dict[str, str], rdma_dev: str | None, netdev: str) -> tuple[dict[str, int], dict[str, str]]:
+    """The congestion-control and transport counters of ``netdev``'s RDMA device, and those unread -> why
+    (health's cc.loop and nic.transport: unknown, never 0)."""
+    names = (*(neutral for neutral, _ in CC_COUNTERS), *TRANSPORT_COUNTERS)
+    if rdma_dev is None:
+        return {}, dict.fromkeys(names, f"the outputs do not say which RDMA device {netdev} is")
+    hw = f"/sys/class/infiniband/{rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
+    counters: dict[str, int] = {}
+    unread: dict[str, str] = {}
+    for neutral, hw_name in CC_COUNTERS:
+        if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
+            counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+        else:
+            unread[neutral] = f"{hw}/{hw_name} not readable"
+    hw_counts, hw_unread = transport_counters(sysfs, hw)
+    return {**counters, **hw_counts}, {**unread, **hw_unread}
+
+
+def _read_nics(outputs: dict[str, str]) -> dict[str, str]:
+    """netdev -> RDMA device of every NIC whose link state the outputs read: the sysfs read names both, the
+    netdev's files right before its RDMA device's hardware counters (:func:`_link_sysfs`)."""
+    out: dict[str, str] = {}
+    for cmd in outputs:
+        if not cmd.startswith(_SYSFS_READ):
+            continue
+        netdev = None
+        for path in cmd[len(_SYSFS_READ):].split():
+            parts = path.split("/")
+            if path.startswith("/sys/class/net/") and len(parts) > 4:
+                netdev = parts[4]
+            elif path.startswith("/sys/class/infiniband/") and path.endswith("/hw_counters/") and netdev:
+                out[netdev] = parts[4]
+    return out
+
+
+_SYSFS_READ = dm.cmd_sysfs([])  # the start of every sysfs read
+
+
 def _link_sysfs(nic: NicIntent) -> list[str]:
-    """sysfs files with a NIC's link state, flap count and RoCE hardware counters."""
+    """sysfs files with a NIC's link state, flap count and RoCE hardware counters (in this order: the netdev's,
+    then its RDMA device's, which is how :func:`_read_nics` pairs them)."""
     base = f"/sys/class/net/{nic.netdev}"
     return [f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
             f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]

@@ -342,8 +342,8 @@ class SonicDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        sw = _switch(intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Every port the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         # the columns used of show_interfaces_status, show_queue_wredcounters, show_interfaces_counters_errors, ...
         status = O.interfaces_link(outputs[INTERFACES_STATUS]) if INTERFACES_STATUS in outputs else {}
         pfc = P.show_pfc_counters(outputs[PFC_COUNTERS]) if PFC_COUNTERS in outputs else {"rx": {}, "tx": {}}
@@ -353,7 +353,11 @@ class SonicDriver(RoomDriver):
         fec = _optional(outputs, FEC_COUNTERS, O.fec_errors) or {}
         flaps = _optional(outputs, FLAPS, O.flap_counts) or {}
         ports: dict[str, PortOper] = {}
-        for name in sw.ports:
+        storms_of: dict[str, list[int | None]] = {}
+        for (port, _), v in (storms or {}).items():
+            storms_of.setdefault(port, []).append(v["storm_detected"])
+        shown = dict.fromkeys([*status, *pfc["rx"], *pfc["tx"], *wred, *storms_of, *errors, *fec, *flaps])
+        for name in shown:
             row = status.get(name)
             counters: dict[str, int] = {}
             unread: dict[str, str] = {}  # a counter the device printed as N/A: unknown, never 0
@@ -372,7 +376,7 @@ class SonicDriver(RoomDriver):
                 if value is not None and queue.startswith("UC") and queue[2:].isdigit():
                     counters[f"ecn_marked_q{int(queue[2:])}"] = value
             if storms is not None:
-                detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
+                detected = storms_of.get(name, [])
                 if None in detected:
                     unread["pfcwd_storms"] = f"`{PFCWD_STATS}` prints N/A"
                 else:
@@ -397,7 +401,7 @@ class SonicDriver(RoomDriver):
         bgp = _optional(outputs, BGP_SUMMARY, PC.show_ip_bgp_summary) or {"neighbors": {}}
         version = _optional(outputs, VERSION, PC.show_version) or {}
         return OperState(
-            device=sw.name, ports=ports,
+            ports=ports,
             lldp={port: LldpNeighbor(device=n["device"], port=n["port"]) for port, n in lldp.items()},
             bgp={ip: BgpSession(state=n["state"], remote_asn=n["remote_as"]) for ip, n in bgp["neighbors"].items()},
             os_version=version.get("SONiC Software Version"),

@@ -29,7 +29,7 @@ class TinyDriver(RoomDriver):
     def expected(self, intent: SwitchIntent) -> ObservedSwitch:
         return as_observed(intent, ObservedSwitch)
 
-    def operational(self, outputs: dict[str, str], intent: Any) -> OperState:
+    def operational(self, outputs: dict[str, str]) -> OperState:
         config = json.loads(outputs[SHOW_CONFIG])
         return OperState(device=config["hostname"], ports={n: PortOper(name=n, mtu=p["mtu"])
                                                            for n, p in config["ports"].items()})
