@@ -261,7 +261,8 @@ class GnmiWorker:
         quiet = RECONNECT_SAMPLES * self.settings.interval_s
         while not self.stop.is_set():
             try:
-                response = await asyncio.wait_for(call.read(), quiet)
+                async with asyncio.timeout(quiet):  # a timer, not wait_for's task per message
+                    response = await call.read()
             except TimeoutError:
                 raise TimeoutError(f"no sample for {RECONNECT_SAMPLES} intervals") from None
             if response is grpc.aio.EOF:
