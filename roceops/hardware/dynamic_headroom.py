@@ -55,7 +55,7 @@ LOSSLESS_MTU, SMALL_PACKET_PERCENTAGE = 1024, 50
 PAUSE_QUANTA: dict[int, int] = {800_000: 905, 400_000: 905, 200_000: 453, 100_000: 394, 50_000: 147,
                                 40_000: 118, 25_000: 80, 10_000: 67, 1000: 2, 100: 1}
 SPEED_OF_LIGHT, MINIMAL_PACKET, HEADROOM_COMPENSATION, SPECTRUM6_COMPENSATION = 198_000_000, 64, 2 * 1024, 18 * 1024
-SOURCE = "sonic-net/sonic-swss cfgmgr/buffer_headroom_mellanox.lua @ e6b0c5b5d2ab52354c4ec941f7c9005aeec3f779"
+# Ported from sonic-net/sonic-swss cfgmgr/buffer_headroom_mellanox.lua @ e6b0c5b5d2ab52354c4ec941f7c9005aeec3f779
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def vendor_headroom_row(ctx: LintContext) -> Iterator[Hit]:
 
 
 @rule("HDRM004", "warning", "roceops' headroom formula gives less xoff than the SKU's pg_profile_lookup.ini for a row "
-                            "(switches whose NOS is not built from the SKU files, e.g. Cumulus on an SN5600)",
+                            "(platforms whose NOS does not take its buffers from the SKU files)",
       "raise qos.buffers.mac_phy_delay_bytes / cell_size, or check the headroom the switch derives itself",
       needs_fabric=True)
 def formula_below_vendor(ctx: LintContext) -> Iterator[Hit]:
@@ -86,7 +86,7 @@ def formula_below_vendor(ctx: LintContext) -> Iterator[Hit]:
                                      f"({'; '.join(below[:3])}{'; ...' if len(below) > 3 else ''})")
 
 
-@rule("HW028", "warning", "a SONiC switch model's SKU is vendor-managed: roceops renders no BUFFER_* tables for it",
+@rule("HW028", "warning", "a switch model's SKU is vendor-managed: roceops renders no BUFFER_* tables for it",
       "nothing to fix: the image's ASIC configuration holds the buffers; check it holds lossless headroom for the "
       "PFC priorities")
 def vendor_managed_buffers(ctx: LintContext) -> Iterator[Hit]:

@@ -35,6 +35,7 @@ PLATFORM = Platform(
     code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf,
                       postprocess={"nvue.commands": _finish}),
     lab_device="roceops.lab.devices.cumulus",
+    gnmi_paths="roceops.platforms.cumulus.gnmi_paths",
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     # a SKU's cages: swp<cage>, split ones swp<cage>s<k> (SN5600 2x400G of an 800G cage), breakout on the cage;
     # CumulusNetworks/docs content/cumulus-linux-515/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/

@@ -60,6 +60,7 @@ from roceops.platforms.cumulus.commands import (
 )
 from roceops.platforms.cumulus.expected import expected
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
+from roceops.platforms.cumulus.neighbors import NEIGH_JSON, parse_ip_neigh_json
 from roceops.platforms.cumulus.observe import observe
 from roceops.platforms.cumulus.render import is_set_leaf, nv_set_commands, nv_set_paths
 from roceops.platforms.driver import RoomDriver
@@ -218,7 +219,17 @@ def operational(outputs: dict[str, str]) -> OperState:
                           remote_asn=nb.get("remote-as") if isinstance(nb.get("remote-as"), int) else None)
            for ip, nb in (p.parse_bgp_neighbors_json(outputs[BGP_JSON]) if BGP_JSON in outputs else {}).items()}
     system = p.parse_system_json(outputs[SYSTEM_JSON]) if SYSTEM_JSON in outputs else {}
-    return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"))
+    return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"),
+                     neighbor_macs=_neighbor_macs(outputs))
+
+
+def _neighbor_macs(outputs: dict[str, str]) -> dict[str, list[str]]:
+    """The IPv6 neighbour table's MACs per port (neighbors.py); {} when not read or not parsable."""
+    text = optional_output(outputs, NEIGH_JSON)
+    try:
+        return parse_ip_neigh_json(text) if text else {}
+    except p.ParseError:
+        return {}
 
 
 def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
@@ -227,7 +238,7 @@ def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
 
 
 def collect_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:
-    return [*GLOBAL_SHOWS, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_SHOWS)]
+    return [*GLOBAL_SHOWS, NEIGH_JSON, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_SHOWS)]
 
 
 def counter_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:

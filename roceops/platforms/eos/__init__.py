@@ -34,6 +34,7 @@ PLATFORM = Platform(
     code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf,
                       postprocess={"config.eos": _finish}),
     lab_device="roceops.lab.devices.eos",
+    gnmi_paths="roceops.platforms.eos.gnmi_paths",
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),

@@ -59,7 +59,7 @@ def _prompt_at_end(text: str) -> re.Match[str] | None:
 
 
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
-           p.CMD_VERSION)
+           p.CMD_VERSION, p.CMD_NDP)
 COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
 _PFC_NAMES = {prio: (f"pfc_rx_{prio}", f"pfc_tx_{prio}") for prio in range(8)}  # operational's counter names
 MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
@@ -67,6 +67,14 @@ MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing
 
 
 # --------------------------------------------------------------------------- pure helpers
+
+
+def _neighbor_macs(outputs: dict[str, str]) -> dict[str, list[str]]:
+    """The IPv6 neighbour table's MACs per port; {} when not read or not parsable (an optional read)."""
+    try:
+        return p.parse_ipv6_neighbors_json(outputs[p.CMD_NDP]) if p.CMD_NDP in outputs else {}
+    except p.ParseError:
+        return {}
 
 
 def display_form(hc: HConfig) -> HConfig:
@@ -202,7 +210,8 @@ class EosDriver(RoomDriver):
             bgp = {ip: BgpSession(state=s["state"], remote_asn=s["remote_asn"])
                    for ip, s in p.parse_bgp_summary_json(outputs[p.CMD_BGP])["peers"].items()}
         version = p.parse_version_json(outputs[p.CMD_VERSION])["version"] if p.CMD_VERSION in outputs else None
-        return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=version)
+        return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=version,
+                         neighbor_macs=_neighbor_macs(outputs))
 
     # ---- device I/O
 

@@ -33,12 +33,13 @@ import shlex
 import time
 import weakref
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any, Literal
 
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd
+from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import RoomDriver
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -274,7 +275,8 @@ class LinuxMlx5Driver(RoomDriver):
                 continue
             ports[name] = PortOper(name=name, oper_up=None if not state else state == "up",
                                    speed=int(speed) if speed.isdigit() and int(speed) > 0 else None,
-                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread)
+                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread,
+                                   mac=canonical_mac(str(link.get("address", ""))) if link else None)
             drv_text = outputs.get(f"ethtool -i {name}")
             if drv_text:
                 try:
@@ -482,14 +484,22 @@ def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
 def _gpu_paths(outputs: dict[str, str], nics: dict[str, str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
     """Each rail NIC's (netdev -> RDMA device) PCIe path to its GPU (pcie.py), or why it could not be judged.
     Where nvidia-smi answers, a NIC whose nearest GPU is beyond PXB shares no switch with one: skipped."""
-    tree_text, acs_text = outputs.get(CMD_PCI_TREE), outputs.get(CMD_PCI_BRIDGES)
     if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
         return {}
-    tree = parse_lspci_tree(tree_text or "")
-    acs = parse_acs_control(acs_text or "")
-    topo = parse_topo_matrix(outputs.get(CMD_TOPO) or "")
+    return dict(_paths_of(outputs.get(CMD_PCI_TREE) or "", outputs.get(CMD_PCI_BRIDGES) or "",
+                          outputs.get(CMD_TOPO) or "", tuple(sorted(nics.items())), tuple(sorted(bus.items()))))
+
+
+@lru_cache(maxsize=64)  # servers of one model print the same PCIe tree: parsed once per distinct host layout
+def _paths_of(tree_text: str, acs_text: str, topo_text: str, nics: tuple[tuple[str, str], ...],
+              bus_items: tuple[tuple[str, str], ...]) -> dict[str, PcieGpuPath]:
+    """:func:`_gpu_paths` of these texts (the result is shared: callers copy the dict; its values are frozen)."""
+    tree = parse_lspci_tree(tree_text)
+    acs = parse_acs_control(acs_text)
+    topo = parse_topo_matrix(topo_text)
+    bus = dict(bus_items)
     out = {}
-    for netdev, rdma_dev in sorted(nics.items()):
+    for netdev, rdma_dev in nics:
         near = topo.get(rdma_dev)
         nearest = f"{near[0]} {near[1]}" if near else None
         if near is not None and near[1] not in ("PIX", "PXB"):

@@ -79,6 +79,10 @@ PFC_COUNTERS = "show pfc counters"
 WRED_COUNTERS = "show queue wredcounters"
 PFCWD_STATS = "pfcwd show stats"
 LLDP_TABLE = "show lldp table"
+# IPv6 neighbours per routed port (sonic-utilities `show ndp` = scripts/nbrshow -6 @ 1dcc20eb): a host NIC's MAC
+# on a leaf port whose host sends no LLDP. IPv6 link-local entries form on any cable; IPv4 ARP would not show
+# a miscabled NIC (its ARP for the gateway of another /31 gets no answer), so `show arp` is not read.
+NDP_TABLE = "show ndp"
 BGP_SUMMARY = "show ip bgp summary"
 # Link health: SONiC has no single command with CRC, FEC and flap counters. RX_ERR of `portstat -e` counts
 # frames received with errors (FCS/CRC), `portstat -f` the FEC codewords, `show interfaces flap` the
@@ -88,7 +92,7 @@ FEC_COUNTERS = "show interfaces counters fec-stats"
 FLAPS = "show interfaces flap"
 VERSION = "show version"
 COLLECT: tuple[str, ...] = (PRINT_DATA, INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, LLDP_TABLE,
-                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION, MODES_COMMAND)
+                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION, MODES_COMMAND, NDP_TABLE)
 # link state and counters only: what a health check samples a second time
 COUNTERS: tuple[str, ...] = (INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, ERROR_COUNTERS,
                              FEC_COUNTERS, FLAPS)
@@ -403,6 +407,7 @@ class SonicDriver(RoomDriver):
         return OperState(
             ports=ports,
             lldp={port: LldpNeighbor(device=n["device"], port=n["port"]) for port, n in lldp.items()},
+            neighbor_macs=_optional(outputs, NDP_TABLE, PC.show_ndp) or {},
             bgp={ip: BgpSession(state=n["state"], remote_asn=n["remote_as"]) for ip, n in bgp["neighbors"].items()},
             os_version=version.get("SONiC Software Version"),
         )
