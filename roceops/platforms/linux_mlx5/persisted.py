@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
@@ -62,16 +62,13 @@ MARKED_CONTEXT = frozenset({"host", "nics", "sysctls", "setup_script", "sysctl_c
                             "nccl_conf", "nccl_env", "firmware_sets"})
 
 
-def _children(node: nodes.Node) -> Iterator[nodes.Node]:
-    return node.iter_child_nodes()
-
-
 def _includes(ast: nodes.Template) -> set[str]:
     names: set[str] = set()
     for node in ast.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
-        if not isinstance(node.template, nodes.Const) or not isinstance(node.template.value, str):
+        template = getattr(node, "template", None)
+        if not isinstance(template, nodes.Const) or not isinstance(template.value, str):
             raise _Unsafe("a template names another by an expression")
-        names.add(node.template.value)
+        names.add(template.value)
     return names
 
 
@@ -100,7 +97,7 @@ def _check(node: nodes.Node, parent: nodes.Node | None, grandparent: nodes.Node 
         raise _Unsafe(f"the host is used other than by {sorted(HOST_ATTRS)} (line {node.lineno})")
     if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value in SLOT_ATTRS:
         raise _Unsafe(f"{node.value!r} named as a constant (line {node.lineno})")  # x['leaf'], attr('leaf'), ...
-    for child in _children(node):
+    for child in node.iter_child_nodes():
         _check(child, node, parent)
 
 
