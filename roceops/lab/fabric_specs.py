@@ -23,15 +23,33 @@ NIC_FIRMWARE = "28.42.1000"
 NIC_DRIVER = "mlx5_core"
 
 
+def _boot_ports(sw: Switch) -> dict[str, dict[str, Any]]:
+    """Cage -> the SKU port the cage is at first boot (its ``port_config``/``hwsku.json`` entry, the cage's default
+    breakout), for the cages a leaf's ``host_breakout`` splits another way: what the switch runs before bring-up."""
+    with contextlib.suppress(UnknownSwitchProfile):
+        profile = switch_profile(sw.hwsku or "")
+        return {p.cage: {"name": p.name, "lanes": list(p.lanes), "alias": p.alias, "index": p.index, "speed": p.speed}
+                for p in profile.ports if p.cage is not None and p.name == p.cage}
+    return {}
+
+
 def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
     # the switch's hardware: its SKU's lanes, alias and index per port (as port_config.ini gives them at boot)
     sku = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
+    model = fabric.intent.switch_models.get(sw.model)
+    host_breakout = model.host_breakout if model is not None and sw.role == "leaf" else None
+    children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout) or ()} \
+        if host_breakout else {}
+    boot = _boot_ports(sw) if children and sw.platform == "sonic" else {}  # what the SONiC lab boots
     ports = []
     for link in fabric.links_of(sw.name):
         local, peer = (link.a, link.b) if link.a.device == sw.name else (link.b, link.a)
         port: dict[str, Any] = {"name": local.port, "speed": link.speed, "neighbor": [peer.device, peer.port]}
-        if (hw := sku.get(local.port)) is not None:
+        child = children.get(local.port) if isinstance(fabric.device(peer.device), Host) else None
+        if (hw := child or sku.get(local.port)) is not None:
             port.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index, cage=hw.cage, breakout=hw.breakout)
+        if child is not None and hw is not None and hw.cage in boot:  # split only by the bring-up
+            port["boot_port"] = boot[hw.cage]
         ports.append(port)
     extra: dict[str, Any] = {"hostname": sw.name, "role": sw.role, "model": sw.model,
                              "hwsku": sw.hwsku or "generic", "nos_version": sw.settings.nos_version,
@@ -39,7 +57,14 @@ def _switch_extra(fabric: Fabric, sw: Switch) -> dict[str, Any]:
     # a hwsku outside the catalogue: the switch keeps the lab's generic platform
     with contextlib.suppress(UnknownSwitchProfile):
         if sw.hwsku is not None:
-            extra["sku_platform"] = switch_profile(sw.hwsku).platform
+            profile = switch_profile(sw.hwsku)
+            extra["sku_platform"] = profile.platform
+            # hwsku.json's default_brkout_mode of the cages in use: sonic-cfggen writes it as BREAKOUT_CFG at first
+            # boot (sonic-buildimage @ 086b03bd src/sonic-config-engine/sonic-cfggen, portconfig.py parse_breakout_mode)
+            cages = {str(p.get("cage")) for p in ports if p.get("cage")} if sw.platform == "sonic" else set()
+            if cages:
+                extra["boot_breakout"] = {c.name: c.default_breakout for c in profile.cages
+                                          if c.name in cages and c.default_breakout}
     return extra
 
 

@@ -59,6 +59,20 @@ def test_sonic_facts_from_show_version_and_config_db() -> None:
     assert sonic_facts(SONIC_VERSION, {}).ports is None  # no PORT table: the port list is unknown, not empty
 
 
+def test_sonic_facts_count_the_children_a_breakout_of_a_listed_cage_creates() -> None:
+    """A fresh Z9864F boots cage Ethernet0 as one 1x800G port: its 2x400G(8) child Ethernet4 is a breakout away
+    (BREAKOUT_CFG lists the cage), so it is not missing; a cage BREAKOUT_CFG does not list creates nothing."""
+    version = SONIC_VERSION.replace("Mellanox-SN5600-O128", "Dell-Z9864f-O64")
+    db = {"PORT": {"Ethernet0": {}, "Ethernet8": {}}, "BREAKOUT_CFG": {"Ethernet0": {"brkout_mode": "1x800G"}}}
+    ports = sonic_facts(version, db).ports
+    assert ports is not None and {"Ethernet0", "Ethernet4", "Ethernet8"} <= ports
+    assert "Ethernet12" not in ports  # cage Ethernet8 is not in BREAKOUT_CFG
+    assert sonic_facts(version, {"PORT": db["PORT"]}).ports == {"Ethernet0", "Ethernet8"}
+    # a SKU outside the catalogue: only PORT
+    unknown = SONIC_VERSION.replace("Mellanox-SN5600-O128", "Custom-SKU")
+    assert sonic_facts(unknown, db).ports == {"Ethernet0", "Ethernet8"}
+
+
 def test_cumulus_facts_from_old_and_new_nv_show_system() -> None:
     interfaces = json.dumps({"eth0": {}, "lo": {}, "swp1": {}, "swp2": {}})
     old = cumulus_facts(json.dumps({"hostname": "leaf01", "build": "Cumulus Linux 5.5.0", "uptime": 1}), interfaces)

@@ -71,13 +71,13 @@ MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing
 
 def display_form(hc: HConfig) -> HConfig:
     """``hc`` as EOS prints it once applied (same rules as the lab's :mod:`roceops.lab.devices.eos.tree`):
-    interface ``no shutdown``/``switchport`` and tx-queue ``priority strict`` are defaults EOS does not show, an
+    interface ``no shutdown``/``switchport`` and (uc-)tx-queue ``priority strict`` are defaults EOS does not show, an
     all-default ``tx-queue`` is not shown, ``qos map dscp`` lines are regrouped one per traffic class."""
     for intf in [c for c in hc.children if c.text.startswith("interface ")]:
         for child in list(intf.children):
             if child.text in ("no shutdown", "switchport"):
                 child.delete()
-            elif child.text.startswith("tx-queue "):
+            elif child.text.startswith(("tx-queue ", "uc-tx-queue ")):  # uc-: split uc/mc queues (as the lab)
                 for q in list(child.children):
                     if q.text == "priority strict":
                         q.delete()

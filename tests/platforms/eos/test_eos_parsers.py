@@ -419,11 +419,17 @@ def test_display_form_drops_what_eos_hides() -> None:
       priority strict
    tx-queue 3
       no priority
+interface Ethernet2/1
+   uc-tx-queue 6
+      priority strict
+   uc-tx-queue 3
+      no priority
 qos map dscp 1 to traffic-class 0
 qos map dscp 0 to traffic-class 0
 """))
-    assert [c.text for c in hc.all_children_sorted()] == [
-        "interface Ethernet1/1", "tx-queue 3", "no priority", "qos map dscp 0 1 to traffic-class 0"]
+    assert [c.text for c in hc.all_children_sorted()] == [  # uc-tx-queue (7060X6 profile) as tx-queue
+        "interface Ethernet1/1", "tx-queue 3", "no priority", "interface Ethernet2/1", "uc-tx-queue 3", "no priority",
+        "qos map dscp 0 1 to traffic-class 0"]
     assert hms(300) == "00:05:00"
 
 

@@ -84,7 +84,9 @@ def heredoc(conn: Any, path: str, text: str) -> str:
 
 def test_fresh_switch_has_metadata_and_cabled_ports_only(fresh: Any) -> None:
     db = json.loads(running(fresh))
-    assert sorted(db) == ["DEVICE_METADATA", "PORT"]
+    assert sorted(db) == ["BREAKOUT_CFG", "DEVICE_METADATA", "PORT"]
+    # sonic-cfggen's first-boot BREAKOUT_CFG: hwsku.json's default_brkout_mode of every cage in use
+    assert {e["brkout_mode"] for e in db["BREAKOUT_CFG"].values()} == {"2x400G[200G,100G,50G,40G,25G,10G]"}
     assert sorted(db["DEVICE_METADATA"]["localhost"]) == ["hostname", "hwsku", "mac", "platform"]
     assert db["DEVICE_METADATA"]["localhost"]["hostname"] == FRESH
     assert len(db["PORT"]) == 8

@@ -386,7 +386,8 @@ class SonicSession(Session):
         return out
 
     def _config_reload(self, params: list[str], flags: set[str]) -> str | Reply:
-        """``config reload -y [FILE]`` (sonic-utilities config/main.py ``reload``): stop, flush, load, restart.
+        """``config reload -y [-n] [FILE]`` (sonic-utilities config/main.py ``reload``): stop, flush, load, restart;
+        ``-n/--no_service_restart`` skips the stop and the restart (@ 691b1bbc, "Do not restart docker services").
         The lab prints the load step as ``config load`` does; the service lines of a real box are left out."""
         target = params[0] if params else CONFIG_FILE
         if not flags & {"-y", "--yes"}:
@@ -397,7 +398,7 @@ class SonicSession(Session):
             return _fail(f"The config file {target} doesn't exist")
         out = f"Running command: {CFGGEN} -j {target} --write-to-db"
         try:
-            self.state.reload(json.loads(text))
+            self.state.reload(json.loads(text), restart=not flags & {"-n", "--no_service_restart"})
         except (json.JSONDecodeError, CommandFailed, AttributeError) as exc:
             return _fail(f"{out}\nError: {exc}")
         return out

@@ -111,6 +111,20 @@ def _port_entry(port: Mapping[str, Any], position: int) -> dict[str, str]:
             "lanes": lane_text, "mtu": DEFAULT_MTU, "speed": str(int(port.get("speed", 400_000)))}
 
 
+def _boot_port_table(ports: list[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """PORT at first boot: a port the fabric gets only by breaking its cage out (``boot_port``) is still the
+    cage's SKU port in its default mode (sonic-cfggen's PORT from port_config/hwsku.json), every other port as
+    :func:`_port_entry` gives it."""
+    table: dict[str, dict[str, str]] = {}
+    for i, p in enumerate(ports):
+        boot = p.get("boot_port")
+        if boot is not None:
+            table[str(boot["name"])] = _port_entry(boot, i)
+        else:
+            table[str(p["name"])] = _port_entry(p, i)
+    return table
+
+
 class SonicState(DeviceState):
     """One SONiC switch. ``extra``: hostname, hwsku, ports [{name, speed, neighbor}], lossless, preload_files."""
 
@@ -133,10 +147,13 @@ class SonicState(DeviceState):
         db: Db = {
             "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": hwsku, "mac": mac,
                                               "platform": self.platform_name}},
-            "PORT": {p["name"]: _port_entry(p, i) for i, p in enumerate(ports)},
+            "PORT": _boot_port_table(ports),
+            "BREAKOUT_CFG": {cage: {"brkout_mode": str(mode)}
+                             for cage, mode in dict(self.extra.get("boot_breakout") or {}).items()},
         }
-        if not db["PORT"]:
-            del db["PORT"]
+        for table in ("PORT", "BREAKOUT_CFG"):
+            if not db[table]:
+                del db[table]
         self.started = time.time()
         self._serial = next(_serials)
         self.running = dumps(db)
@@ -253,13 +270,15 @@ class SonicState(DeviceState):
             return
         self.saved = self.running
 
-    def reload(self, doc: Mapping[str, Any]) -> None:
+    def reload(self, doc: Mapping[str, Any], *, restart: bool = True) -> None:
         """``config reload -y FILE``: CONFIG_DB flushed and loaded from the file, services restarted: the
-        restart-only modes take effect now and the routing container's sessions start over."""
+        restart-only modes take effect now and the routing container's sessions start over. ``restart=False``
+        is ``-n/--no_service_restart``: the services keep running with the modes they started with."""
         self._check_shape(doc)
         self.commit(json.loads(dumps(doc)))
-        self.modes = self._modes_of(self.db_read())
-        self.bgp_up = {}
+        if restart:
+            self.modes = self._modes_of(self.db_read())
+            self.bgp_up = {}
 
     @staticmethod
     def _modes_of(db: Mapping[str, Any]) -> dict[str, str]:
