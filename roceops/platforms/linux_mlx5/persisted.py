@@ -34,7 +34,7 @@ from jinja2 import meta, nodes
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import RenderOutput, get_platform
-from roceops.platforms.linux_mlx5.render import NicContext
+from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext
 from roceops.platforms.templating import environment, render_device
 
 PLATFORM = "linux_mlx5"
@@ -126,11 +126,18 @@ def slot_safe(outputs: tuple[str, ...]) -> bool:
 
 
 _NIC_FIELDS = tuple(f.name for f in fields(NicContext) if f.name not in SLOT_ATTRS and f.name != "routes")
+_ROUTE_FIELDS = tuple(f.name for f in fields(NetplanRoute) if f.name not in SLOT_ATTRS)
+# the marked fields are exactly the ones _nic_values and _marked_nic fill in (a new field named like a slot would
+# otherwise be left out of the class key without being marked)
+if {f.name for f in fields(NicContext)} & SLOT_ATTRS != {"address", "source_ip", "leaf", "leaf_port"} \
+        or {f.name for f in fields(NetplanRoute)} & SLOT_ATTRS != {"via"}:
+    raise RuntimeError("NicContext/NetplanRoute fields named like a host's own values: update persisted.py")
 
 
 def _nic_key(nic: NicContext) -> tuple[object, ...]:
     """Everything of a NIC's context the templates can see but its marked values."""
-    return (*(getattr(nic, f) for f in _NIC_FIELDS), tuple((r.to, r.table) for r in nic.routes))
+    return (*(getattr(nic, f) for f in _NIC_FIELDS),
+            tuple(tuple(getattr(r, f) for f in _ROUTE_FIELDS) for r in nic.routes))
 
 
 def _nic_values(nic: NicContext) -> list[str]:

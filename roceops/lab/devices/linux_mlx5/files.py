@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-# libyaml's loader when PyYAML was built with it (same documents, ~10x faster: every host of a configured lab
-# reads its netplan file at start); the pure-Python one otherwise
+# the safe loader on LibYAML's parser when PyYAML was built with its bindings (github.com/yaml/pyyaml README,
+# "Installation": the fast LibYAML-based parser); every host of a configured lab reads its netplan file at start
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
