@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import lab_fabric
 
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import Session, SessionInfo, get_personality
 from roceops.plan import plan
@@ -83,7 +84,7 @@ def main() -> None:
         outputs = driver.collect(conn, intent)
         t1 = time.process_time()
         driver.observe(outputs)
-        driver.operational(outputs, intent)
+        for_intent(driver.operational(outputs), intent)
         t2 = time.process_time()
         row = totals[spec.platform]
         row[0] += 1

@@ -4,7 +4,7 @@ interval: client CPU per device per sample, peak memory, the series count; then 
 Goal (issue 30): client CPU <= 3 ms per device per sample (a plain pygnmi client against a stub measured 3.0-3.5 ms;
 the SSH path costs about 28 ms). The lab runs in its own process (start_lab), so this process's CPU time is the
 collector's alone: its threads, pygnmi's, gRPC's and one /metrics exposition per interval (as Prometheus scrapes).
-Run: python bench/telemetry_scale.py [--devices 1008] [--interval 10] [--samples 6] [--unconfigured]
+Run: python bench/telemetry_scale.py [--devices 1008] [--interval 10] [--samples 6] [--lab-shards 4] [--unconfigured]
      python bench/telemetry_scale.py --decode-only   (one leaf's recorded gNMI messages: parse + decode + store only)
 """
 
@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -27,7 +28,7 @@ from roceops.cli.gc_tuning import run_gc
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import read_overlay, start_lab, stop_lab
 from roceops.telemetry.collector import Collector, gnmi_settings
-from roceops.telemetry.targets import build_targets
+from roceops.telemetry.targets import Target, build_targets
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
@@ -49,14 +50,14 @@ def fabric_series(fabric: Fabric, per_switch_port: float, per_nic: float) -> tup
 
 
 def decode_only(fabric: Fabric, rounds: int = 200) -> None:
-    """Client CPU of one sample without the transport: pygnmi's parser, the room's decode and the store, on
+    """Client CPU of one sample without the transport: the collector's parse, the room's decode and the store, on
     messages recorded from a configured lab leaf (in-process lab, 100 ms SAMPLE interval)."""
-    from pygnmi.client import gNMIclient, telemetryParser
+    from pygnmi.client import gNMIclient
 
     from roceops.lab.runtime import LabThread
     from roceops.platforms.sonic.gnmi_paths import GNMI
     from roceops.telemetry.collector import _quiet_cancelled_streams
-    from roceops.telemetry.gnmi_worker import readings_of
+    from roceops.telemetry.gnmi_worker import parse, readings_of
     from roceops.telemetry.store import Store
 
     threading.excepthook = _quiet_cancelled_streams
@@ -77,7 +78,7 @@ def decode_only(fabric: Fabric, rounds: int = 200) -> None:
     cpu = time.process_time()
     for _ in range(rounds // len(raw)):
         for message in raw:
-            for path, readings in readings_of(target, GNMI, telemetryParser(message)):
+            for path, readings in readings_of(target, GNMI, parse(message)):
                 store.put(target.name, readings, part=path)
     ms = (time.process_time() - cpu) / (rounds // len(raw) * len(raw)) * 1000
     print(f"decode only: {ms:.2f} ms CPU per sample of {leaf} ({len(raw[0].SerializeToString()) / 1024:.0f} KiB "
@@ -91,6 +92,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=6, help="intervals measured after every device streamed once")
     ap.add_argument("--unconfigured", action="store_true", help="switches without their QoS config (fewer series)")
     ap.add_argument("--decode-only", action="store_true", help="only the per-sample decode cost, no scale run")
+    ap.add_argument("--lab-shards", type=int, default=1, help="lab processes the switches are split over")
     args = ap.parse_args()
     with run_gc(acyclic=True):
         fabric = expand(superpod(SUS, "sonic", "sonic", "sonic"))
@@ -100,21 +102,34 @@ def main() -> None:
     names = [d.name for d in fabric.devices() if d.kind == "switch"][:args.devices]
     t0 = time.perf_counter()
     specs = lab_specs(fabric, names, configured=not args.unconfigured)
-    print(f"{len(names)} SONiC switches of a {SUS}-SU fabric; specs in {time.perf_counter() - t0:.1f} s")
+    print(f"{len(names)} SONiC switches of a {SUS}-SU fabric; specs in {time.perf_counter() - t0:.1f} s; "
+          f"{args.lab_shards} lab process(es)")
     with tempfile.TemporaryDirectory() as tmp:
-        state = Path(tmp) / "lab"
-        started = start_lab(specs, state, base_address="127.71.0.1", timeout=600)
-        print(f"lab up in {started.seconds:.1f} s, lab RSS {rss_of(started.pid):.0f} MiB")
+        states: list[Path] = []
         try:
-            run(fabric, names, state, args)
+            for k in range(args.lab_shards):  # one lab process cannot feed ~1,000 streams: shards on their own 127.x
+                state = Path(tmp) / f"lab{k}"
+                started = start_lab(specs[k::args.lab_shards], state, base_address=f"127.{71 + 10 * k}.0.1",
+                                    timeout=600)
+                states.append(state)
+                print(f"lab shard {k} up in {started.seconds:.1f} s, RSS {rss_of(started.pid):.0f} MiB")
+            overlay = {n: o for st in states for n, o in read_overlay(st).items()}
+            run(fabric, names, overlay, args)
         finally:
-            stop_lab(state)
+            for st in states:
+                stop_lab(st)
 
 
-def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace) -> None:
-    targets, skipped = build_targets(fabric, [fabric.device(n) for n in names], read_overlay(state))
+def run(fabric: Fabric, names: list[str], overlay: dict[str, Any], args: argparse.Namespace) -> None:
+    targets, skipped = build_targets(fabric, [fabric.device(n) for n in names], overlay)
     assert not skipped, skipped[:3]
     rss_before = _rss_mib()
+    with run_gc():  # as `roceops telemetry` does: the fabric and targets frozen out of the GC's walks
+        measure(fabric, names, targets, rss_before, args)
+
+
+def measure(fabric: Fabric, names: list[str], targets: list[Target], rss_before: float,
+            args: argparse.Namespace) -> None:
     collector = Collector(fabric, targets, gnmi_settings(args.interval, "admin"), listen=("127.0.0.1", 0))
     collector.start()
     url = f"http://127.0.0.1:{collector.port}/metrics"
@@ -125,13 +140,15 @@ def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace)
         up = sum(collector.store.is_up(n) for n in names)
         print(f"{up} of {len(names)} streaming {time.monotonic() - t0:.1f} s after start; "
               f"{collector.store.series_count():,} series")
-        paths = len(next(w for w in collector.workers).spec.paths)  # type: ignore[union-attr]
+        spec = next(w for w in collector.workers).spec  # type: ignore[union-attr]
+        paths = sum(len(s.paths) for s in (spec, *spec.also))  # one put per path per sample, over every stream
         samples0, cpu0, wall0 = collector.store._samples, time.process_time(), time.monotonic()
         scrape_cpu, body = 0.0, b""
         for _ in range(args.samples):
             time.sleep(args.interval)
             c = time.process_time()
-            body = urllib.request.urlopen(url, timeout=60).read()  # the scrape Prometheus would do
+            request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})  # as Prometheus asks
+            body = urllib.request.urlopen(request, timeout=60).read()  # the scrape Prometheus would do
             scrape_cpu += time.process_time() - c
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         samples = (collector.store._samples - samples0) / paths
@@ -143,7 +160,8 @@ def run(fabric: Fabric, names: list[str], state: Path, args: argparse.Namespace)
               f"of the expected per device; {up} up at the end, {reconnects} reconnects): "
               f"client CPU {per_sample_ms:.2f} ms per device per sample "
               f"(without scrapes), {cpu / wall * 100:.0f} % of a core in total; one /metrics scrape "
-              f"{scrape_cpu / args.samples * 1000:.0f} ms CPU, {len(body) / 2**20:.1f} MiB")
+              f"{scrape_cpu / args.samples * 1000:.0f} ms CPU, {len(body) / 2**20:.1f} MiB gzipped; "
+              f"with one scrape per interval: {cpu / samples * 1000:.2f} ms per device per sample")
         print(f"collector RSS: {rss_before:.0f} MiB before it started (the expanded fabric), peak "
               f"{_rss_mib():.0f} MiB; {series:,} series, {series / len(names):.0f} per switch")
         leaf = next(t for t in targets if t.place[1] == "leaf")

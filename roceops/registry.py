@@ -38,6 +38,8 @@ class Platform(Protocol):
     def supported_releases(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None: ...
     @property
     def dated_releases(self) -> bool: ...
+    @property
+    def sku_built(self) -> bool: ...  # builds buffers/ports from the SKU's files (SONiC)
 
 _lock = threading.Lock()
 _loaded: dict[str, Platform] | None = None

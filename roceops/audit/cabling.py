@@ -1,7 +1,8 @@
 """``cabling.host``: each host NIC against the leaf port the cabling plan gives it, from both ends' LLDP (the
-host's ``lldpcli`` and the leaves' LLDP tables, carried in :class:`EndFacts.neighbor`). One finding per NIC that
-sits elsewhere, on the node, naming the NIC, its planned and its observed leaf:port. A NIC neither end hears over
-LLDP is not judged (hosts without lldpd); the NIC MAC learned on the leaf port is not read (not done).
+host's ``lldpcli`` and the leaves' LLDP tables, carried in :class:`EndFacts.neighbor`) and, on leaf ports that hear
+no LLDP (hosts without lldpd), the NIC MACs in the leaf port's IPv6 neighbour table against each NIC's own MAC
+(:class:`EndFacts.macs`). One finding per NIC that sits elsewhere, on the node, naming the NIC, its planned and
+its observed leaf:port. A NIC no view places is not judged.
 """
 
 from __future__ import annotations
@@ -15,11 +16,16 @@ def cabling_findings(fabric: Fabric, facts: dict[str, dict[str, EndFacts]]) -> l
     out: list[Result] = []
     for host in fabric.hosts:
         heard: dict[str, tuple[str, str]] = {}  # netdev -> the leaf port whose LLDP hears it
+        own = facts.get(host.name) or {}
+        mac_of = {mac: netdev for netdev, end in own.items() for mac in end.macs}
         for leaf in sorted({n.leaf for n in host.nics}):
             for port, end in (facts.get(leaf) or {}).items():
                 if end.neighbor is not None and end.neighbor[0] == host.name:
                     heard[end.neighbor[1]] = (leaf, port)
-        own = facts.get(host.name) or {}
+                elif end.neighbor is None:  # no LLDP on the port: the NIC whose MAC it learned
+                    for mac in end.macs:
+                        if mac in mac_of:
+                            heard.setdefault(mac_of[mac], (leaf, port))
         for nic in host.nics:
             planned = (nic.leaf, nic.leaf_port)
             host_end = own.get(nic.netdev)

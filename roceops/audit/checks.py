@@ -49,6 +49,7 @@ class EndFacts:
     intended_pfc: tuple[int, ...] | None = None
     intended_mtu: int | None = None
     neighbor: tuple[str, str] | None = None  # what this end's LLDP hears: (device, port); None: nothing heard
+    macs: tuple[str, ...] = ()  # a host NIC's own MAC; the MACs a leaf port's IPv6 neighbour table holds
 
 
 def _hint(device: str, d: Drift, context: Sequence[str] = ()) -> str:
@@ -109,6 +110,13 @@ def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     for name, n in (obs.oper.lldp.items() if obs.oper is not None else ()):
         if name in facts:  # the cable check (roceops.audit.cabling) reads both ends' LLDP
             facts[name] = replace(facts[name], neighbor=(n.device, n.port))
+    if obs.oper is not None:  # and, where LLDP is absent, the MACs (a host NIC's own, a leaf port's neighbours')
+        for name, port in obs.oper.ports.items():
+            if name in facts and port.mac:
+                facts[name] = replace(facts[name], macs=(port.mac,))
+        for name, learned in obs.oper.neighbor_macs.items():
+            if name in facts and learned:
+                facts[name] = replace(facts[name], macs=tuple(learned))
     return facts
 
 

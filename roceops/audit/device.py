@@ -15,6 +15,7 @@ from nornir.core.task import Task
 
 from roceops.audit.checks import EndFacts, Observation, device_findings, end_facts
 from roceops.audit.findings import UNREACHABLE_CHECKS
+from roceops.device.oper import for_intent
 from roceops.nornir_glue.runner import TaskConnector
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
@@ -91,7 +92,7 @@ def parse_observation(obs: Observation) -> None:
     driver = get_driver(obs.platform)
     try:
         obs.observed = driver.observe(obs.outputs)
-        obs.oper = driver.operational(obs.outputs, obs.intent)
+        obs.oper = for_intent(driver.operational(obs.outputs), obs.intent)
         obs.facts = driver.facts(obs.outputs)  # None for hosts: they report no NOS facts
         obs.mode_problems = driver.mode_problems(obs.outputs, obs.intent)  # [] for rooms without restart-only modes
     except Exception as exc:

@@ -28,7 +28,7 @@ from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 
 if TYPE_CHECKING:  # the rest is imported by the command that uses it (start-up time: tests/cli/test_startup_imports.py)
-    from roceops.topology.fabric import Fabric
+    from roceops.topology.fabric import Fabric, Host, Switch
 
 PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
 
@@ -205,8 +205,14 @@ def render(
     devices = selected(loaded.fabric, limit)
     check_writable(out, folder=True)
     start = time.perf_counter()
-    with run_gc(acyclic=True):
-        rendered = render_devices(loaded.fabric, devices)
+    from roceops.hardware import UnknownSwitchProfile
+    from roceops.plan.hardware import NoVendorHeadroom
+
+    try:
+        with run_gc(acyclic=True):
+            rendered = render_devices(loaded.fabric, devices)
+    except (NoVendorHeadroom, UnknownSwitchProfile) as exc:  # lint's HDRM003 / HW001, reached with --skip-lint
+        fail(f"cannot render: {exc}")
     try:
         result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
         monitoring = write_folder(out, MONITORING_DIR, monitoring_files(loaded.fabric))
@@ -217,3 +223,18 @@ def render(
     console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
                   f"({result.written} files written, {result.unchanged} unchanged; "
                   f"{out}/{MONITORING_DIR}/: {monitoring[0]} written, {monitoring[1]} unchanged)")
+    _say_vendor_managed(devices)
+
+
+def _say_vendor_managed(devices: list[Switch | Host]) -> None:
+    """Name the switches rendered without BUFFER_* tables because their SKU leaves buffers to the vendor."""
+    from roceops.plan.hardware import vendor_managed_reason
+    from roceops.topology.fabric import Switch as SwitchDevice
+
+    reasons: dict[str, list[str]] = {}
+    for d in devices:
+        if isinstance(d, SwitchDevice) and (why := vendor_managed_reason(d)) is not None:
+            reasons.setdefault(why, []).append(d.name)
+    for why, names in reasons.items():
+        console.print(f"vendor-managed buffers, no BUFFER_* tables rendered for {len(names)} switches "
+                      f"({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}): {why}")

@@ -37,7 +37,8 @@ def list_profiles() -> None:
     table = Table("hwsku", "vendor", "platform", "ASIC", "ports", "buffer model")
     for name in switch_profile_names():
         p = switch_profile(name)
-        models: list[str] = sorted({spec.model for spec in p.buffers.values()}) or ["-"]
+        models: list[str] = sorted({spec.model for spec in p.buffers.values()}) or [
+            "vendor-managed" if p.vendor_managed_buffers is not None else "-"]
         table.add_row(p.name, p.vendor, p.platform, p.asic_family.value, str(len(p.ports)), ",".join(models))
     console.print(table)
     models_table = Table("model", "vendor", "platform", "ASIC", "ports", "queue keyword")
@@ -96,6 +97,8 @@ def show(name: str = typer.Argument(..., help="hwsku, e.g. Mellanox-SN5600-O128"
                   + f" ({p.ports[0].name}..{p.ports[-1].name}); MTU {p.mtu.min}-{p.mtu.max}; largest buffer pool "
                   f"{p.buffer_bytes if p.buffer_bytes is not None else '-'} B; lossless queues "
                   f"{p.lossless_classes if p.lossless_classes is not None else '-'}")
+    if p.vendor_managed_buffers is not None:
+        console.print(f"buffers: vendor-managed, no BUFFER_* tables rendered ({p.vendor_managed_buffers.reason})")
     for topo, spec in p.buffers.items():
         pools = ", ".join(f"{x.name}={x.size if x.size is not None else '-'}" for x in spec.pools)
         console.print(f"buffers {topo} ({spec.template}): {spec.model} model, lossless queues "

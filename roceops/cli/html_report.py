@@ -13,6 +13,7 @@ import typer
 if TYPE_CHECKING:  # imported where used: the engines are too heavy for start-up (tests/cli/test_startup_imports.py)
     from roceops.audit.engine import AuditResult
     from roceops.health.engine import HealthReport
+    from roceops.report.result import Run
     from roceops.topology.fabric import Fabric
     from roceops.verify.engine import VerifyResult
 
@@ -34,25 +35,32 @@ def invocation(ctx: typer.Context) -> str:
     return shlex.join(words)
 
 
+def html_run(ctx: typer.Context, run: Run, fabric: Fabric) -> Run:
+    """``run`` carrying what the ``html`` reporter draws: the fabric's map and the command line as typed."""
+    from roceops.report.html import with_map
+
+    return with_map(run, fabric, invocation(ctx))
+
+
 def audit_html(ctx: typer.Context, result: AuditResult, fabric: Fabric) -> str:
     from roceops.audit import report as audit_report
-    from roceops.report.html import render_html
+    from roceops.report.formats import report
 
-    return render_html(result.findings, audit_report.run_of(result), fabric, invocation(ctx))
+    return report("html", result.findings, html_run(ctx, audit_report.run_of(result), fabric))
 
 
-def health_html(ctx: typer.Context, report: HealthReport, fabric: Fabric) -> str:
+def health_html(ctx: typer.Context, health: HealthReport, fabric: Fabric) -> str:
     from roceops.health import report as health_report
-    from roceops.report.html import render_html
+    from roceops.report.formats import report
 
-    return render_html(report.results, health_report.run_of(report), fabric, invocation(ctx))
+    return report("html", health.results, html_run(ctx, health_report.run_of(health), fabric))
 
 
 def verify_html(ctx: typer.Context, result: VerifyResult, fabric: Fabric) -> str:
-    from roceops.report.html import render_html
+    from roceops.report.formats import report
     from roceops.verify import report as verify_report
 
-    return render_html(result.findings, verify_report.run_of(result), fabric, invocation(ctx))
+    return report("html", result.findings, html_run(ctx, verify_report.run_of(result), fabric))
 
 
 # roceops topology --format <picture>: format -> writer of the plan

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from roceops.cli.common import Exit, check_writable, err_console, fail, load_fabric_or_exit, path_value
-from roceops.cli.html_report import invocation
+from roceops.cli.html_report import html_run
 from roceops.report.files import write_atomic
 from roceops.report.formats import REPORTERS, report
 from roceops.topology.sharding import Shard, parse_shard
@@ -94,9 +94,9 @@ def conf_findings(fab: Fabric, conf: SlurmTopology, path: Path, names: list[str]
     return topology_findings(fab, conf, [n for n in names if n in hosts], str(path), hint_context)
 
 
-# every file format the shared reporters offer (roceops.report.formats.REPORTERS: json, junit, markdown,
-# prometheus), and html, which also draws the fabric's map (so it needs the fabric file)
-MergeFormat = StrEnum("MergeFormat", {name: name for name in [*REPORTERS, "html"]})  # type: ignore[misc]
+# every file format the shared reporters offer (roceops.report.formats.REPORTERS: html, json, junit, markdown,
+# prometheus); html also draws the fabric's map, so it needs the fabric file
+MergeFormat = StrEnum("MergeFormat", {name: name for name in REPORTERS})  # type: ignore[misc]
 
 
 def _load(files: list[Path]) -> list[tuple[str, Any]]:
@@ -129,7 +129,6 @@ def merge(
     --format html draws the fabric's map too: give the fabric file the shards ran on (-f).
     Example: roceops merge shard-*.json --format junit -o audit.xml
     """
-    from roceops.report.html import render_html
     from roceops.report.shards import ShardMismatch, check_shards
 
     if fmt.value == "html" and fabric is None:
@@ -143,9 +142,8 @@ def merge(
     except ShardMismatch as exc:
         fail(str(exc))
     if fabric is not None and fmt.value == "html":
-        text = render_html(results, run, _fabric_of(fabric, shards), invocation(ctx))
-    else:
-        text = report(fmt.value, results, run)
+        run = html_run(ctx, run, _fabric_of(fabric, shards))
+    text = report(fmt.value, results, run)
     code = run.exit_code
     if shards.missing:
         err_console.print(f"merge: {len(shards.missing)} of {shards.count} shards missing from run "

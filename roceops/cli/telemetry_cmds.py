@@ -74,5 +74,8 @@ def telemetry(
         fail(f"cannot listen on {listen}: {exc.strerror or exc}")
     console.print(f"collecting {len(targets)} devices every {interval:g} s; metrics on "
                   f"http://{address[0]}:{collector.port}/metrics (SIGTERM or Ctrl-C stops)")
-    collector.serve_until_signal()
+    from roceops.cli.gc_tuning import run_gc
+
+    with run_gc():  # the fabric and the targets frozen out of the GC's walks for the whole run
+        collector.serve_until_signal()
     console.print("telemetry stopped")

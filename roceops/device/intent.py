@@ -48,6 +48,7 @@ class BufferProfile(_M):
     size: int
     xon: int | None = None
     xoff: int | None = None
+    xon_offset: int | None = None
     dynamic_th: int | None = None
     static_th: int | None = None
 

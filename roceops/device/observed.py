@@ -79,6 +79,7 @@ class ObservedBufferProfile(_O):
     size: int | None = None
     xon: int | None = None
     xoff: int | None = None
+    xon_offset: int | None = None
     dynamic_th: int | None = None
     static_th: int | None = None
 

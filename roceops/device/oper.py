@@ -4,9 +4,26 @@ is named in ``unread``, never 0."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from roceops.device.intent import HostIntent, Intent
+
+_HEX = re.compile(r"[0-9a-f]{12}")
+
+
+def canonical_mac(text: str) -> str | None:
+    """A MAC address in any of the usual spellings as ``aa:bb:cc:dd:ee:ff`` (None when it is not one).
+
+    >>> canonical_mac("0005.8671.5B01"), canonical_mac("52:54:00:87:8f:2c"), canonical_mac("failed")
+    ('00:05:86:71:5b:01', '52:54:00:87:8f:2c', None)
+    """
+    digits = re.sub(r"[.:-]", "", text.strip().lower())
+    if not _HEX.fullmatch(digits) or digits == "0" * 12:
+        return None
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
 
 
 class _M(BaseModel):
@@ -30,6 +47,7 @@ class PortOper(_M):
     unread: dict[str, str] = Field(default_factory=dict,
                                    description="counter the platform has but could not be read -> why (never 0)")
     rx_power_dbm: list[float] | None = None
+    mac: str | None = Field(default=None, description="a host NIC's own MAC address (aa:bb:cc:dd:ee:ff)")
 
 
 class LldpNeighbor(_M):
@@ -54,14 +72,33 @@ class PcieGpuPath(_M):
 
 
 class OperState(_M):
-    device: str
+    """What a room's ``operational(outputs)`` reads: every port, NIC and neighbour the device shows, unnamed (the
+    device's output does not say which planned device it is); :func:`for_intent` keeps the planned part."""
+
+    device: str = ""
     ports: dict[str, PortOper] = Field(default_factory=dict)
     lldp: dict[str, LldpNeighbor] = Field(default_factory=dict, description="local port -> neighbour")
     bgp: dict[str, BgpSession] = Field(default_factory=dict, description="neighbour IP -> session")
     gpu_paths: dict[str, PcieGpuPath] = Field(default_factory=dict, description="host NIC -> its path to its GPU")
+    neighbor_macs: dict[str, list[str]] = Field(
+        default_factory=dict, description="switch port -> MAC addresses in its IPv6 neighbour table (what is cabled "
+                                          "there when LLDP is absent; see canonical_mac)")
     firmware: str | None = None
     driver: str | None = None
     os_version: str | None = None
+
+
+def for_intent(state: OperState, intent: Intent) -> OperState:
+    """The part of a device's operational state its intent plans, named as the intent names the device: the
+    planned switch ports (in the intent's order) or host NICs (by netdev, sorted) the device shows, and those
+    NICs' GPU paths. LLDP, BGP and versions are device-wide and kept whole."""
+    if isinstance(intent, HostIntent):
+        names: list[str] = sorted(intent.nics)
+        paths = {n: p for n, p in state.gpu_paths.items() if n in intent.nics}
+    else:
+        names, paths = list(intent.ports), {}
+    ports = {n: state.ports[n] for n in names if n in state.ports}
+    return state.model_copy(update={"device": intent.name, "ports": ports, "gpu_paths": paths})
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ def _fragment(module: Any, macro: str, *args: str) -> dict[str, Any]:
     if fn is None:
         return {}
     text = str(fn(*args)).strip().rstrip(",")
+    if not text:
+        return {}
     try:
         data = json.loads("{" + text + "}")
     except json.JSONDecodeError as exc:
@@ -102,12 +104,17 @@ def _profile_list(table: dict[str, Any]) -> tuple[str, ...]:
     return tuple(_ref(p) for p in str(entry.get("profile_list", "")).split(",") if p)
 
 
-def read_buffer_spec(sku_dir: Path, template: str, pg_lossless: list[LosslessPgEntry]) -> BufferSpec:
-    """The pools, profiles, profile lists and lossless queue/PG ids ``template`` renders."""
+def read_buffer_spec(sku_dir: Path, template: str, pg_lossless: list[LosslessPgEntry]) -> BufferSpec | None:
+    """The pools, profiles, profile lists and lossless queue/PG ids ``template`` renders; None when its pool and
+    profile macro renders nothing (the SKU leaves buffers to its ASIC configuration: sonic-buildimage
+    device/common/profiles/th5/gen/BALANCED/buffers_defaults_t0.j2 @ 086b03bd70f9e211aaaf5f6aefe0790b508d2a94,
+    "Skip BUFFER_POOL, BUFFER_PROFILE")."""
     static = _module(sku_dir, template, dynamic=False)
     dynamic = _module(sku_dir, template, dynamic=True)
     tables = _fragment(static, "generate_buffer_pool_and_profiles_with_inactive_ports", INACTIVE) or \
         _fragment(static, "generate_buffer_pool_and_profiles")
+    if not tables:
+        return None
     if "BUFFER_POOL" not in tables or "BUFFER_PROFILE" not in tables:
         raise SkuFileError(f"{sku_dir / template}: renders no BUFFER_POOL/BUFFER_PROFILE")
     lists = _fragment(static, "generate_profile_lists_with_inactive_ports", ACTIVE, INACTIVE)

@@ -27,6 +27,7 @@ from roceops.hardware.models import (
     SourceFile,
     SwitchPort,
     SwitchProfile,
+    VendorManagedBuffers,
 )
 from roceops.hardware.sku_files import (
     SkuFileError,
@@ -63,6 +64,10 @@ class _Reader:
             return None
         self.sources.append(SourceFile(path=p.as_posix(), sha256=hashlib.sha256(p.read_bytes()).hexdigest()))
         return p
+
+    def has(self, name: str) -> bool:
+        """Whether ``name`` was read (it is in ``sources``)."""
+        return any(Path(s.path).name == name for s in self.sources)
 
 
 def _cages(platform_json: dict[str, dict[str, Any]], defaults: dict[str, str], where: str) -> list[Cage]:
@@ -111,15 +116,26 @@ def _features(asic: Sourced, reader: _Reader) -> FeatureFlags:
     return base.model_copy(update={"udf_hash": True, "sources": sources})
 
 
-def _buffers(reader: _Reader, pg_rows: list[Any]) -> dict[str, BufferSpec]:
+def _buffers(reader: _Reader, pg_rows: list[Any]) -> tuple[dict[str, BufferSpec], VendorManagedBuffers | None]:
+    """The buffers of each topology's template; vendor-managed when no template renders a pool (never invented)."""
     specs: dict[str, BufferSpec] = {}
-    for name in ("buffers_defaults_objects.j2", "buffers_dynamic.json.j2"):
+    empty: list[str] = []
+    for name in ("buffers_defaults_objects.j2", "buffers_dynamic.json.j2", "buffer_ports.j2"):
         reader.path(name, required=False)
     for topo in TOPOLOGIES:
         template = f"buffers_defaults_{topo}.j2"
         if reader.path(template, required=False) is not None:
-            specs[topo] = read_buffer_spec(reader.sku_dir, template, pg_rows)
-    return specs
+            spec = read_buffer_spec(reader.sku_dir, template, pg_rows)
+            if spec is None:
+                empty.append(template)
+            else:
+                specs[topo] = spec
+    if specs:
+        return specs, None
+    reason = (f"{' and '.join(empty)} render no BUFFER_POOL/BUFFER_PROFILE" if empty
+              else "the SKU ships no buffers_defaults_<topo>.j2")
+    rows = "" if pg_rows else "; pg_profile_lookup.ini has no rows" if reader.has("pg_profile_lookup.ini") else ""
+    return specs, VendorManagedBuffers(reason=f"{reason}{rows}: the image leaves buffers to the ASIC configuration")
 
 
 def _platform_name(reader: _Reader) -> str:
@@ -153,8 +169,9 @@ def import_sku(sku_dir: Path, platform: str | None = None, asic_family: str | No
     ports = _ports(read_port_config(port_config), cages, defaults, str(port_config))
     pg_file = reader.path("pg_profile_lookup.ini", required=False)
     pg_rows = read_pg_profile_lookup(pg_file) if pg_file else []
-    buffers = _buffers(reader, pg_rows)
+    buffers, vendor_managed = _buffers(reader, pg_rows)
     features = _features(asic, reader)
     return SwitchProfile(name=sku_dir.name, vendor=vendor_of(sku_dir.name), platform=platform, asic_family=asic,
-                         ports=tuple(ports), cages=tuple(cages), buffers=buffers, mtu=SONIC_MTU,
+                         ports=tuple(ports), cages=tuple(cages), buffers=buffers,
+                         vendor_managed_buffers=vendor_managed, mtu=SONIC_MTU,
                          features=features, sources=tuple(reader.sources))

@@ -132,8 +132,24 @@ class BufferSpec(StrictModel):
     def pool(self, name: str) -> BufferPool | None:
         return next((p for p in self.pools if p.name == name), None)
 
+    def pg_row(self, speed: int, cable_m: int) -> LosslessPgEntry | None:
+        """The ``pg_profile_lookup.ini`` row buffermgrd looks up for a port (speed in Mb/s, cable ``<n>m``)."""
+        cable = f"{cable_m}m"
+        return next((r for r in self.pg_lossless if r.speed == speed and r.cable == cable), None)
+
+    def cable_lengths(self, speed: int) -> tuple[str, ...]:
+        """The cable lengths the lookup table has a row for at ``speed``, shortest first."""
+        rows = {r.cable for r in self.pg_lossless if r.speed == speed}
+        return tuple(sorted(rows, key=lambda c: int(c.rstrip("m")) if c.rstrip("m").isdigit() else 0))
+
     def profile(self, name: str) -> BufferProfile | None:
         return next((p for p in self.profiles if p.name == name), None)
+
+
+class VendorManagedBuffers(StrictModel):
+    """A SKU whose files set no buffers: its image leaves them to the ASIC configuration, roceops renders none."""
+
+    reason: str = Field(description="which file says so, e.g. 'buffers_defaults_t0.j2 renders no BUFFER_POOL'")
 
 
 class FeatureFlags(StrictModel):
@@ -194,9 +210,17 @@ class SwitchProfile(StrictModel):
     cages: tuple[Cage, ...]
     buffers: dict[str, BufferSpec] = Field(default_factory=dict,
                                            description="topology (t0, t1) -> buffers_defaults_<topo>.j2")
+    vendor_managed_buffers: VendorManagedBuffers | None = Field(
+        default=None, description="set when the SKU's files define no buffers (then ``buffers`` is empty)")
     mtu: MtuRange
     features: FeatureFlags
     sources: tuple[SourceFile, ...]
+
+    @model_validator(mode="after")
+    def _buffers_or_vendor_managed(self) -> SwitchProfile:
+        if self.buffers and self.vendor_managed_buffers is not None:
+            raise ValueError("a profile with buffers is not vendor-managed (vendor_managed_buffers must be null)")
+        return self
 
     def buffer_spec(self, topo: str) -> BufferSpec | None:
         """The SKU's buffers for ``topo`` (t0 for a ToRRouter, t1 for a LeafRouter), else its only one."""

@@ -161,8 +161,10 @@ class LeafPort(Check):
         item = self.port_item(ctx)
         if ctx.switch.counters_only and ctx.switch.error is None:
             return [Result(device=ctx.node, check=self.name, path=item, status="skipped",
-                           message="leaf configuration not read: its counters came from Prometheus "
-                                   "(--counters-from); `roceops audit` checks the configuration")]
+                           message="leaf configuration not read: with --counters-from the leaf's counters come "
+                                   "from Prometheus, which holds counters only (roceops telemetry streams no port "
+                                   "state, speed, MTU, PFC or ECN settings); `roceops audit` or health without "
+                                   "--counters-from checks them")]
         p = _port(ctx.switch.second or ctx.switch.first, ctx.leaf_port.name)
         cfg = observed_port(ctx.switch, ctx.leaf_port.name)
         if p is None and cfg is None:

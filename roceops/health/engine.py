@@ -17,8 +17,9 @@ from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
 from roceops.device.intent import HostIntent, SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.health.balance import UplinkBalance, balance_results, uplink_balance, uplinks
-from roceops.health.cabling import rail_results
+from roceops.health.cabling import LeafViews, rail_results
 from roceops.health.catalog import LINK_CHECKS, LinkContext, Sample
 from roceops.health.cc_loop import loop_results
 from roceops.health.gpudirect import acs_results
@@ -79,9 +80,9 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     try:
         if first:
             sample.observed = driver.observe(outputs)
-            sample.first = driver.operational(outputs, intent)
+            sample.first = for_intent(driver.operational(outputs), intent)
         else:
-            sample.second = driver.operational(outputs, intent)
+            sample.second = for_intent(driver.operational(outputs), intent)
     except Exception as exc:
         sample.error = redact(f"{name}: could not parse its output: {exc}")[:300]
         sample.observed = sample.first = sample.second = None
@@ -240,13 +241,14 @@ def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent 
     """Every check's results; ``traffic``: the traffic test's results (None: not asked for)."""
     results: list[Result] = []
     checks = [cls() for cls in LINK_CHECKS]
+    views = LeafViews.of(samples, {n.leaf for h in nodes for n in h.nics})  # nic.rail's index of the leaves
     for host in nodes:
         hi = intents[host.name]
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
         results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
-        results.extend(rail_results(host.name, hi, samples))
+        results.extend(rail_results(host.name, hi, samples, views))
         results.extend(acs_results(host.name, hi, samples[host.name]))
         results.extend(r for r in traffic or [] if r.node == host.name)
         for nic in host.nics:

@@ -5,7 +5,8 @@ One instant query with a range selector returns each series' raw samples over th
 (https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries; a range vector result is a "matrix");
 the oldest and newest sample of a series become the leaf's first and second sample, and their timestamps its
 window. A leaf whose ``roceops_target_up`` is not 1, or that has no series, is unknown, never healthy.
-Only counters come this way: the leaf's configuration is not read (leaf.port is skipped; the audit checks it).
+Only counters come this way: the leaf's configuration is not read, and the exporter streams no port state or
+settings, so leaf.port is skipped and the health table says why (the audit checks the configuration).
 """
 
 from __future__ import annotations

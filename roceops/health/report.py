@@ -52,6 +52,19 @@ def print_table(console: Console, report: HealthReport) -> None:
     for v in report.verdicts:
         table.add_row(v.node, tables.styled(v.status, style[v.status]), "\n".join(v.reasons) or "-")
     console.print(table)
+    for line in skipped_lines(report):
+        console.print(line, markup=False)
     counts = {s: sum(1 for v in report.verdicts if v.status == s) for s in ("ok", "drain", "unknown")}
     console.print(f"{counts['ok']} ok, {counts['drain']} to drain, {counts['unknown']} unknown; "
                   f"{report.devices} devices in {report.seconds:.1f}s")
+
+
+def skipped_lines(report: HealthReport) -> list[str]:
+    """One line per check and reason it was skipped for (verdicts do not count skipped checks, so the table says
+    why they were not run): ``not checked: leaf.port on 8 ports: <why>``."""
+    items: dict[tuple[str, str], set[str]] = {}
+    for r in report.results:
+        if r.status == "skipped":
+            items.setdefault((r.check, r.message), set()).add(r.path)
+    return [f"not checked: {check} on {len(paths)} item{'s' if len(paths) != 1 else ''}: {why}"
+            for (check, why), paths in sorted(items.items())]

@@ -22,7 +22,7 @@ from roceops.device.observed import ObservedHost
 from roceops.device.oper import RdmaBandwidth, RdmaEnd
 from roceops.health.catalog import Sample
 from roceops.health.model import ResultStatus, Thresholds
-from roceops.platforms.base import get_driver
+from roceops.platforms.base import get_platform
 from roceops.platforms.driver import TrafficDriver
 from roceops.redact import reason, redact
 from roceops.report.result import Result
@@ -127,8 +127,8 @@ def _in_threads(work: Mapping[str, Any], deadline: float) -> dict[str, Any]:
 
 
 def _traffic_driver(intent: HostIntent) -> TrafficDriver:
-    driver = get_driver(intent.platform)
-    if not isinstance(driver, TrafficDriver):
+    driver = get_platform(intent.platform).code.traffic
+    if driver is None:
         raise RuntimeError(f"platform {intent.platform} cannot run an RDMA traffic test")
     return driver
 

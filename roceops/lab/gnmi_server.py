@@ -74,13 +74,29 @@ class _Service(pb_grpc.gNMIServicer):
             await asyncio.sleep(slow / 1000)
 
     def _notification(self, prefix: pb.Path, paths: list[pb.Path]) -> pb.Notification:
-        answer = self.device.personality.gnmi
+        personality = self.device.personality
+        if personality.gnmi_leaves is not None:
+            return self._leaf_notification(prefix, paths)
+        answer = personality.gnmi
         assert answer is not None
         updates = []
         for path in paths:
             target, elems = _path_elems(prefix, path)
             updates.append(pb.Update(path=path, val=_typed(answer(self.device.state, target, elems))))
         return pb.Notification(timestamp=time.time_ns(), prefix=prefix, update=updates)
+
+    def _leaf_notification(self, prefix: pb.Path, paths: list[pb.Path]) -> pb.Notification:
+        """One update per leaf under each subscription path, with the leaf's full keyed path (empty prefix)."""
+        answer = self.device.personality.gnmi_leaves
+        assert answer is not None
+        updates = []
+        for path in paths:
+            text = "/".join(e.name + "".join(f"[{k}={v}]" for k, v in sorted(e.key.items()))
+                            for e in [*prefix.elem, *path.elem])
+            for elems, value in answer(self.device.state, prefix.target or path.target, text):
+                leaf = pb.Path(elem=[pb.PathElem(name=n, key=keys) for n, keys in elems])
+                updates.append(pb.Update(path=leaf, val=pb.TypedValue(json_ietf_val=json.dumps(value).encode())))
+        return pb.Notification(timestamp=time.time_ns(), update=updates)
 
     async def _answer(self, context: grpc.aio.ServicerContext, prefix: pb.Path,
                       paths: list[pb.Path]) -> pb.Notification:
@@ -107,8 +123,8 @@ class _Service(pb_grpc.gNMIServicer):
 
     async def Subscribe(self, request_iterator: AsyncIterator[pb.SubscribeRequest],
                         context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SubscribeResponse]:
-        await self._admit(context)
-        first = await anext(aiter(request_iterator), None)
+        first = await anext(aiter(request_iterator), None)  # read before refusing: an abort racing the client's
+        await self._admit(context)  # first message can reach it as INTERNAL instead of the status sent
         if first is None or not first.HasField("subscribe"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first SubscribeRequest must subscribe")
             return
@@ -150,7 +166,7 @@ class LabGnmi:
     async def start(self) -> None:
         try:
             for name, dev in self.lab.devices.items():
-                if dev.personality.gnmi is None:
+                if dev.personality.gnmi is None and dev.personality.gnmi_leaves is None:
                     continue
                 server = grpc.aio.server()
                 pb_grpc.add_gNMIServicer_to_server(_Service(dev, self.lab), server)

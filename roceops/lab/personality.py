@@ -293,16 +293,20 @@ SessionFactory = Callable[[DeviceState, SessionInfo], Session]
 
 # (state, gNMI target, path elements) -> the path's JSON value; raises LookupError for a path it does not serve
 GnmiAnswer = Callable[[DeviceState, str, list[str]], Any]
+# (state, target, subscription path with its keys, e.g. "a/b[k=*]/c") -> [(leaf path as (name, keys) pairs, value)]
+GnmiLeaves = Callable[[DeviceState, str, str], list[tuple[list[tuple[str, dict[str, str]]], Any]]]
 
 
 @dataclass(frozen=True, slots=True)
 class Personality:
     """A simulated device: its package's ``DEVICE`` (one state per device, one session per SSH channel), and
-    ``gnmi`` where the device also serves gNMI (:mod:`roceops.lab.gnmi_server`)."""
+    ``gnmi`` (one JSON value per subscription path) or ``gnmi_leaves`` (one update per leaf) where the device also
+    serves gNMI (:mod:`roceops.lab.gnmi_server`)."""
 
     state_factory: StateFactory
     session_factory: SessionFactory
     gnmi: GnmiAnswer | None = None
+    gnmi_leaves: GnmiLeaves | None = None  # OpenConfig-style gNMI: one update per leaf (roceops.lab.oc_gnmi)
 
 
 LAB_ONLY_DEVICES = {"echo": "roceops.lab.devices.echo"}  # lab transport tests; not a platform

@@ -197,8 +197,30 @@ class PortPhysics:
         return out
 
 
+def port_mac(device: str, port: str) -> str:
+    """The MAC address of a lab device's port (a host NIC's own; what the far end's neighbour table learns).
+
+    >>> port_mac("gpu001", "eth0") == port_mac("gpu001", "eth0") != port_mac("gpu001", "eth1")
+    True
+    """
+    seed = zlib.crc32(f"{device}:{port}".encode())
+    return "b8:ce:f6:{:02x}:{:02x}:{:02x}".format(*(seed.to_bytes(4, "big")[1:]))
+
+
+def link_local(mac: str) -> str:
+    """The IPv6 link-local address Linux derives from a MAC (modified EUI-64, RFC 4291 appendix A).
+
+    >>> link_local("b8:ce:f6:01:02:03")
+    'fe80::bace:f6ff:fe01:203'
+    """
+    b = [int(x, 16) for x in mac.split(":")]
+    words = [(b[0] ^ 0x02) << 8 | b[1], b[2] << 8 | 0xFF, 0xFE << 8 | b[3], b[4] << 8 | b[5]]
+    return "fe80::" + ":".join(f"{w:x}" for w in words)
+
+
 class Physical:
-    """All ports of one simulated device. ``clock`` is injectable for tests."""
+    """All ports of one simulated device. ``clock`` is injectable for tests. ``silent`` names the devices that
+    send no LLDP (a host without lldpd): a port cabled to one of them hears no LLDP neighbour."""
 
     def __init__(self, device: str, ports: Iterable[Mapping[str, Any]], lossless: Iterable[int] = (3,),
                  clock: Clock = time.monotonic) -> None:
@@ -206,6 +228,7 @@ class Physical:
         self.clock = clock
         self.lossless = sorted(set(lossless))
         self.ports: dict[str, PortPhysics] = {}
+        self.silent: set[str] = set()
         now = clock()
         lossless_t = tuple(self.lossless)
         for p in ports:
@@ -269,3 +292,8 @@ class Physical:
 
     def oper_up(self, port: str, admin_up: bool = True) -> bool:
         return self.ports[port].oper_up(self.clock(), admin_up)
+
+    def lldp_neighbor(self, port: str) -> tuple[str, str] | None:
+        """What LLDP hears on ``port``: its cable's far end, unless that device sends no LLDP."""
+        neighbor = self.ports[port].neighbor
+        return None if neighbor is None or neighbor[0] in self.silent else neighbor

@@ -1,5 +1,6 @@
 """Cabling faults that span devices: ``rail_swap`` swaps two cables of one device (by default a host's first two
-NICs), so both ends' link layers (and what each side's LLDP reports) follow the swap. Every device personality
+NICs), so both ends' link layers (and what each side's LLDP reports) follow the swap; ``no_lldpd`` makes a
+device send no LLDP, so no far end hears it (:func:`silence`). Every device personality
 keeps its ports in a ``physical`` (:class:`roceops.lab.physical.Physical`) whose port neighbours are the cabling;
 clearing the fault puts every moved end back.
 """
@@ -48,3 +49,15 @@ def restore(states: Mapping[str, Any], moved: Moved) -> None:
     """Put every end :func:`swap_cables` moved back (in reverse order)."""
     for device, port, neighbor in reversed(moved):
         _physical(states, device).ports[port].neighbor = neighbor
+
+
+def silence(states: Mapping[str, Any], device: str, quiet: bool) -> None:
+    """``device`` sends no LLDP (``quiet``) or sends it again: every lab device's ports cabled to it hear it or not,
+    wherever its cables are (a later ``rail_swap`` keeps it quiet)."""
+    for state in states.values():
+        physical = getattr(state, "physical", None)
+        if isinstance(physical, Physical):
+            if quiet:
+                physical.silent.add(device)
+            else:
+                physical.silent.discard(device)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roceops.lab import rewire
+from roceops.lab import cnp_flow, rewire
 from roceops.lab.personality import (
     CloseSession,
     DeviceState,
@@ -341,6 +341,10 @@ class LabServer:
         if canonical_fault_name(fault) == "rail_swap":  # spans devices: the far ends move too (lab/rewire.py)
             self.rewired.setdefault(device, []).extend(
                 rewire.swap_cables({n: d.state for n, d in self.devices.items()}, device, params))
+        if canonical_fault_name(fault) == "no_lldpd":  # spans devices: no far end hears its LLDP
+            rewire.silence({n: d.state for n, d in self.devices.items()}, device, True)
+        if canonical_fault_name(fault) == "ecn_no_cnp":  # spans devices: its rail peers handle fewer CNPs
+            cnp_flow.rebalance({n: d.state for n, d in self.devices.items()})
         await self.sync_listener(dev)
         return dev.state.faults.active()
 
@@ -350,9 +354,11 @@ class LabServer:
         states = {n: d.state for n, d in self.devices.items()}
         for dev in targets:
             rewire.restore(states, self.rewired.pop(dev.spec.name, []))
+            rewire.silence(states, dev.spec.name, False)
         for dev in targets:
             dev.state.clear_faults()
             await self.sync_listener(dev)
+        cnp_flow.rebalance(states)  # a cleared receiver sends CNPs again: its peers handle them again
         return [dev.spec.name for dev in targets]
 
     def _bind_all(self) -> list[socket.socket]:

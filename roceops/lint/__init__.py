@@ -12,11 +12,13 @@ True
 
 from __future__ import annotations
 
+from roceops.hardware import UnknownSwitchProfile
 from roceops.hardware.nics import UnknownNic
 from roceops.lint import (
     rules_addressing,
     rules_congestion,
     rules_hardware,
+    rules_headroom,
     rules_host,
     rules_load_balancing,
     rules_model_profiles,
@@ -29,10 +31,11 @@ from roceops.lint import (
 )
 from roceops.lint.model import RULES, Finding, Hit, LintContext, LintReport, Rule, RuleRegistry, Severity, rule
 from roceops.model.intent import FabricIntent
+from roceops.plan.hardware import NoVendorHeadroom
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
-_RULE_MODULES = (rules_addressing, rules_congestion, rules_hardware, rules_host, rules_load_balancing,
+_RULE_MODULES = (rules_addressing, rules_congestion, rules_hardware, rules_headroom, rules_host, rules_load_balancing,
                  rules_model_profiles, rules_nccl, rules_overrides, rules_pfc, rules_qos, rules_topology,
                  rules_validity)
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
@@ -58,8 +61,8 @@ def lint(intent: FabricIntent, fabric: Fabric | None = None, *, registry: RuleRe
 def _run(r: Rule, ctx: LintContext) -> list[Finding]:
     try:
         return r.run(ctx)
-    except UnknownNic:  # a host cannot be planned without its NIC profile: HW008 reports that once
-        return []
+    except (UnknownNic, UnknownSwitchProfile, NoVendorHeadroom):  # a device that cannot be planned: HW008, HW001
+        return []  # and HDRM003 report each once
     except Exception as exc:  # a broken rule must not hide the others' findings
         return [Finding(id="LINT000", severity=Severity.ERROR, path="", hint="report this lint bug",
                         message=f"rule {r.id} failed: {type(exc).__name__}: {exc}")]

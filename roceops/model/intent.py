@@ -259,9 +259,11 @@ class MtuPolicy(StrictModel):
 
 
 class CableLengths(StrictModel):
+    """Metres per tier; the defaults are rows of every shipped SONiC SKU's pg_profile_lookup.ini (lint HDRM003)."""
+
     host_leaf: CableLength = 5
-    leaf_spine: CableLength = 30
-    spine_core: CableLength = 100
+    leaf_spine: CableLength = 40
+    spine_core: CableLength = 300
 
 
 class Settings(StrictModel):

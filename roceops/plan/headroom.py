@@ -1,7 +1,10 @@
-"""Lossless headroom per priority group, from port speed, cable length, MTU and PFC response time.
+"""roceops' own lossless headroom estimate per priority group, for switches without vendor headroom data.
 
-The formula follows SONiC's dynamic-buffer calculation for NVIDIA Spectrum ASICs
-(buffer_headroom_mellanox.lua, summarised in docs/headroom.md):
+Used only where no vendor data applies (docs/headroom.md): a SONiC switch on a SKU with ``pg_profile_lookup.ini``
+takes its rows, or buffermgrd's own computation in the dynamic model (:mod:`roceops.hardware.dynamic_headroom`,
+the exact port of buffer_headroom_mellanox.lua); lint HDRM004 warns when this estimate is below a vendor row.
+It is a simplification of that lua (no small-packet-by-byte weighting, no per-tile term, no 8-lane or
+Spectrum-6 adjustments; its inputs are qos.buffers' fields):
 
     peer_response = pause_quanta(speed) * 512 / 8                    (IEEE 802.3 31B.3.7)
     cable         = 2 * length_m * speed_bps / 198e6 / 8             (round trip in fibre)

@@ -18,6 +18,7 @@ from roceops.device.intent import (
     SwitchPort,
     SwitchQos,
 )
+from roceops.hardware import switch_profile
 from roceops.hardware.models import BufferSpec
 from roceops.model.intent import FabricIntent
 from roceops.model.load_balancing import canonical_fields
@@ -79,9 +80,11 @@ def plan_profiles(intent: FabricIntent, ports: dict[str, SwitchPort],
         for h in port.headroom.values():
             seen.setdefault(h.profile, h)
     for name in sorted(seen):
-        h = seen[name]
-        out.append(BufferProfile(name=name, pool=hardware.headroom_pool(spec), size=h.size, xon=h.xon, xoff=h.xoff,
-                                 dynamic_th=b.lossless_dynamic_th))
+        h = seen[name]  # traditional model: the vendor's lookup-table profile where the SKU has one
+        vendor = hardware.vendor_profile(spec, name) if b.model == "traditional" else None
+        out.append(vendor or BufferProfile(
+            name=name, pool=hardware.headroom_pool(spec), size=h.size, xon=h.xon, xoff=h.xoff,
+            dynamic_th=b.lossless_dynamic_th))
     return out
 
 
@@ -147,8 +150,9 @@ def _network_of(address: str) -> str:
 
 
 def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort],
-             spec: BufferSpec | None = None) -> SwitchQos:
-    """QoS maps and queues from the policy; buffer pools/profiles from the SKU's templates when it has them."""
+             spec: BufferSpec | None = None, vendor_managed: bool = False) -> SwitchQos:
+    """QoS maps and queues from the policy; buffer pools/profiles from the SKU's templates when it has them
+    (``vendor_managed``: none at all, the SKU leaves buffers to its ASIC configuration)."""
     policy = intent.qos
     return SwitchQos(
         trust=policy.trust,
@@ -160,8 +164,8 @@ def plan_qos(intent: FabricIntent, sw: Switch, ports: dict[str, SwitchPort],
         cnp_priority=policy.cnp.priority,
         queues=plan_queues(intent, sw),
         buffer_model=intent.qos.buffers.model,
-        pools=hardware.sku_pools(spec) if spec is not None else plan_pools(intent),
-        profiles=plan_profiles(intent, ports, spec),
+        pools=[] if vendor_managed else hardware.sku_pools(spec) if spec is not None else plan_pools(intent),
+        profiles=[] if vendor_managed else plan_profiles(intent, ports, spec),
         lossy_queue_profile=spec.lossy_queue_profile if spec is not None else "egress_lossy_profile",
         pfc_watchdog=plan_watchdog(sw),
     )
@@ -187,12 +191,17 @@ def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     from roceops.platforms.base import get_platform  # here: platforms.base imports the plan models
 
     sku_built = get_platform(sw.platform).sku_built  # the room builds its buffers from the SKU's files
+    if sku_built and sw.hwsku is not None and profile is None:
+        switch_profile(sw.hwsku)  # raises UnknownSwitchProfile (lint HW001): never generic buffers for a SKU
     spec = hardware.buffer_spec_of(sw, profile) if profile is not None and sku_built else None
+    vendor_managed = sku_built and profile is not None and profile.vendor_managed_buffers is not None
     host_breakout = intent.switch_models[sw.model].host_breakout
-    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout)
+    headroom = (hardware.VendorHeadroom(profile, spec, intent.qos.buffers.model)
+                if profile is not None and (spec is not None or vendor_managed) else None)
+    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout, headroom)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
-        nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip,
-        loopback=sw.loopback, qos=plan_qos(intent, sw, ports, spec), ports=ports, bgp=plan_bgp(fabric, sw),
+        nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip, loopback=sw.loopback,
+        qos=plan_qos(intent, sw, ports, spec, vendor_managed), ports=ports, bgp=plan_bgp(fabric, sw),
         load_balancing=plan_load_balancing(intent, sw), breakouts=hardware.breakouts(sw, ports, host_breakout),
     )

@@ -17,22 +17,18 @@ from typing import Any, Literal
 from roceops import registry
 from roceops.hardware.front_panel import SkuPortNaming
 from roceops.model.intent import PortNaming
-from roceops.platforms.driver import Driver
+from roceops.platforms.driver import Driver, TrafficDriver
 from roceops.platforms.lb_support import LbSupport
 from roceops.registry import UnknownPlatform
 
 
 @dataclass(frozen=True)
 class RenderOutput:
-    """One rendered file: ``template`` (under templates/<platform>/) becomes ``filename``.
-
-    ``postprocess`` turns the template's text into the final file (for example
-    parse-and-canonicalise JSON so output is byte-identical run to run).
-    """
+    """One rendered file: ``template`` (under templates/<platform>/) becomes ``filename`` (the room's
+    ``PlatformCode.postprocess`` may finish its text)."""
 
     filename: str
     template: str
-    postprocess: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -51,11 +47,15 @@ class NetmikoSettings:
 
 @dataclass(frozen=True)
 class PlatformCode:
-    """A room's callables, apart from its data: the render context, the driver, and the translations ``verify
-    routing`` uses (None: the room has none)."""
+    """A room's callables, apart from its data: the render context, the driver, what finishes a rendered file,
+    the RDMA traffic test of hosts, and the translations ``verify routing`` uses (None: the room has none)."""
 
     context: Callable[[Any], dict[str, Any]]  # template variables for one device (its DeviceIntent and more)
     driver: Driver
+    # output filename -> what turns the template's text into the final file (e.g. canonical JSON, so a render is
+    # byte-identical run to run); a file not named here is the template's text
+    postprocess: Mapping[str, Callable[[str], str]] = field(default_factory=dict)
+    traffic: TrafficDriver | None = None  # `health --traffic`: runs ib_write_bw between hosts (None: cannot)
     # a switch's rendered routing file (``Platform.routing_source``) -> FRR's bgpd.conf: (device name, text) -> text
     routing_translation: Callable[[str, str], str] | None = None
     host_routing: Callable[[str, str], Any] | None = None  # a host's routing from (netplan.yaml, sysctl.conf)

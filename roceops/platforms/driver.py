@@ -21,7 +21,7 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol
 
 from roceops.device.change import Change, DeviceFacts, RenderedDevice, Snapshot
 from roceops.device.compare import Drift, compare
@@ -54,8 +54,9 @@ class Driver(Protocol):
         """The intent as this platform shows it, in the Observed model ``observe`` returns (every field set)."""
         ...
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        """Parse the same outputs into operational state for health checks."""
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Parse the same outputs, and nothing else, into operational state for health checks: every port, NIC
+        and neighbour they show, unnamed (``roceops.device.oper.for_intent`` keeps what the intent plans)."""
         ...
 
     def facts(self, outputs: dict[str, str]) -> DeviceFacts | None:
@@ -161,9 +162,9 @@ class RoomDriver:
         return compare(driver.expected(intent), driver.observe(driver.collect(conn, intent)), skip=skip)
 
 
-@runtime_checkable
 class TrafficDriver(Protocol):
-    """A host driver that can run an RDMA bandwidth test between two hosts (``health --traffic``)."""
+    """A host driver that can run an RDMA bandwidth test between two hosts (``health --traffic``); a room that
+    can names it in ``PlatformCode.traffic``."""
 
     traffic_overhead_s: float  # time a test takes beyond its duration (connection setup, head start)
 

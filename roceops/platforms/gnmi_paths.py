@@ -4,8 +4,9 @@ subscribe to in SAMPLE mode, and how one update's JSON value becomes neutral rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -28,6 +29,18 @@ class Interest:
     queues: frozenset[int] = frozenset()
 
 
+_KEYS = re.compile(r"\[[^\]]*\]")
+
+
+def keyless(path: str) -> str:
+    """A gNMI path without its list keys, no leading slash.
+
+    >>> keyless("/interfaces/interface[name=Ethernet1]/state/counters/carrier-transitions")
+    'interfaces/interface/state/counters/carrier-transitions'
+    """
+    return _KEYS.sub("", path).strip("/")
+
+
 @dataclass(frozen=True)
 class GnmiPaths:
     target: str  # the gNMI prefix target ("" for none)
@@ -35,3 +48,16 @@ class GnmiPaths:
     default_port: int
     # (update path as pygnmi prints it, JSON value, what to keep) -> readings; queue drops carry ``lossless``
     decode: Callable[[str, Any, Interest], Iterator[Reading]]
+    # True: updates are single leaves (OpenConfig); the readings of one notification are merged into the part of
+    # the subscription path they match, keeping the part's other series. False: one update replaces its part.
+    leaves: bool = False
+    # further streams of the same switch, for counters under another target (a gNMI subscription has one target)
+    also: tuple[GnmiPaths, ...] = ()
+    _parts: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._parts.update({keyless(p) if self.leaves else p.strip("/"): p for p in self.paths})
+
+    def part_of(self, path: str) -> str | None:
+        """The subscription path an update's path belongs to, or None for a path this room does not read."""
+        return self._parts.get(keyless(path) if self.leaves else path.strip("/"))

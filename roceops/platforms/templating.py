@@ -64,9 +64,10 @@ def render_device(intent: Intent, only: Collection[str] | None = None) -> Render
     env = environment(intent.platform)
     context = platform.render_context(intent)
     files: dict[str, str] = {}
+    finish = platform.code.postprocess
     for out in platform.outputs:
         if only is not None and out.filename not in only:
             continue
         text = env.get_template(out.template).render(**context)
-        files[out.filename] = out.postprocess(text) if out.postprocess else text
+        files[out.filename] = finish[out.filename](text) if out.filename in finish else text
     return RenderedDevice(name=intent.name, platform=intent.platform, files=files)

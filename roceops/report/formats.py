@@ -1,6 +1,6 @@
 """The file reporters by format name: each turns a plain list of results and the run's metadata into text.
 
-This is the extension point for a new format (an HTML report, say): write ``to_<format>(results, run) -> str`` in
+This is the extension point for a new format: write ``to_<format>(results, run) -> str`` in
 its own module under ``roceops/report/`` and add it to :data:`REPORTERS`; a command that offers ``--format X``
 looks it up here. The terminal table (:func:`roceops.report.table.print_table`) prints to a console instead.
 """
@@ -30,6 +30,7 @@ def _deferred(module: str, name: str) -> Reporter:
 
 
 REPORTERS: dict[str, Reporter] = {
+    "html": _deferred("roceops.report.html.render", "to_html"),  # draws Run.fabric_map
     "json": _deferred("roceops.report.json_doc", "to_json"),
     "junit": _deferred("roceops.report.junit", "to_junit"),
     "markdown": _deferred("roceops.report.markdown", "to_markdown"),

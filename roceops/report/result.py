@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roceops.report.fabric_map import FabricMap
+
 # ok: checked and as expected; fail: checked and departs (a finding); warn: departs, reported but not failing;
 # error: the device could not be checked at all (unreachable, timed out, unparsable, failed); unknown: the value
 # could not be read (never read as ok); skipped: not run, why in the message
@@ -95,6 +97,8 @@ class Run(BaseModel):
     results_key: str = "results"  # JSON: the key the results are listed under
     document: dict[str, Any] = Field(default_factory=dict)  # JSON: the command's own fields besides the results
     last_success: float | None = None  # Prometheus: carried over when this run did not reach every device
+    fabric_map: FabricMap | None = None  # HTML: the fabric's map (report.fabric_map; None: no HTML report)
+    invocation: str = ""  # HTML: the command line that started the run, as typed
 
     def group(self, device: str) -> str:
         return self.groups.get(device, self.default_group)

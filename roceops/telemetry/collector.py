@@ -1,6 +1,7 @@
-"""The collector: one worker thread per device (gNMI for switches, SSH for hosts), one store, one HTTP endpoint
-(prometheus-client) that Prometheus scrapes; SIGTERM/SIGINT stop it cleanly (workers' channels and sessions
-closed, the HTTP server shut down) within a few seconds."""
+"""The collector: every switch's gNMI stream on one asyncio loop, one thread per host (SSH), one store, one
+HTTP endpoint (the store's text and prometheus-client's registry, roceops.telemetry.endpoint) that Prometheus
+scrapes; SIGTERM/SIGINT stop it cleanly (workers' channels and sessions closed, the HTTP server shut down) within a
+few seconds."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ from types import FrameType
 from typing import Any
 
 import grpc
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import get_platform
 from roceops.platforms.gnmi_paths import GnmiPaths
-from roceops.telemetry.gnmi_worker import GnmiSettings, GnmiWorker
+from roceops.telemetry.endpoint import serve
+from roceops.telemetry.gnmi_worker import GnmiLoop, GnmiSettings, GnmiWorker
 from roceops.telemetry.host_worker import HostWorker
 from roceops.telemetry.store import MAX_SERIES_PER_DEVICE, Store
 from roceops.telemetry.targets import Target
@@ -28,7 +30,7 @@ from roceops.topology.fabric import Fabric
 
 log = logging.getLogger("roceops.telemetry")
 
-THREAD_STACK_BYTES = 512 * 1024  # two threads per switch (ours, pygnmi's): keep 1,000 switches' stacks small
+THREAD_STACK_BYTES = 512 * 1024  # a thread per host (SSH): keep 1,000 hosts' stacks small
 JOIN_S = 5.0
 
 # environment variables of the gNMI credentials and TLS settings (never options, files or logs)
@@ -68,24 +70,26 @@ class Collector:
     max_series: int = MAX_SERIES_PER_DEVICE
     stop_event: threading.Event = field(default_factory=threading.Event)
     workers: list[GnmiWorker | HostWorker] = field(default_factory=list)
+    gnmi_loop: GnmiLoop = field(default_factory=GnmiLoop)
     store: Store = field(init=False)
     port: int = field(init=False, default=0)
     _server: Any = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.store = Store(self.max_series)
+        self.store = Store(self.max_series, self.settings.interval_s)
 
     def start(self) -> None:
         threading.excepthook = _quiet_cancelled_streams
         logging.getLogger("pygnmi").disabled = True  # it logs every gRPC error at CRITICAL; the workers report them
         threading.stack_size(THREAD_STACK_BYTES)
         registry = CollectorRegistry(auto_describe=False)
-        registry.register(self.store)
+        registry.register(self.store.registry_collector)
         for t in self.targets:
             self.store.register(t.name, t.platform, t.place, own_place=t.via == "ssh")
-        self._server, _ = start_http_server(self.listen[1], addr=self.listen[0], registry=registry)
+        self._server, _ = serve(self.store, registry, self.listen[0], self.listen[1])
         self.port = int(self._server.server_address[1])
         self.workers = [*self._gnmi_workers(), *self._host_workers()]
+        self.gnmi_loop.start()
         for w in self.workers:
             w.start()
         log.info("telemetry: %d devices, metrics on http://%s:%d/metrics", len(self.workers), self.listen[0],
@@ -101,7 +105,8 @@ class Collector:
                 module = get_platform(t.platform).gnmi_paths
                 assert module is not None
                 specs[t.platform] = importlib.import_module(module).GNMI
-            out.append(GnmiWorker(t, specs[t.platform], self.store, self.settings, self.stop_event))
+            for spec in (specs[t.platform], *specs[t.platform].also):  # one stream per target of the room
+                out.append(GnmiWorker(t, spec, self.store, self.settings, self.stop_event, self.gnmi_loop))
         return out
 
     def _host_workers(self) -> list[HostWorker]:
@@ -127,6 +132,7 @@ class Collector:
             w.close()
         for w in self.workers:
             w.join(JOIN_S)
+        self.gnmi_loop.stop(JOIN_S)
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -14,7 +14,7 @@ from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
 
 from roceops.device.intent import HostIntent
-from roceops.device.oper import OperState
+from roceops.device.oper import OperState, for_intent
 from roceops.platforms.base import get_driver
 from roceops.platforms.gnmi_paths import Reading
 from roceops.telemetry.gnmi_worker import Backoff, describe
@@ -100,7 +100,7 @@ class HostWorker(threading.Thread):
         while not self.stop.is_set():
             t0 = time.monotonic()
             outputs = driver.collect_counters(self._conn, self.intent)
-            state = driver.operational(outputs, self.intent)
+            state = for_intent(driver.operational(outputs), self.intent)
             self.store.put(self.target.name, host_readings(self.target, state))
             got = True
             self.stop.wait(max(0.0, self.interval_s - (time.monotonic() - t0)))

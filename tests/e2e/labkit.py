@@ -83,3 +83,28 @@ def deployed_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     finally:
         lab.thread.stop()
         lab.journal.close()
+
+
+def run_on_device(fabric: Fabric, state_dir: Path, device: str, commands: list[str],
+                  files: dict[str, str] | None = None) -> list[str]:
+    """Write ``files`` (path -> text) on lab ``device``, then run ``commands`` there (Netmiko via Nornir)."""
+    from nornir.core.task import Result, Task
+
+    from roceops.nornir_glue.runner import make_nornir
+    from roceops.platforms.sonic.driver import write_file
+
+    nr = make_nornir(fabric, [device], lab_dir=state_dir, workers=1, timeout_s=10)
+    out: list[str] = []
+
+    def task(t: Task) -> Result:
+        conn = t.host.get_connection("netmiko", t.nornir.config)
+        for path, text in (files or {}).items():
+            write_file(conn, path, text)
+        out.extend(conn.send_command(c) for c in commands)
+        return Result(host=t.host)
+
+    try:
+        nr.run(task=task)
+    finally:
+        nr.close_connections()
+    return out

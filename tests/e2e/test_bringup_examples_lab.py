@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from labkit import run_on_device
 from labtools import EXAMPLES, free_endpoint_base
 
 from roceops.audit.engine import AuditOptions, AuditResult, run_audit
@@ -22,9 +23,7 @@ from roceops.journal import Journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
-from roceops.nornir_glue.runner import make_nornir
 from roceops.plan import plan
-from roceops.platforms.sonic.driver import write_file
 from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric, Switch
@@ -58,24 +57,7 @@ class ExampleLab:
                                                                         timeout_s=20))
 
     def run_on(self, device: str, commands: list[str], files: dict[str, str]) -> list[str]:
-        """Write ``files`` on ``device``, then run ``commands`` there (Netmiko via Nornir)."""
-        nr = make_nornir(self.fabric, [device], lab_dir=self.state_dir, workers=1, timeout_s=10)
-        out: list[str] = []
-
-        def task(t):  # type: ignore[no-untyped-def]
-            from nornir.core.task import Result
-
-            conn = t.host.get_connection("netmiko", t.nornir.config)
-            for path, text in files.items():
-                write_file(conn, path, text)
-            out.extend(conn.send_command(c) for c in commands)
-            return Result(host=t.host)
-
-        try:
-            nr.run(task=task)
-        finally:
-            nr.close_connections()
-        return out
+        return run_on_device(self.fabric, self.state_dir, device, commands, files)
 
     def config_db(self, device: str) -> dict:
         return json.loads(self.run_on(device, ["sonic-cfggen -d --print-data"], {})[0])

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from labkit import changed_host_keys, deployed_lab, fresh_lab  # noqa: F401  (fixtures)
+from labkit import changed_host_keys, deployed_lab, fresh_lab, run_on_device  # noqa: F401  (fixtures)
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -167,28 +167,6 @@ def test_changed_host_key_refuses_the_deploy_before_anything_is_sent(fresh_lab, 
     assert snapshot_all(fresh_lab) == before
 
 
-def run_on(lab, device: str, commands: list[str], rendered: str) -> list[str]:
-    """Write ``rendered`` to /tmp/rendered.json on ``device`` and run ``commands`` there (Netmiko via Nornir)."""
-    from roceops.platforms.sonic.driver import write_file
-
-    nr = make_nornir(lab.fabric, [device], lab_dir=lab.state_dir, workers=1, timeout_s=10)
-    out: list[str] = []
-
-    def task(t):
-        from nornir.core.task import Result
-
-        conn = t.host.get_connection("netmiko", t.nornir.config)
-        write_file(conn, "/tmp/rendered.json", rendered)
-        out.extend(conn.send_command(c) for c in commands)
-        return Result(host=t.host)
-
-    try:
-        nr.run(task=task)
-    finally:
-        nr.close_connections()
-    return out
-
-
 def test_bringup_is_never_taken_silently(fresh_lab, tmp_path: Path, monkeypatch) -> None:
     """A fresh SONiC switch: the dry run names the path and the refused operations; --commit without --bringup
     stops that device (exit 1) with nothing sent; with --bringup it is configured and audits clean."""
@@ -213,8 +191,9 @@ def test_bringup_is_never_taken_silently(fresh_lab, tmp_path: Path, monkeypatch)
     assert snapshot_all(fresh_lab)["leaf-su1-r1"] == before["leaf-su1-r1"]  # nothing sent to it
     # the rendered config merged in by hand (`config load`: no service restarts): the config is right, the
     # modes are not in effect, and audit and deploy both say so (facts.mode)
-    run_on(fresh_lab, "leaf-su1-r1", ["sudo config load -y /tmp/rendered.json"],
-           rendered=render_device(plan(fresh_lab.fabric, "leaf-su1-r1")).files["config_db.json"])
+    rendered = render_device(plan(fresh_lab.fabric, "leaf-su1-r1")).files["config_db.json"]
+    run_on_device(fresh_lab.fabric, fresh_lab.state_dir, "leaf-su1-r1", ["sudo config load -y /tmp/rendered.json"],
+                  {"/tmp/rendered.json": rendered})
     stale = run_audit(fresh_lab.fabric, ["leaf-su1-r1"], AuditOptions(lab_dir=fresh_lab.state_dir, quiet=True,
                                                                       timeout_s=10))
     modes = [f for f in stale.findings if f.check == "facts.mode"]

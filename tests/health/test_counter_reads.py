@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from roceops.device.intent import HostIntent, SwitchIntent
-from roceops.device.oper import OperState, PortOper
+from roceops.device.oper import OperState, PortOper, for_intent
 from roceops.health.catalog import CrcErrors, LinkContext, PauseStorm, Sample
 from roceops.health.model import Thresholds
 from roceops.model.intent import FabricIntent
@@ -43,7 +43,7 @@ def host_oper(ethtool: str | None) -> OperState:
     outputs = {CMD_ADDR: json.dumps([{"ifname": netdev, "operstate": "UP", "mtu": 9000, "addr_info": []}])}
     if ethtool is not None:
         outputs[f"ethtool -S {netdev}"] = ethtool
-    return DRIVER.operational(outputs, host)
+    return for_intent(DRIVER.operational(outputs), host)
 
 
 def test_older_driver_names_give_crc_symbol_and_pause() -> None:

@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from test_counter_reads import intents
 
 from roceops.health.prometheus_source import leaf_samples
 
@@ -79,3 +80,36 @@ def test_a_leaf_the_collector_cannot_reach_is_unknown(prometheus: str) -> None:
 def test_an_unreachable_prometheus_makes_every_leaf_unknown() -> None:
     got = leaf_samples("http://127.0.0.1:1", {"leaf-su1-r1": {"Ethernet0"}}, 3.0, 1.0)
     assert "Prometheus at http://127.0.0.1:1" in (got["leaf-su1-r1"].error or "")
+
+
+def test_leaf_port_is_skipped_from_prometheus_and_the_report_says_why() -> None:
+    """The store holds counters only (no port state, speed, MTU, PFC or ECN settings): leaf.port is not run from
+    it, and the health table names the check, how many ports and why, under the verdicts (which never count a
+    skipped check)."""
+    import io
+
+    from rich.console import Console
+
+    from roceops.device.oper import OperState, PortOper
+    from roceops.health.catalog import LeafPort, LinkContext, Sample
+    from roceops.health.engine import HealthReport, verdicts
+    from roceops.health.model import Thresholds
+    from roceops.health.report import print_table
+    from roceops.topology.fabric import Host
+
+    host, leaf = intents()
+    nic = next(iter(host.nics.values()))
+    port = PortOper(name=nic.leaf_port, counters={"pfc_rx_3": 1})
+    counters = OperState(device=leaf.name, ports={nic.leaf_port: port})
+    ctx = LinkContext(node=host.name, nic=nic, host=Sample(), leaf=leaf, leaf_port=leaf.ports[nic.leaf_port],
+                      switch=Sample(first=counters, second=counters, window_s=1.0, counters_only=True),
+                      thresholds=Thresholds())
+    [result] = LeafPort().test(ctx)
+    assert result.status == "skipped" and "holds counters only" in result.message
+    node = Host.model_construct(name=host.name, nics=[])
+    report = HealthReport(nodes=[host.name], results=[result], verdicts=verdicts([node], [result]), seconds=0.1,
+                          devices=2)
+    assert report.verdicts[0].status == "ok"  # a skipped check never drains nor makes a node unknown
+    out = io.StringIO()
+    print_table(Console(file=out, width=400), report)
+    assert f"not checked: leaf.port on 1 item: {result.message}" in out.getvalue()

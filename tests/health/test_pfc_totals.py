@@ -7,7 +7,7 @@ import json
 
 from test_counter_reads import intents
 
-from roceops.device.oper import OperState, PortOper
+from roceops.device.oper import OperState, PortOper, for_intent
 from roceops.health.catalog import LinkContext, PauseStorm, Sample
 from roceops.health.model import Thresholds
 from roceops.platforms.eos import DRIVER
@@ -18,7 +18,7 @@ def _eos_totals(rx: int, tx: int) -> PortOper:
     host, leaf = intents()
     port = next(iter(host.nics.values())).leaf_port
     outputs = {p.CMD_PFC: json.dumps({"interfaceCounters": {port: {"rxFrames": rx, "txFrames": tx}}})}
-    return DRIVER.operational(outputs, leaf).ports[port]
+    return for_intent(DRIVER.operational(outputs), leaf).ports[port]
 
 
 def test_totals_only_are_reported_as_totals_not_as_a_priority() -> None:

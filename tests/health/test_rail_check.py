@@ -48,3 +48,25 @@ def test_no_lldp_anywhere_is_skipped_with_the_reason() -> None:
     results = rail_results("gpu002", HOST, samples({}, {}))
     assert {r.status for r in results} == {"skipped"}
     assert "lldpd not running on gpu002" in results[0].message
+
+
+def test_no_lldp_but_the_leaves_neighbour_tables_place_swapped_nics() -> None:
+    from roceops.device.oper import PortOper
+
+    mac = {A.netdev: "b8:ce:f6:00:00:0a", B.netdev: "b8:ce:f6:00:00:0b"}
+    out = samples({}, {})
+    out["gpu002"] = Sample(first=OperState(device="gpu002", ports={
+        n: PortOper(name=n, mac=m) for n, m in mac.items()}))
+    for leaf, port, netdev in ((A.leaf, A.leaf_port, B.netdev), (B.leaf, B.leaf_port, A.netdev)):
+        state = out[leaf].first
+        assert state is not None
+        table = {**state.neighbor_macs, port: [mac[netdev]]}
+        out[leaf] = Sample(first=state.model_copy(update={"neighbor_macs": table}))
+    results = {r.item: r for r in rail_results("gpu002", HOST, out)}
+    a = results[f"gpu002:{A.netdev}"]
+    assert a.status == "fail" and a.observed == f"{B.leaf}:{B.leaf_port}", a
+    assert "has its MAC in the neighbour table" in a.message
+    out[A.leaf] = Sample(first=OperState(device=A.leaf, lldp={A.leaf_port: LldpNeighbor(device="gpu009", port="x")},
+                                         neighbor_macs={A.leaf_port: [mac[B.netdev]]}))
+    b = {r.item: r for r in rail_results("gpu002", HOST, out)}[f"gpu002:{B.netdev}"]
+    assert b.status == "skipped", b  # a port with an LLDP neighbour is judged by LLDP, not by a MAC seen there

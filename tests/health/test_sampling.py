@@ -11,6 +11,7 @@ from conftest import EXAMPLES
 
 import roceops.health.engine as engine
 from roceops.device.observed import ObservedHost
+from roceops.device.oper import OperState
 from roceops.health.catalog import Sample
 from roceops.model.loader import load_intent
 from roceops.plan import plan
@@ -56,8 +57,8 @@ class _Driver:
             raise ValueError("table 'x' has no header")
         return ObservedHost(tools=dict.fromkeys(sorted(outputs), True))  # which outputs it was given
 
-    def operational(self, outputs: dict[str, str], intent: Any) -> str:
-        return f"oper of {sorted(outputs)}"
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        return OperState(os_version=f"oper of {sorted(outputs)}")  # which outputs it was given
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +80,9 @@ def test_both_samples_parsed_with_the_window_between(monkeypatch: pytest.MonkeyP
     sample, host = _sample(monkeypatch, intent, driver)
     assert driver.calls == ["collect", "counters"]
     assert sample.observed == ObservedHost(tools={"full": True, "more": True})
-    assert sample.first == "oper of ['full', 'more']"
-    assert sample.second == "oper of ['counters']" and sample.window_s >= 0.05 and sample.error is None
+    assert sample.first == OperState(device="gpu001", os_version="oper of ['full', 'more']")  # named by the intent
+    assert sample.second == OperState(device="gpu001", os_version="oper of ['counters']")
+    assert sample.window_s >= 0.05 and sample.error is None
     assert host.closed == 1 and not host.connections
 
 

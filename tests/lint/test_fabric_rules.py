@@ -25,7 +25,7 @@ def test_unmodified_fabric_is_clean() -> None:
 def test_topo002_radix_exceeded() -> None:
     f = base_fabric()
     extra = Link(a=Endpoint("leaf-su1-r1", "Ethernet64"), b=Endpoint("spine01", "Ethernet64"), tier="leaf-spine",
-                 plane=1, speed=400_000, cable_length=30, a_ip="10.1.0.201/31", b_ip="10.1.0.200/31")
+                 plane=1, speed=400_000, cable_length=40, a_ip="10.1.0.201/31", b_ip="10.1.0.200/31")
     assert _ids(dataclasses.replace(f, links=[*f.links, extra])) == {"TOPO002"}
 
 

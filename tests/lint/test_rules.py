@@ -73,7 +73,12 @@ CASES: list[tuple[str, list[tuple[str, Any]], set[str] | None, str]] = [
     ("HDRM001", [("qos.buffers.ingress_lossless_pool_bytes", 256 * 1024), ("switch_models.sw8.hwsku", DROP),
                  ("tiers.leaf.platform", "cumulus"), ("tiers.spine.platform", "cumulus")], None,
      "qos.buffers.ingress_lossless_pool_bytes"),
-    ("HDRM002", [("cable_lengths.leaf_spine", 500)], None, "cable_lengths.leaf_spine"),
+    ("HDRM002", [("cable_lengths.leaf_spine", 500)], {"HDRM002", "HDRM003"}, "cable_lengths.leaf_spine"),
+    # 30 m: no row in Mellanox-SN4700-O32's pg_profile_lookup.ini (5m, 40m, 300m, 1500m, 2000m)
+    ("HDRM003", [("cable_lengths.leaf_spine", 30)], None, "cable_lengths.leaf_spine"),
+    # Cumulus on the SN4700: roceops' formula stands in for the vendor table, and is below it on some rows
+    ("HDRM004", [("switch_models.sw8.hwsku", "Mellanox-SN5600-O128"), ("tiers.leaf.platform", "cumulus"),
+                 ("tiers.spine.platform", "cumulus")], None, "qos.buffers"),
     # hardware profiles (Mellanox-SN4700-O32: 32 x 400G, 1x400G cages with 200G..1G; 2x200G, 4x100G, 4x25G modes)
     ("HW001", [("switch_models.sw8.hwsku", "Generic-lab-8x400g")], None, "switch_models.sw8.hwsku"),
     ("HW002", [("switch_models.sw8.hwsku", DROP)], None, "switch_models.sw8.hwsku"),

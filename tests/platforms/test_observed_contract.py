@@ -17,6 +17,7 @@ from roceops import registry
 from roceops.device import intent as intent_model
 from roceops.device import observed as obs
 from roceops.device.compare import compare
+from roceops.device.oper import OperState
 from roceops.platforms.base import get_platform
 
 # every DeviceIntent class and the Observed class that mirrors it
@@ -102,6 +103,16 @@ def test_driver_observe_takes_only_the_outputs_and_returns_an_observed_model(pla
     hints = typing.get_type_hints(driver.observe)
     assert hints["return"] in (obs.ObservedSwitch, obs.ObservedHost), hints["return"]
     assert typing.get_type_hints(driver.expected)["return"] is hints["return"]
+
+
+@pytest.mark.parametrize("platform", registry.names())
+def test_driver_operational_takes_only_the_outputs(platform: str) -> None:
+    """Operational state is parsed from device output alone, like ``observe``; the caller keeps what the intent
+    plans (``roceops.device.oper.for_intent``)."""
+    driver = get_platform(platform).code.driver
+    params = list(inspect.signature(driver.operational).parameters)
+    assert params == ["outputs"], f"{platform}: operational{tuple(params)}"
+    assert typing.get_type_hints(driver.operational)["return"] is OperState
 
 
 def _port(queue_ecn_min: int, mtu: int = 9100) -> obs.ObservedSwitchPort:

@@ -33,7 +33,9 @@ def fabrics(draw: st.DrawFn) -> FabricIntent:
                                  "hwsku": "Mellanox-SN4700-O32"}},  # 32 x 400G ports that also run 100G
         "tiers": {"leaf": {"model": "sw", "platform": draw(st.sampled_from(["sonic", "cumulus", "eos"]))},
                   "spine": {"model": "sw", "platform": draw(st.sampled_from(["sonic", "cumulus", "eos"]))}},
-        "cable_lengths": {"host_leaf": draw(st.integers(1, 100)), "leaf_spine": draw(st.integers(1, 300))},
+        # lengths Mellanox-SN4700-O32's pg_profile_lookup.ini has rows for (SONiC refuses others: HDRM003)
+        "cable_lengths": {"host_leaf": draw(st.sampled_from([5, 40, 300])),
+                          "leaf_spine": draw(st.sampled_from([5, 40, 300, 1500]))},
         "qos": {
             "traffic_classes": [
                 {"name": "roce", "dscp": [roce_dscp], "priority": lossless_prio, "lossless": True,

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from roceops.report import formats
+from roceops.report.fabric_map import FabricMap, MapDevice, MapLink
 from roceops.report.result import Result, Run, columns
 from roceops.report.table import print_table
 from roceops.report.tables import LiteralConsole
@@ -26,14 +28,26 @@ RUN = Run(command="audit", fabric="fab", devices=["leaf1", "spine1", "gpu1"], gr
           columns=columns(("device", "device"), ("path", "path"), ("observed", "observed"), ("fix", "fix")),
           summary=["done"], sections={"Resolved": ["- x"], "Empty": []}, results_key="findings",
           document={"unreachable": ["spine1"]})
+MAP = FabricMap(name="fab", planes=1, devices=[
+    MapDevice(name="spine1", role="spine", plane=1), MapDevice(name="leaf1", role="leaf", plane=1, su=1, rail=1),
+    MapDevice(name="gpu1", role="host", su=1, leaves=("leaf1",))],
+    links=[MapLink(a="gpu1", b="leaf1", tier="host-leaf"), MapLink(a="leaf1", b="spine1", tier="leaf-spine")])
 
 
 def test_every_file_format_is_registered_and_reads_only_results_and_run() -> None:
-    assert set(formats.REPORTERS) == {"json", "junit", "markdown", "prometheus"}
-    before = ([r.model_dump() for r in RESULTS], RUN.model_dump())
+    assert set(formats.REPORTERS) == {"html", "json", "junit", "markdown", "prometheus"}
+    run = RUN.model_copy(update={"fabric_map": MAP, "invocation": "roceops audit"})  # what html draws
+    before = ([r.model_dump() for r in RESULTS], run.model_dump())
     for fmt in formats.REPORTERS:
-        assert "leaf1" in formats.report(fmt, RESULTS, RUN)
-    assert ([r.model_dump() for r in RESULTS], RUN.model_dump()) == before  # reporters only read
+        assert "leaf1" in formats.report(fmt, RESULTS, run)
+    assert ([r.model_dump() for r in RESULTS], run.model_dump()) == before  # reporters only read
+
+
+def test_html_needs_the_map_its_run_carries() -> None:
+    with pytest.raises(ValueError, match="fabric's map"):
+        formats.report("html", RESULTS, RUN)
+    page = formats.report("html", RESULTS, RUN.model_copy(update={"fabric_map": MAP}))
+    assert 'data-device="leaf1"' in page and 'data-device="gpu1"' in page
 
 
 def test_junit_one_testcase_per_device_failures_errors_and_skips() -> None:

@@ -29,16 +29,16 @@ INTERVAL = 0.3
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabThread]:
     base, port = free_endpoint_base()
-    specs = lab_specs(lab_mini(), [*NAMES, "spine01"], configured=True)
+    specs = lab_specs(lab_mini(), NAMES, configured=True)
     with LabThread(specs, Path(tmp_path_factory.mktemp("telemetry-lab")), base_address=base, port=port) as running:
         yield running
 
 
 def _collector(lab: LabThread, extra: list[Target] = (), **settings: object) -> Collector:  # type: ignore[assignment]
     fabric = lab_mini()
-    devices = [fabric.device(n) for n in [*NAMES, "spine01"]]
+    devices = [fabric.device(n) for n in NAMES]
     targets, skipped = build_targets(fabric, devices, lab.overlay)
-    assert [s.split(":")[0] for s in skipped] == ["spine01"]  # EOS: no gNMI path table in roceops
+    assert not skipped
     base = replace(gnmi_settings(INTERVAL, lab.overlay[NAMES[0]]["username"]), retry_s=(0.2, 0.4))
     collector = Collector(fabric, [*targets, *extra], replace(base, **settings), listen=("127.0.0.1", 0),
                           lab_dir=lab.state_dir)
@@ -58,17 +58,17 @@ def _wait(check: Callable[[], bool], timeout: float = 8.0) -> bool:
 def _pfc(collector: Collector, device: str) -> float | None:
     with collector.store._lock:
         parts = collector.store._devices[device].parts or {}
-    rows = [v for p in parts.values() for r in p.get("pfc_pause_frames_total", []) for v in [r]
-            if r[0][4:7] == ("Ethernet0", "3", "rx")]
-    return rows[0][1] if rows else None
+    rows = [v for p in parts.values() for row, v in p.get("pfc_pause_frames_total", {}).items()
+            if row[4:7] == ("Ethernet0", "3", "rx")]
+    return rows[0] if rows else None
 
 
 def _transport(collector: Collector, counter: str) -> float | None:
     with collector.store._lock:
         parts = collector.store._devices["gpu001"].parts or {}
-    rows = [r for p in parts.values() for r in p.get("nic_transport_errors_total", [])
-            if r[0][4] == "eth0" and r[0][-1] == counter]
-    return rows[0][1] if rows else None
+    rows = [v for p in parts.values() for row, v in p.get("nic_transport_errors_total", {}).items()
+            if row[4] == "eth0" and row[-1] == counter]
+    return rows[0] if rows else None
 
 
 def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread) -> None:
@@ -135,3 +135,27 @@ def test_stop_ends_every_worker_and_the_endpoint_promptly(lab: LabThread) -> Non
     assert not [t for t in threading.enumerate() if t.name.startswith(("gnmi-", "ssh-"))]
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{collector.port}/metrics", timeout=2)
+
+
+def test_sonic_link_flaps_stream_from_appl_db(lab: LabThread) -> None:
+    """SONiC's flap count is APPL_DB PORT_TABLE's flap_count, on a second stream (another target) beside the
+    COUNTERS_DB stream of the same switch; link_flap moves it."""
+    collector = _collector(lab)
+
+    def flaps() -> float | None:
+        with collector.store._lock:
+            parts = collector.store._devices["leaf-su1-r1"].parts or {}
+        rows = [v for p in parts.values() for row, v in p.get("link_flaps_total", {}).items() if row[4] == "Ethernet0"]
+        return rows[0] if rows else None
+
+    try:
+        names = sorted(w.name for w in collector.workers if w.target.name == "leaf-su1-r1")
+        assert names == ["gnmi-leaf-su1-r1-APPL_DB", "gnmi-leaf-su1-r1-COUNTERS_DB"]
+        assert _wait(lambda: collector.store.is_up("leaf-su1-r1"))
+        time.sleep(2 * INTERVAL)
+        before = flaps() or 0  # absent while the port never flapped (earlier tests' faults may have flapped it)
+        lab.inject("leaf-su1-r1", "link_flap", port="Ethernet0")
+        assert _wait(lambda: (flaps() or 0) >= before + 2)
+    finally:
+        lab.clear()
+        collector.stop()

@@ -59,8 +59,8 @@ def test_pygnmi_updates_of_unknown_paths_are_ignored() -> None:
 
 def _exposition(store: Store) -> str:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(store)
-    return generate_latest(registry).decode()
+    registry.register(store.registry_collector)
+    return store.counter_text() + generate_latest(registry).decode()
 
 
 def test_store_is_bounded_and_keeps_the_last_sample_only() -> None:
@@ -131,28 +131,52 @@ def test_gnmi_credentials_come_from_the_environment_and_stay_out_of_reprs(monkey
     assert gnmi_settings(1.0, "admin").insecure  # the lab: plaintext gRPC on loopback
 
 
-class _Backlog:
-    """A pygnmi subscription with updates queued behind the one just read."""
+def test_openconfig_leaves_of_a_notification_merge_into_their_subscription_part() -> None:
+    from roceops.platforms.eos.gnmi_paths import GNMI as EOS
 
-    def __init__(self, queued: list[dict[str, object]]) -> None:
-        self.queued = queued
+    eos_leaf = Target("leaf-su1-r1", "eos", "gnmi", "127.0.0.1", None, LEAF.place, frozenset({3}), frozenset({3}))
+    pfc = "interfaces/interface[name=Ethernet1]/ethernet/pfc/priorities/priority[index={}]/state/in-frames"
+    first = {"update": {"update": [{"path": pfc.format(3), "val": "5"}, {"path": pfc.format(0), "val": "0"},
+                                   {"path": "interfaces/interface[name=Ethernet1]/state/counters/carrier-transitions",
+                                    "val": 2}, {"path": "system/state/hostname", "val": "x"}]}}
+    got = dict(readings_of(eos_leaf, EOS, first))
+    part = "interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index=*]/state/in-frames"
+    # priority 0 is lossy and zero: left out; the hostname is no leaf of the room's table
+    assert got[part] == [Reading("pfc_pause_frames_total", (("port", "Ethernet1"), ("priority", "3"),
+                                                            ("direction", "rx")), 5.0)]
+    store = Store()
+    store.register("leaf-su1-r1", "eos", LEAF.place)
+    for p, readings in got.items():
+        store.put("leaf-su1-r1", readings, part=p, merge=True)
+    # a later notification with another port's leaf keeps Ethernet1's series
+    second = {"update": {"prefix": "interfaces/interface[name=Ethernet2]", "update": [
+        {"path": "ethernet/pfc/priorities/priority[index=3]/state/in-frames", "val": 9}]}}
+    for p, readings in readings_of(eos_leaf, EOS, second):
+        store.put("leaf-su1-r1", readings, part=p, merge=True)
+    text = store.counter_text()
+    assert 'roceops_pfc_pause_frames_total{device="leaf-su1-r1",direction="rx",port="Ethernet1",priority="3",' in text
+    assert 'port="Ethernet2",priority="3",rail="1",su="1",tier="leaf"} 9.0' in text
+    assert 'roceops_link_flaps_total{device="leaf-su1-r1",port="Ethernet1",rail="1",su="1",tier="leaf"} 2.0' in text
 
-    def peek(self) -> bool:
-        return bool(self.queued)
-
-    def get_update(self, timeout: float) -> dict[str, object]:
-        return self.queued.pop(0)
 
 
-def test_a_worker_behind_its_device_keeps_only_the_newest_sample_of_each_path() -> None:
-    from roceops.telemetry.gnmi_worker import newest
+def test_parse_reads_a_notification_as_pygnmis_parser_does() -> None:
+    import json
 
-    def update(path: str, value: int) -> dict[str, object]:
-        return {"update": {"update": [{"path": path, "val": value}]}}
+    from pygnmi.client import telemetryParser
+    from pygnmi.create_gnmi_path import gnmi_path_generator
+    from pygnmi.spec.v080 import gnmi_pb2 as pb
 
-    stream = _Backlog([update("COUNTERS/Ethernet*", 2), update("COUNTERS/Ethernet*/Queues", 7),
-                       update("COUNTERS/Ethernet*", 3)])
-    merged = newest(stream, update("COUNTERS/Ethernet*", 1))
-    assert not stream.queued  # the backlog is drained
-    assert {i["path"]: i["val"] for i in merged["update"]["update"]} == {  # type: ignore[index]
-        "COUNTERS/Ethernet*": 3, "COUNTERS/Ethernet*/Queues": 7}
+    from roceops.telemetry.gnmi_worker import parse
+
+    ports = {"Ethernet0": {"SAI_PORT_STAT_PFC_3_RX_PKTS": "12", "SAI_PORT_STAT_IF_IN_ERRORS": "1"}}
+    leaf = "interfaces/interface[name=Ethernet1]/state/counters/carrier-transitions"
+    response = pb.SubscribeResponse(update=pb.Notification(
+        timestamp=1, prefix=gnmi_path_generator("", "COUNTERS_DB"),
+        update=[pb.Update(path=gnmi_path_generator("COUNTERS/Ethernet*"),
+                          val=pb.TypedValue(json_ietf_val=json.dumps(ports).encode())),
+                pb.Update(path=gnmi_path_generator(leaf), val=pb.TypedValue(uint_val=7))]))
+    ours, theirs = parse(response), telemetryParser(response)
+    assert ours["update"]["update"] == theirs["update"]["update"]
+    assert ours["update"]["update"][1] == {"path": leaf, "val": 7}
+    assert list(readings_of(LEAF, GNMI, ours)) == list(readings_of(LEAF, GNMI, theirs))

@@ -10,6 +10,7 @@ import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
 
 from roceops.cli.lab_routing import attach_vty
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
@@ -31,7 +32,7 @@ def bgp_states(lab: LabThread, name: str, platform: str) -> dict[str, str]:
     intent = plan(lab_mini(), name)
     conn = netmiko_connect(lab, name, platform)
     try:
-        oper = driver.operational(driver.collect(conn, intent), intent)
+        oper = for_intent(driver.operational(driver.collect(conn, intent)), intent)
     finally:
         conn.disconnect()
     return {ip: s.state for ip, s in oper.bgp.items()}

@@ -26,14 +26,16 @@ PLATFORM = Platform(
     name="cumulus",
     title="Cumulus Linux",
     kind="switch",
-    outputs=(RenderOutput(filename="nvue.commands", template="main.j2", postprocess=_finish),),
+    outputs=(RenderOutput(filename="nvue.commands", template="main.j2"),),
     netmiko=NetmikoSettings(
         device_type="cumulus_linux",
         # `nv config apply` can take tens of seconds (switchd reload for QoS): allow for it in every read.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20, "read_timeout_override": 120},
     ),
-    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf),
+    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf,
+                      postprocess={"nvue.commands": _finish}),
     lab_device="roceops.lab.devices.cumulus",
+    gnmi_paths="roceops.platforms.cumulus.gnmi_paths",
     port_naming=PortNaming(pattern="swp{n}", start=1, step=1),  # Cumulus front-panel ports: swp1..swpN
     # a SKU's cages: swp<cage>, split ones swp<cage>s<k> (SN5600 2x400G of an 800G cage), breakout on the cage;
     # CumulusNetworks/docs content/cumulus-linux-515/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/

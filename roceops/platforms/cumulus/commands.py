@@ -33,6 +33,21 @@ def port_cmd(port: str, what: str) -> str:
     return f"nv show interface {port} {what}"
 
 
+def port_of(command: str) -> str | None:
+    """The port a :func:`port_cmd` command reads (None: another command).
+
+    >>> port_of("nv show interface swp1 counters qos"), port_of("nv show interface -o json")
+    ('swp1', None)
+    """
+    if not command.startswith(_PORT_HEAD):
+        return None
+    port, _, what = command[len(_PORT_HEAD):].partition(" ")
+    return port if what in PORT_SHOWS else None
+
+
+_PORT_HEAD = "nv show interface "  # port_cmd's start
+
+
 def output(outputs: dict[str, str], command: str) -> str:
     """The output of a command every read needs; ParseError when it is missing."""
     text = outputs.get(command)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import shlex
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -56,9 +56,11 @@ from roceops.platforms.cumulus.commands import (
     optional_output,
     output,
     port_cmd,
+    port_of,
 )
 from roceops.platforms.cumulus.expected import expected
 from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, parse_facts
+from roceops.platforms.cumulus.neighbors import NEIGH_JSON, parse_ip_neigh_json
 from roceops.platforms.cumulus.observe import observe
 from roceops.platforms.cumulus.render import is_set_leaf, nv_set_commands, nv_set_paths
 from roceops.platforms.driver import RoomDriver
@@ -169,14 +171,19 @@ def _change(unsets: list[str], sets: list[str]) -> Change:
 # --------------------------------------------------------------------------- pure: operational state
 
 
-def operational(outputs: dict[str, str], intent: Intent) -> OperState:
-    if not isinstance(intent, SwitchIntent):
-        raise TypeError("the Cumulus driver reads switches only")
+def _shown_ports(outputs: dict[str, str], links: Mapping[str, dict[str, Any]]) -> list[str]:
+    """The interfaces the outputs show: ``nv show interface``'s, then those read one by one (``port_cmd``)."""
+    read = [port for port in map(port_of, outputs) if port is not None]
+    return list(dict.fromkeys([*links, *read]))
+
+
+def operational(outputs: dict[str, str]) -> OperState:
+    """Every interface the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
     links = p.interfaces_json(output(outputs, INTERFACES_JSON))
     ber = p.parse_ber_view(output(outputs, BER_VIEW))
     ports: dict[str, PortOper] = {}
     lldp: dict[str, LldpNeighbor] = {}
-    for name in intent.ports:
+    for name in _shown_ports(outputs, links):
         link = links.get(name, {})
         counters: dict[str, int] = {}
         qos_text = optional_output(outputs, port_cmd(name, "counters qos"))
@@ -212,7 +219,17 @@ def operational(outputs: dict[str, str], intent: Intent) -> OperState:
                           remote_asn=nb.get("remote-as") if isinstance(nb.get("remote-as"), int) else None)
            for ip, nb in (p.parse_bgp_neighbors_json(outputs[BGP_JSON]) if BGP_JSON in outputs else {}).items()}
     system = p.parse_system_json(outputs[SYSTEM_JSON]) if SYSTEM_JSON in outputs else {}
-    return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"))
+    return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=system.get("build"),
+                     neighbor_macs=_neighbor_macs(outputs))
+
+
+def _neighbor_macs(outputs: dict[str, str]) -> dict[str, list[str]]:
+    """The IPv6 neighbour table's MACs per port (neighbors.py); {} when not read or not parsable."""
+    text = optional_output(outputs, NEIGH_JSON)
+    try:
+        return parse_ip_neigh_json(text) if text else {}
+    except p.ParseError:
+        return {}
 
 
 def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
@@ -221,7 +238,7 @@ def _scoped(intent: Intent, ports: Collection[str] | None) -> list[str]:
 
 
 def collect_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:
-    return [*GLOBAL_SHOWS, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_SHOWS)]
+    return [*GLOBAL_SHOWS, NEIGH_JSON, *(port_cmd(n, what) for n in _scoped(intent, ports) for what in PORT_SHOWS)]
 
 
 def counter_commands(intent: Intent, ports: Collection[str] | None = None) -> list[str]:
@@ -310,8 +327,8 @@ class CumulusDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        return operational(outputs, intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        return operational(outputs)
 
     def expected(self, intent: Intent) -> ObservedSwitch:
         return expected(intent)

@@ -24,15 +24,17 @@ PLATFORM = Platform(
     name="eos",
     title="Arista EOS",
     kind="switch",
-    outputs=(RenderOutput(filename="config.eos", template="main.j2", postprocess=_finish),),
+    outputs=(RenderOutput(filename="config.eos", template="main.j2"),),
     netmiko=NetmikoSettings(
         device_type="arista_eos",
         # fast_cli trims netmiko's fixed sleeps; EOS answers promptly, so the default delay factor is enough.
         extras={"fast_cli": True, "global_delay_factor": 1, "conn_timeout": 20},
         session_lines=("terminal width 511", "terminal length 0"),  # Netmiko's arista_eos session_preparation
     ),
-    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf),
+    code=PlatformCode(context=render_context, driver=DRIVER, routing_translation=frr_bgpd_conf,
+                      postprocess={"config.eos": _finish}),
     lab_device="roceops.lab.devices.eos",
+    gnmi_paths="roceops.platforms.eos.gnmi_paths",
     port_naming=PortNaming(pattern="Ethernet{n}/1", start=1, step=1),  # first lane of each front-panel port
     show_commands=_driver.COLLECT,
     failure_patterns=(_driver.EOS_ERROR,),

@@ -59,7 +59,7 @@ def _prompt_at_end(text: str) -> re.Match[str] | None:
 
 
 COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN, p.CMD_LLDP, p.CMD_BGP,
-           p.CMD_VERSION)
+           p.CMD_VERSION, p.CMD_NDP)
 COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
 _PFC_NAMES = {prio: (f"pfc_rx_{prio}", f"pfc_tx_{prio}") for prio in range(8)}  # operational's counter names
 MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
@@ -67,6 +67,14 @@ MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing
 
 
 # --------------------------------------------------------------------------- pure helpers
+
+
+def _neighbor_macs(outputs: dict[str, str]) -> dict[str, list[str]]:
+    """The IPv6 neighbour table's MACs per port; {} when not read or not parsable (an optional read)."""
+    try:
+        return p.parse_ipv6_neighbors_json(outputs[p.CMD_NDP]) if p.CMD_NDP in outputs else {}
+    except p.ParseError:
+        return {}
 
 
 def display_form(hc: HConfig) -> HConfig:
@@ -169,16 +177,15 @@ class EosDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return p.observe_config(outputs[p.CMD_RUNNING])
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Every interface the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         intfs = p.parse_interfaces_json(outputs[p.CMD_INTERFACES]) if p.CMD_INTERFACES in outputs else {}
         pfc = p.parse_pfc_counters_json(outputs[p.CMD_PFC]) if p.CMD_PFC in outputs else {}
         wd = p.parse_pfc_watchdog_json(outputs[p.CMD_PFC_WATCHDOG]) if p.CMD_PFC_WATCHDOG in outputs else None
         ecn = p.parse_ecn_counters_json(outputs[p.CMD_ECN]) if p.CMD_ECN in outputs else {}
         ports: dict[str, PortOper] = {}
-        for name in getattr(intent, "ports", {}):
+        for name in dict.fromkeys([*intfs, *pfc]):
             i = intfs.get(name)
-            if i is None and name not in pfc:
-                continue
             counters = dict(i["counters"]) if i else {}
             if name in pfc:
                 per = pfc[name]["priorities"]
@@ -203,7 +210,8 @@ class EosDriver(RoomDriver):
             bgp = {ip: BgpSession(state=s["state"], remote_asn=s["remote_asn"])
                    for ip, s in p.parse_bgp_summary_json(outputs[p.CMD_BGP])["peers"].items()}
         version = p.parse_version_json(outputs[p.CMD_VERSION])["version"] if p.CMD_VERSION in outputs else None
-        return OperState(device=intent.name, ports=ports, lldp=lldp, bgp=bgp, os_version=version)
+        return OperState(ports=ports, lldp=lldp, bgp=bgp, os_version=version,
+                         neighbor_macs=_neighbor_macs(outputs))
 
     # ---- device I/O
 

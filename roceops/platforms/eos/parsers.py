@@ -48,6 +48,7 @@ from roceops.device.observed import (
     ObservedSwitch,
     ObservedSwitchPort,
 )
+from roceops.device.oper import canonical_mac
 from roceops.platforms.eos.config_tree import (
     Line,
     config_tree,
@@ -64,6 +65,11 @@ CMD_PFC = "show priority-flow-control counters detail | json"
 CMD_PFC_WATCHDOG = "show priority-flow-control counters watchdog | json"
 CMD_ECN = "show qos interfaces ecn counters queue | json"
 CMD_LLDP = "show lldp neighbors | json"
+# IPv6 neighbours per routed port: a host NIC's MAC where the host sends no LLDP. JSON keys ipV6Neighbors[].
+# address/hwAddress/interface as in a capture from EOS (scottpeterman/fibtrace fibtrace/parsers.py @ 9bee2ab0,
+# `parse_nd`; interface short `Et1`, MAC dotted), the same keys as `show arp | json` (napalm-automation/napalm
+# test/eos/mocked_data/test_get_arp_table/normal/show_arp.json @ 0b05c2a0, interface long `Ethernet45`)
+CMD_NDP = "show ipv6 neighbors | json"
 CMD_BGP = "show ip bgp summary | json"
 CMD_VERSION = "show version | json"
 CMD_SESSIONS = "show configuration sessions | json"
@@ -447,6 +453,23 @@ def parse_lldp_json(text: str) -> dict[str, tuple[str, str]]:
     """``show lldp neighbors | json`` -> local port: (neighbour device, neighbour port)."""
     return {n["port"]: (n["neighborDevice"], n["neighborPort"])
             for n in load_json(text, "show lldp neighbors").get("lldpNeighbors", [])}
+
+
+def _long_ifname(name: str) -> str:
+    """EOS's short interface names (``Et1``, ``Et1/1``) in the long form the rest of the room uses."""
+    m = re.fullmatch(r"Et(\d[\d/]*)", name)
+    return f"Ethernet{m.group(1)}" if m else name
+
+
+def parse_ipv6_neighbors_json(text: str) -> dict[str, list[str]]:
+    """``show ipv6 neighbors | json`` -> {interface (long name): [MAC aa:bb:cc:dd:ee:ff, ...]}, each MAC once."""
+    out: dict[str, list[str]] = {}
+    for n in load_json(text, "show ipv6 neighbors").get("ipV6Neighbors") or []:
+        mac = canonical_mac(str(n.get("hwAddress", "")))
+        iface = _long_ifname(str(n.get("interface", "")))
+        if mac is not None and iface and mac not in out.setdefault(iface, []):
+            out[iface].append(mac)
+    return out
 
 
 def parse_bgp_summary_json(text: str) -> dict[str, Any]:

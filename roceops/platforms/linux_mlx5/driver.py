@@ -33,12 +33,13 @@ import shlex
 import time
 import weakref
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any, Literal
 
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd
+from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import RoomDriver
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -47,7 +48,7 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
-from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, transport_counters
+from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, TRANSPORT_COUNTERS, transport_counters
 from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.nic_mode import cmd_nic_mode, dpu_problems, parse_nic_mode
 from roceops.platforms.linux_mlx5.parsers import (
@@ -241,15 +242,17 @@ class LinuxMlx5Driver(RoomDriver):
         """The host's configuration as ``collect``'s outputs show it (:func:`observe.observe`)."""
         return observed.observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        intent = _host(intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """The rail NICs the outputs read (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
         sysfs = observed.sysfs_dump(outputs)
+        rdma_of = {**observed.rdma_devices(outputs, None), **_read_nics(outputs)}  # netdev -> RDMA device
+        shown = {path.split("/")[4] for path in sysfs if path.startswith("/sys/class/net/")}
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
         bus: dict[str, str] = {}  # netdev -> PCI address (ethtool -i bus-info)
-        for name, nic in sorted(intent.nics.items()):
+        for name in sorted(set(links) | shown | set(rdma_of)):
             link = links.get(name)
             base = f"/sys/class/net/{name}"
             counters, unread = _ethtool_counters(outputs.get(f"ethtool -S {name}"), name)
@@ -261,13 +264,7 @@ class LinuxMlx5Driver(RoomDriver):
                     fec = {}
                 if "uncorrectable_blocks" in fec:
                     counters["fec_uncorrected"] = fec["uncorrectable_blocks"]
-            hw = f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
-            for neutral, hw_name in CC_COUNTERS:
-                if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
-                    counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
-                else:  # health's cc.loop: unknown, never 0
-                    unread[neutral] = f"{hw}/{hw_name} not readable"
-            hw_counts, hw_unread = transport_counters(sysfs, hw)
+            hw_counts, hw_unread = _hw_counters(sysfs, rdma_of.get(name), name)
             counters.update(hw_counts)
             unread.update(hw_unread)
             if sysfs.get(f"{base}/carrier_changes", "").isdigit():
@@ -278,7 +275,8 @@ class LinuxMlx5Driver(RoomDriver):
                 continue
             ports[name] = PortOper(name=name, oper_up=None if not state else state == "up",
                                    speed=int(speed) if speed.isdigit() and int(speed) > 0 else None,
-                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread)
+                                   mtu=link.get("mtu") if link else None, counters=counters, unread=unread,
+                                   mac=canonical_mac(str(link.get("address", ""))) if link else None)
             drv_text = outputs.get(f"ethtool -i {name}")
             if drv_text:
                 try:
@@ -291,8 +289,7 @@ class LinuxMlx5Driver(RoomDriver):
                     bus[name] = str(drv["bus_info"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
-        return OperState(device=intent.name, ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)),
-                         gpu_paths=_gpu_paths(outputs, {n: nic.rdma_dev for n, nic in intent.nics.items()}, bus),
+        return OperState(ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)), gpu_paths=_gpu_paths(outputs, rdma_of, bus),
                          firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
@@ -487,14 +484,22 @@ def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
 def _gpu_paths(outputs: dict[str, str], nics: dict[str, str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
     """Each rail NIC's (netdev -> RDMA device) PCIe path to its GPU (pcie.py), or why it could not be judged.
     Where nvidia-smi answers, a NIC whose nearest GPU is beyond PXB shares no switch with one: skipped."""
-    tree_text, acs_text = outputs.get(CMD_PCI_TREE), outputs.get(CMD_PCI_BRIDGES)
     if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
         return {}
-    tree = parse_lspci_tree(tree_text or "")
-    acs = parse_acs_control(acs_text or "")
-    topo = parse_topo_matrix(outputs.get(CMD_TOPO) or "")
+    return dict(_paths_of(outputs.get(CMD_PCI_TREE) or "", outputs.get(CMD_PCI_BRIDGES) or "",
+                          outputs.get(CMD_TOPO) or "", tuple(sorted(nics.items())), tuple(sorted(bus.items()))))
+
+
+@lru_cache(maxsize=64)  # servers of one model print the same PCIe tree: parsed once per distinct host layout
+def _paths_of(tree_text: str, acs_text: str, topo_text: str, nics: tuple[tuple[str, str], ...],
+              bus_items: tuple[tuple[str, str], ...]) -> dict[str, PcieGpuPath]:
+    """:func:`_gpu_paths` of these texts (the result is shared: callers copy the dict; its values are frozen)."""
+    tree = parse_lspci_tree(tree_text)
+    acs = parse_acs_control(acs_text)
+    topo = parse_topo_matrix(topo_text)
+    bus = dict(bus_items)
     out = {}
-    for netdev, rdma_dev in sorted(nics.items()):
+    for netdev, rdma_dev in nics:
         near = topo.get(rdma_dev)
         nearest = f"{near[0]} {near[1]}" if near else None
         if near is not None and near[1] not in ("PIX", "PXB"):
@@ -522,8 +527,47 @@ def _nics(host: HostIntent, ports: Collection[str] | None) -> list[NicIntent]:
     return [n for n in sorted(host.nics.values(), key=lambda n: n.netdev) if ports is None or n.netdev in ports]
 
 
+def _hw_counters(sysfs: dict[str, str], rdma_dev: str | None, netdev: str) -> tuple[dict[str, int], dict[str, str]]:
+    """The congestion-control and transport counters of ``netdev``'s RDMA device, and those unread -> why
+    (health's cc.loop and nic.transport: unknown, never 0)."""
+    names = (*(neutral for neutral, _ in CC_COUNTERS), *TRANSPORT_COUNTERS)
+    if rdma_dev is None:
+        return {}, dict.fromkeys(names, f"the outputs do not say which RDMA device {netdev} is")
+    hw = f"/sys/class/infiniband/{rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters"
+    counters: dict[str, int] = {}
+    unread: dict[str, str] = {}
+    for neutral, hw_name in CC_COUNTERS:
+        if sysfs.get(f"{hw}/{hw_name}", "").isdigit():
+            counters[neutral] = int(sysfs[f"{hw}/{hw_name}"])
+        else:
+            unread[neutral] = f"{hw}/{hw_name} not readable"
+    hw_counts, hw_unread = transport_counters(sysfs, hw)
+    return {**counters, **hw_counts}, {**unread, **hw_unread}
+
+
+def _read_nics(outputs: dict[str, str]) -> dict[str, str]:
+    """netdev -> RDMA device of every NIC whose link state the outputs read: the sysfs read names both, the
+    netdev's files right before its RDMA device's hardware counters (:func:`_link_sysfs`)."""
+    out: dict[str, str] = {}
+    for cmd in outputs:
+        if not cmd.startswith(_SYSFS_READ):
+            continue
+        netdev = None
+        for path in cmd[len(_SYSFS_READ):].split():
+            parts = path.split("/")
+            if path.startswith("/sys/class/net/") and len(parts) > 4:
+                netdev = parts[4]
+            elif path.startswith("/sys/class/infiniband/") and path.endswith("/hw_counters/") and netdev:
+                out[netdev] = parts[4]
+    return out
+
+
+_SYSFS_READ = dm.cmd_sysfs([])  # the start of every sysfs read
+
+
 def _link_sysfs(nic: NicIntent) -> list[str]:
-    """sysfs files with a NIC's link state, flap count and RoCE hardware counters."""
+    """sysfs files with a NIC's link state, flap count and RoCE hardware counters (in this order: the netdev's,
+    then its RDMA device's, which is how :func:`_read_nics` pairs them)."""
     base = f"/sys/class/net/{nic.netdev}"
     return [f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
             f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]

@@ -505,7 +505,7 @@ def script_commands(text: str) -> list[str]:
 
 
 def _checked_script(text: str) -> str:
-    """RenderOutput postprocess for the setup scripts: refuse to emit a script the deploy cannot send.
+    """The postprocess of the setup scripts: refuse to emit a script the deploy cannot send.
 
     One regular-expression pass accepts the scripts the templates write; anything it does not accept
     gets the line-by-line :func:`script_commands` check (which raises ScriptError on a real problem).
@@ -520,15 +520,17 @@ def _checked_script(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 OUTPUTS: tuple[RenderOutput, ...] = (
-    RenderOutput("roce-setup.sh", "roce-setup.sh.j2", _checked_script),
-    RenderOutput("roce-setup-dcb.sh", "roce-setup-dcb.sh.j2", _checked_script),
+    RenderOutput("roce-setup.sh", "roce-setup.sh.j2"),
+    RenderOutput("roce-setup-dcb.sh", "roce-setup-dcb.sh.j2"),
     RenderOutput("netplan.yaml", "netplan.yaml.j2"),
     RenderOutput("roceops-roce.service", "roceops-roce.service.j2"),
     RenderOutput("sysctl.conf", "sysctl.conf.j2"),
     RenderOutput("nccl.conf", "nccl.conf.j2"),
     RenderOutput("nccl.env", "nccl.env.j2"),
-    RenderOutput(FIRMWARE_SCRIPT, "mlxconfig.sh.j2", _checked_script),
+    RenderOutput(FIRMWARE_SCRIPT, "mlxconfig.sh.j2"),
 )
+# the scripts are checked as they are rendered (PlatformCode.postprocess)
+POSTPROCESS = dict.fromkeys(("roce-setup.sh", "roce-setup-dcb.sh", FIRMWARE_SCRIPT), _checked_script)
 
 # Deploy becomes root with netmiko's LinuxSSH.enable() (it sends `sudo -s` and answers the
 # password prompt with `secret`; NOPASSWD sudo also works). A root *shell* is required: the

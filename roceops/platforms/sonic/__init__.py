@@ -20,7 +20,7 @@ PLATFORM = Platform(
     name="sonic",
     title="SONiC",
     kind="switch",
-    outputs=(RenderOutput(filename="config_db.json", template="main.j2", postprocess=canonical_config_db),),
+    outputs=(RenderOutput(filename="config_db.json", template="main.j2"),),
     netmiko=NetmikoSettings(
         # netmiko 4.8 has no community-SONiC device type ("sonic" is not in CLASS_MAPPER): `dell_sonic`
         # drops into Dell Enterprise SONiC's klish `sonic-cli`, which community images lack, and
@@ -30,7 +30,8 @@ PLATFORM = Platform(
         # `config apply-patch` / `config reload` can run for minutes on a loaded box.
         extras={"conn_timeout": 20, "read_timeout_override": 300},
     ),
-    code=PlatformCode(context=render_context, driver=_driver.DRIVER, routing_translation=frr_bgpd_conf),
+    code=PlatformCode(context=render_context, driver=_driver.DRIVER, routing_translation=frr_bgpd_conf,
+                      postprocess={"config_db.json": canonical_config_db}),
     lab_device="roceops.lab.devices.sonic",
     gnmi_paths="roceops.platforms.sonic.gnmi_paths",
     # SONiC names a port after its first lane; 8 lanes per port on the 400G/800G ASICs roceops targets

@@ -79,6 +79,10 @@ PFC_COUNTERS = "show pfc counters"
 WRED_COUNTERS = "show queue wredcounters"
 PFCWD_STATS = "pfcwd show stats"
 LLDP_TABLE = "show lldp table"
+# IPv6 neighbours per routed port (sonic-utilities `show ndp` = scripts/nbrshow -6 @ 1dcc20eb): a host NIC's MAC
+# on a leaf port whose host sends no LLDP. IPv6 link-local entries form on any cable; IPv4 ARP would not show
+# a miscabled NIC (its ARP for the gateway of another /31 gets no answer), so `show arp` is not read.
+NDP_TABLE = "show ndp"
 BGP_SUMMARY = "show ip bgp summary"
 # Link health: SONiC has no single command with CRC, FEC and flap counters. RX_ERR of `portstat -e` counts
 # frames received with errors (FCS/CRC), `portstat -f` the FEC codewords, `show interfaces flap` the
@@ -88,7 +92,7 @@ FEC_COUNTERS = "show interfaces counters fec-stats"
 FLAPS = "show interfaces flap"
 VERSION = "show version"
 COLLECT: tuple[str, ...] = (PRINT_DATA, INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, LLDP_TABLE,
-                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION, MODES_COMMAND)
+                            BGP_SUMMARY, ERROR_COUNTERS, FEC_COUNTERS, FLAPS, VERSION, MODES_COMMAND, NDP_TABLE)
 # link state and counters only: what a health check samples a second time
 COUNTERS: tuple[str, ...] = (INTERFACES_STATUS, PFC_COUNTERS, WRED_COUNTERS, PFCWD_STATS, ERROR_COUNTERS,
                              FEC_COUNTERS, FLAPS)
@@ -342,8 +346,8 @@ class SonicDriver(RoomDriver):
     def observe(self, outputs: dict[str, str]) -> ObservedSwitch:
         return observe(outputs)
 
-    def operational(self, outputs: dict[str, str], intent: Intent) -> OperState:
-        sw = _switch(intent)
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        """Every port the outputs show (the caller keeps the planned ones: ``device.oper.for_intent``)."""
         # the columns used of show_interfaces_status, show_queue_wredcounters, show_interfaces_counters_errors, ...
         status = O.interfaces_link(outputs[INTERFACES_STATUS]) if INTERFACES_STATUS in outputs else {}
         pfc = P.show_pfc_counters(outputs[PFC_COUNTERS]) if PFC_COUNTERS in outputs else {"rx": {}, "tx": {}}
@@ -353,7 +357,11 @@ class SonicDriver(RoomDriver):
         fec = _optional(outputs, FEC_COUNTERS, O.fec_errors) or {}
         flaps = _optional(outputs, FLAPS, O.flap_counts) or {}
         ports: dict[str, PortOper] = {}
-        for name in sw.ports:
+        storms_of: dict[str, list[int | None]] = {}
+        for (port, _), v in (storms or {}).items():
+            storms_of.setdefault(port, []).append(v["storm_detected"])
+        shown = dict.fromkeys([*status, *pfc["rx"], *pfc["tx"], *wred, *storms_of, *errors, *fec, *flaps])
+        for name in shown:
             row = status.get(name)
             counters: dict[str, int] = {}
             unread: dict[str, str] = {}  # a counter the device printed as N/A: unknown, never 0
@@ -372,7 +380,7 @@ class SonicDriver(RoomDriver):
                 if value is not None and queue.startswith("UC") and queue[2:].isdigit():
                     counters[f"ecn_marked_q{int(queue[2:])}"] = value
             if storms is not None:
-                detected = [v["storm_detected"] for (port, _), v in storms.items() if port == name]
+                detected = storms_of.get(name, [])
                 if None in detected:
                     unread["pfcwd_storms"] = f"`{PFCWD_STATS}` prints N/A"
                 else:
@@ -397,8 +405,9 @@ class SonicDriver(RoomDriver):
         bgp = _optional(outputs, BGP_SUMMARY, PC.show_ip_bgp_summary) or {"neighbors": {}}
         version = _optional(outputs, VERSION, PC.show_version) or {}
         return OperState(
-            device=sw.name, ports=ports,
+            ports=ports,
             lldp={port: LldpNeighbor(device=n["device"], port=n["port"]) for port, n in lldp.items()},
+            neighbor_macs=_optional(outputs, NDP_TABLE, PC.show_ndp) or {},
             bgp={ip: BgpSession(state=n["state"], remote_asn=n["remote_as"]) for ip, n in bgp["neighbors"].items()},
             os_version=version.get("SONiC Software Version"),
         )

@@ -21,8 +21,11 @@ fields: sonic-net/sonic-gnmi gnmi_server/server_test.go@15422d280f2933cdcd258b3b
 sonic-net/sonic-utilities utilities_common/portstat.py@648be3b0cafac61be1ed9db4cbfa5b457c4ae038
 (counter_bucket_dict). Port 8080 is the port of the telemetry doc's examples (grpc_telemetry.md above), unconfirmed
 as today's default.
-Not streamed here: link flaps (no COUNTERS_DB field found for carrier changes; the SSH path reads ``show
-interfaces flap``).
+Link flaps come on a second stream (a subscription has one target): ``PORT_TABLE`` under target ``APPL_DB``
+(``{port: {field: "n"}}``: sonic-gnmi's table path, sonic-net/sonic-gnmi sonic_data_client/db_client.go
+@5ec1c20b7865bbbfd30258f26e716a1e5e1bd259, ``TableData2Msi``), its ``flap_count`` field -> link_flaps_total{port}:
+the field ``show interfaces flap`` prints (sonic-net/sonic-utilities show/interfaces/__init__.py
+@691b1bbc4fd2b71657d1b0b334c37136deb51526, ``Never`` while absent; older images have no such field: no series).
 """
 
 from __future__ import annotations
@@ -46,22 +49,29 @@ def _number(text: Any) -> float | None:
 _ZERO = ("0", "")
 
 
+_ERRORS = "SAI_PORT_STAT_IF_IN_ERRORS"
+_DROPS, _MARKS = "SAI_QUEUE_STAT_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
+
+
 def _ports(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
-    lossless = want.priorities
+    kept = [(str(p), d, f) for p, d, f in _PFC if p in want.priorities]
+    lossy = [(str(p), d, f) for p, d, f in _PFC if p not in want.priorities]
     for port, fields in value.items():
         if not isinstance(fields, dict):
             continue
-        errors = _number(fields.get("SAI_PORT_STAT_IF_IN_ERRORS"))
+        errors = _number(fields.get(_ERRORS))
         if errors is not None:
             yield Reading("port_rx_errors_total", (("port", port),), errors)
-        for prio, direction, field in _PFC:
-            text = fields.get(field)
-            if text is None or (text in _ZERO and prio not in lossless):
-                continue
-            n = _number(text)
+        for prio, direction, field in kept:
+            n = _number(fields.get(field))
             if n is not None:
-                yield Reading("pfc_pause_frames_total",
-                              (("port", port), ("priority", str(prio)), ("direction", direction)), n)
+                yield Reading("pfc_pause_frames_total", (("port", port), ("priority", prio), ("direction", direction)),
+                              n)
+        for prio, direction, field in lossy:  # exported once they move
+            text = fields.get(field)
+            if text is not None and text not in _ZERO and (n := _number(text)) is not None:
+                yield Reading("pfc_pause_frames_total", (("port", port), ("priority", prio), ("direction", direction)),
+                              n)
 
 
 def _split(key: str) -> tuple[str, str] | None:
@@ -70,17 +80,20 @@ def _split(key: str) -> tuple[str, str] | None:
 
 
 def _queues(value: dict[str, Any], want: Interest) -> Iterator[Reading]:
-    lossless = {str(q) for q in want.queues}
+    lossless = tuple(f":{q}" for q in want.queues)
     for key, fields in value.items():
-        port, _, queue = key.rpartition(":")
-        if not port or not isinstance(fields, dict) or not queue.isdigit():
+        if not isinstance(fields, dict):
             continue
-        keep_zero = queue in lossless
-        drops = fields.get("SAI_QUEUE_STAT_DROPPED_PACKETS")
+        drops, marks = fields.get(_DROPS), fields.get(_MARKS)
+        keep_zero = key.endswith(lossless)
+        if not keep_zero and (drops is None or drops in _ZERO) and (marks is None or marks in _ZERO):
+            continue  # a lossy queue without drops or marks: most of them, skipped before any parsing
+        port, _, queue = key.rpartition(":")
+        if not port or not queue.isdigit():
+            continue
         if drops is not None and (keep_zero or drops not in _ZERO) and (n := _number(drops)) is not None:
             yield Reading("queue_drops_total", (("port", port), ("queue", queue),
                                                 ("lossless", "true" if keep_zero else "false")), n)
-        marks = fields.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")
         if marks is not None and (keep_zero or marks not in _ZERO) and (n := _number(marks)) is not None:
             yield Reading("ecn_marked_packets_total", (("port", port), ("queue", queue)), n)
 
@@ -112,4 +125,22 @@ def decode(path: str, value: Any, want: Interest = Interest()) -> Iterator[Readi
     return iter(())
 
 
-GNMI = GnmiPaths(target="COUNTERS_DB", paths=(PORTS, QUEUES, PFCWD), default_port=8080, decode=decode)
+PORT_TABLE = "PORT_TABLE"
+
+
+def decode_flaps(path: str, value: Any, want: Interest = Interest()) -> Iterator[Reading]:
+    """``flap_count`` of APPL_DB's PORT_TABLE entries (ports without it have not flapped since boot: left out).
+
+    >>> list(decode_flaps("PORT_TABLE", {"Ethernet0": {"flap_count": "3"}, "PortInitDone": {"lanes": "0"}}))
+    [Reading(metric='link_flaps_total', labels=(('port', 'Ethernet0'),), value=3.0)]
+    """
+    if path.strip("/") != PORT_TABLE or not isinstance(value, dict):
+        return
+    for port, fields in value.items():
+        n = _number(fields.get("flap_count")) if isinstance(fields, dict) else None
+        if n is not None:
+            yield Reading("link_flaps_total", (("port", port),), n)
+
+
+FLAPS = GnmiPaths(target="APPL_DB", paths=(PORT_TABLE,), default_port=8080, decode=decode_flaps)
+GNMI = GnmiPaths(target="COUNTERS_DB", paths=(PORTS, QUEUES, PFCWD), default_port=8080, decode=decode, also=(FLAPS,))

@@ -236,7 +236,8 @@ class _Reader:
     def profiles(self) -> list[ObservedBufferProfile]:
         return [ObservedBufferProfile(name=name, pool=unref(f.get("pool")), size=_int(f.get("size")),
                                       xon=_int(f.get("xon")), xoff=_int(f.get("xoff")),
-                                      dynamic_th=_int(f.get("dynamic_th")), static_th=_int(f.get("static_th")))
+                                      xon_offset=_int(f.get("xon_offset")), dynamic_th=_int(f.get("dynamic_th")),
+                                      static_th=_int(f.get("static_th")))
                 for name, f in sorted(self.tables["BUFFER_PROFILE"].items())]
 
     # ---------------------------------------------------------------- per-port qos: shared objects

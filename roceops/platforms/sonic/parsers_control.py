@@ -1,4 +1,4 @@
-"""Parsers for SONiC's control-plane and identity shows: ``show lldp table``, ``show ip bgp summary``,
+"""Parsers for SONiC's control-plane and identity shows: ``show lldp table``, ``show ndp``, ``show ip bgp summary``,
 ``show version`` (pure functions: text in, plain data out; tested on sonic-utilities' outputs)."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roceops.device.oper import canonical_mac
 from roceops.platforms.sonic.parsers import _RULE, ParseError, _table, counter
 
-__all__ = ["show_ip_bgp_summary", "show_lldp_table", "show_version"]
+__all__ = ["show_ip_bgp_summary", "show_lldp_table", "show_ndp", "show_version"]
 
 
 def show_lldp_table(text: str) -> dict[str, dict[str, str]]:
@@ -19,6 +20,22 @@ def show_lldp_table(text: str) -> dict[str, dict[str, str]]:
         out.setdefault(r["LocalPort"], {"device": r.get("RemoteDevice", ""), "port": r.get("RemotePortID", ""),
                                         "capability": r.get("Capability", ""),
                                         "port_descr": r.get("RemotePortDescr", "")})
+    return out
+
+
+def show_ndp(text: str) -> dict[str, list[str]]:
+    """``show ndp`` (sonic-utilities ``scripts/nbrshow -6``: columns Address, MacAddress, Iface, Vlan, Status, then
+    ``Total number of entries N``) -> {interface: [MAC, ...]} (lower case, in output order, each once). Rows whose
+    MAC is not one (an entry still resolving) are left out; an empty table is {}."""
+    if not text.strip() or text.lstrip().startswith("Total number of entries"):
+        return {}
+    t = _table(text, "Address", "show ndp")
+    out: dict[str, list[str]] = {}
+    for r in t.rows:
+        mac = canonical_mac(r.get("MacAddress", ""))
+        iface = r.get("Iface", "")
+        if mac is not None and iface and iface != "-" and mac not in out.setdefault(iface, []):
+            out[iface].append(mac)
     return out
 
 

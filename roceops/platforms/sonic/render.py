@@ -32,6 +32,8 @@ in the templates (which only lay out ``"TABLE": {...}`` fragments):
   Pools, profiles and ``BUFFER_PORT_INGRESS_PROFILE_LIST``/``BUFFER_PORT_EGRESS_PROFILE_LIST`` are the
   SKU's own (rendered from its ``buffers_defaults_<topo>.j2`` by the hardware importer): Mellanox dynamic
   pools with ``dynamic_th`` and ``ingress_zero_pool``, Broadcom (Dell Z9864F) static egress pools.
+  Lossless profiles are the SKU's ``pg_profile_lookup.ini`` rows as buffermgrd writes them (xon_offset
+  included). A vendor-managed SKU (plan with no pools) gets no BUFFER_* table at all, only CABLE_LENGTH.
 * PFC: ``pfc_enable`` = the port's PFC priorities; ``pfcwd_sw_enable`` the same when the watchdog is
   on for the port; PFC_WD per such port plus ``GLOBAL`` ``POLL_INTERVAL``.
 * DEVICE_METADATA: ``type`` from the role (:data:`DEVICE_TYPES`: a leaf with hosts is ``ToRRouter``, a
@@ -280,6 +282,9 @@ def _headroom_profiles(device: SwitchIntent, ports: list[SwitchPort]) -> set[str
 
 def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) -> dict[str, Any]:
     qos = device.qos
+    cable_length = {"name": CABLE_LENGTH_KEY, "ports": [(p.name, f"{p.cable_length}m") for p in ports]}
+    if not qos.pools:  # vendor-managed SKU: no BUFFER_* tables; buffers_config.j2 still writes CABLE_LENGTH
+        return {"model": model, "vendor_managed": True, "cable_length": cable_length}
     headroom = _headroom_profiles(device, ports)
     declared = {b.name for b in qos.profiles}
     for needed in (INGRESS_LOSSY_PROFILE, EGRESS_LOSSLESS_PROFILE, qos.lossy_queue_profile):
@@ -290,7 +295,8 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
     profiles = [
         {"name": b.name, "pool": b.pool, "size": _s(b.size),
          "optional": {k: _s(v) for k, v in (("dynamic_th", b.dynamic_th), ("static_th", b.static_th),
-                                            ("xoff", b.xoff), ("xon", b.xon)) if v is not None}}
+                                            ("xoff", b.xoff), ("xon", b.xon), ("xon_offset", b.xon_offset))
+                      if v is not None}}
         for b in sorted(qos.profiles, key=lambda b: b.name)
         if not (model == "dynamic" and b.name in headroom)
     ]
@@ -309,9 +315,8 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
         "ingress": [(p.name, ",".join(p.ingress_profiles)) for p in ports if p.ingress_profiles],
         "egress": [(p.name, ",".join(p.egress_profiles)) for p in ports if p.egress_profiles],
     }
-    return {"model": model, "pools": pools, "profiles": profiles, "pgs": pgs, "queues": buffer_queues,
-            "profile_lists": profile_lists,
-            "cable_length": {"name": CABLE_LENGTH_KEY, "ports": [(p.name, f"{p.cable_length}m") for p in ports]}}
+    return {"model": model, "vendor_managed": False, "pools": pools, "profiles": profiles, "pgs": pgs,
+            "queues": buffer_queues, "profile_lists": profile_lists, "cable_length": cable_length}
 
 
 def _bgp_neighbors(device: SwitchIntent) -> list[dict[str, str | None]]:

@@ -1,6 +1,6 @@
 """The HTML report with a fabric map, and the topology picture (see ``render.py``)."""
 
 from roceops.report.html.model import Item, RunMeta
-from roceops.report.html.render import render_html, topology_html, topology_svg
+from roceops.report.html.render import render_html, to_html, topology_html, topology_svg, with_map
 
-__all__ = ["Item", "RunMeta", "render_html", "topology_html", "topology_svg"]
+__all__ = ["Item", "RunMeta", "render_html", "to_html", "topology_html", "topology_svg", "with_map"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from roceops.report.fabric_map import FabricMap
 from roceops.report.html.model import Item, RunMeta, Status, plural
 from roceops.report.result import Result, Run
-from roceops.topology.fabric import Fabric
 
 # Result.status -> the device's status on the map, per command (ok and skipped results are not drawn)
 _STATUS: dict[str, dict[str, Status]] = {
@@ -39,19 +39,19 @@ def _item(r: Result, status: Status, device: str | None = None, message: str | N
                 message=r.message if message is None else message, hint=r.hint)
 
 
-def session_peer(fabric: Fabric, r: Result) -> str | None:
+def session_peer(fabric: FabricMap, r: Result) -> str | None:
     """The far end of a ``bgp.session`` result (its path is ``bgp[<peer address>]``)."""
     if r.check != "bgp.session" or not r.path.startswith("bgp["):
         return None
     ip = r.path[4:-1]
     for link in fabric.links_of(r.device):
         for end, addr in ((link.a, link.a_ip), (link.b, link.b_ip)):
-            if end.device != r.device and addr and addr.split("/")[0] == ip:
-                return end.device
+            if end != r.device and addr and addr.split("/")[0] == ip:
+                return end
     return None
 
 
-def items_of(results: Sequence[Result], run: Run, fabric: Fabric) -> list[Item]:
+def items_of(results: Sequence[Result], run: Run, fabric: FabricMap) -> list[Item]:
     """One Item per result that is not ok or skipped; a broken session (verify routing) also marks its far end."""
     out: list[Item] = []
     for r in results:
@@ -64,9 +64,9 @@ def items_of(results: Sequence[Result], run: Run, fabric: Fabric) -> list[Item]:
     return out
 
 
-def _scope(run: Run, fabric: Fabric) -> tuple[str, ...]:
+def _scope(run: Run, fabric: FabricMap) -> tuple[str, ...]:
     """The devices the run checked: health checks its nodes and their leaves' ports."""
-    leaves = [nic.leaf for n in run.devices if n in fabric.by_name for nic in getattr(fabric.by_name[n], "nics", [])]
+    leaves = [leaf for n in run.devices if n in fabric.by_name for leaf in fabric.by_name[n].leaves]
     return tuple(dict.fromkeys([*run.devices, *(leaves if run.command == "health" else [])]))
 
 
@@ -85,7 +85,7 @@ def _verdict(run: Run, items: list[Item]) -> str:
     return f"{plural(len(items), 'finding')} on {plural(len(bad), 'device')}"
 
 
-def meta_of(run: Run, items: list[Item], fabric: Fabric, command_line: str) -> RunMeta:
-    return RunMeta(kind=run.command, fabric=run.fabric or fabric.intent.name, command=command_line or run.command,
+def meta_of(run: Run, items: list[Item], fabric: FabricMap, command_line: str) -> RunMeta:
+    return RunMeta(kind=run.command, fabric=run.fabric or fabric.name, command=command_line or run.command,
                    started=started_at(run.seconds), seconds=round(run.seconds, 3), exit_code=run.exit_code,
                    verdict=_verdict(run, items), scope=_scope(run, fabric))

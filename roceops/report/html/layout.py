@@ -1,4 +1,5 @@
-"""Fabric -> geometry of the map (no SVG text here; ``svg.py`` draws what this places).
+"""The fabric's map data (:class:`~roceops.report.fabric_map.FabricMap`) -> geometry of the map (no SVG text
+here; ``svg.py`` draws what this places).
 
 Tiers are rows (core, spine, leaf, host, top to bottom). Small fabrics get one map with every device; leaves
 and hosts sit in one column per SU, a leaf per rail (planes as sub-rows), hosts under their SU's leaves with one
@@ -13,7 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from roceops.topology.fabric import Fabric, Host, Switch
+from roceops.report.fabric_map import FabricMap, MapDevice
 
 BOX_W, BOX_H, GAP, PAD, ROW_GAP, LABEL_W = 112, 30, 10, 14, 70, 64
 TILE_W, TILE_H = 120, 46
@@ -73,13 +74,13 @@ class Drawing:
     rows: list[tuple[str, float]] = field(default_factory=list)  # tier label and its y
 
 
-def tier_of(device: Switch | Host) -> str:
+def tier_of(device: MapDevice) -> str:
     return device.role
 
 
-def group_of(device: Switch | Host) -> str:
+def group_of(device: MapDevice) -> str:
     """The collapsible group a device belongs to: its SU, its spine pod (or plane), its core group."""
-    if isinstance(device, Host) or device.role == "leaf":
+    if device.role in ("host", "leaf"):
         return f"su{device.su}"
     if device.role == "spine":
         return f"pod{device.pod}" if device.pod is not None else f"spines-plane{device.plane}"
@@ -95,22 +96,22 @@ def group_label(group: str) -> str:
     return group
 
 
-def _caption(device: Switch | Host, planes: int) -> str:
-    if isinstance(device, Host):
+def _caption(device: MapDevice, planes: int) -> str:
+    if device.role == "host":
         return f"SU {device.su}"
     if device.role == "leaf":
         return f"rail {device.rail}" + (f" · plane {device.plane}" if planes > 1 else "")
     return f"plane {device.plane}" if planes > 1 else ""
 
 
-def _by_group(devices: Iterable[Switch | Host]) -> dict[str, list[Switch | Host]]:
-    out: dict[str, list[Switch | Host]] = defaultdict(list)
+def _by_group(devices: Iterable[MapDevice]) -> dict[str, list[MapDevice]]:
+    out: dict[str, list[MapDevice]] = defaultdict(list)
     for d in devices:
         out[group_of(d)].append(d)
     return dict(out)
 
 
-def _row_of_boxes(devices: list[Switch | Host], x0: float, y0: float, width: float, planes: int,
+def _row_of_boxes(devices: list[MapDevice], x0: float, y0: float, width: float, planes: int,
                   boxes: list[Box]) -> float:
     """Place ``devices`` left to right from (x0, y0), centred, wrapping at ``width``; return the height used."""
     per_line = max(1, int((width + GAP) // (BOX_W + GAP)))
@@ -122,7 +123,7 @@ def _row_of_boxes(devices: list[Switch | Host], x0: float, y0: float, width: flo
     return lines * (BOX_H + GAP) - GAP if lines else 0
 
 
-def _su_column(leaves: list[Switch], hosts: list[Host], x0: float, leaf_y: float, host_y: float, planes: int,
+def _su_column(leaves: list[MapDevice], hosts: list[MapDevice], x0: float, leaf_y: float, host_y: float, planes: int,
                d: Drawing) -> None:
     """One SU: a leaf per rail (a sub-row per plane), its hosts in a grid below, one bundle per leaf."""
     rails = sorted({s.rail or 0 for s in leaves})
@@ -137,18 +138,18 @@ def _su_column(leaves: list[Switch], hosts: list[Host], x0: float, leaf_y: float
                            host_y + (i // cols) * (BOX_H + GAP), _caption(h, planes)))
 
 
-def _su_width(leaves: list[Switch]) -> float:
+def _su_width(leaves: list[MapDevice]) -> float:
     return 2 * PAD + max(len({s.rail for s in leaves}), 1) * (BOX_W + GAP) - GAP
 
 
-def full_map(fabric: Fabric, devices: list[Switch | Host] | None = None) -> Drawing:
+def full_map(fabric: FabricMap, devices: list[MapDevice] | None = None) -> Drawing:
     """Every device of ``devices`` (default: the fabric) on one map, with the cables between them."""
-    devices = list(fabric.devices()) if devices is None else devices
-    planes = fabric.intent.planes
-    upper = {t: [d for d in devices if isinstance(d, Switch) and d.role == t] for t in ("core", "spine")}
-    leaves = [d for d in devices if isinstance(d, Switch) and d.role == "leaf"]
-    hosts = [d for d in devices if isinstance(d, Host)]
-    sus = sorted({s.su for s in leaves if s.su is not None} | {h.su for h in hosts})
+    devices = fabric.devices if devices is None else devices
+    planes = fabric.planes
+    upper = {t: [d for d in devices if d.role == t] for t in ("core", "spine")}
+    leaves = [d for d in devices if d.role == "leaf"]
+    hosts = [d for d in devices if d.role == "host"]
+    sus = sorted({s.su for s in leaves if s.su is not None} | {h.su for h in hosts if h.su is not None})
     leaves_of = {su: [s for s in leaves if s.su == su] for su in sus}
     hosts_of = {su: [h for h in hosts if h.su == su] for su in sus}
     widths = {su: _su_width(leaves_of[su]) for su in sus}
@@ -185,14 +186,14 @@ def full_map(fabric: Fabric, devices: list[Switch | Host] | None = None) -> Draw
     return d
 
 
-def _edges(fabric: Fabric, boxes: dict[str, Box], host_y: float) -> list[Edge]:
+def _edges(fabric: FabricMap, boxes: dict[str, Box], host_y: float) -> list[Edge]:
     """Leaf -> its hosts: one bundle per leaf. Between switch tiers: a line per pair of switches, or per pair of
     groups when there are more than PAIR_LINES_MAX pairs."""
     to_hosts: Counter[str] = Counter()
     pairs: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     # each cable once, from its lower end (a per-device index: a group's map never walks the whole fabric)
-    for link in (link for name in boxes for link in fabric.links_of(name) if link.a.device == name):
-        a, b = link.a.device, link.b.device
+    for link in (link for name in boxes for link in fabric.links_of(name) if link.a == name):
+        a, b = link.a, link.b
         if b not in boxes:
             continue
         if link.tier == "host-leaf":
@@ -228,9 +229,9 @@ def _group_bundles(tier: str, counts: Counter[tuple[str, str]], boxes: dict[str,
     return out
 
 
-def overview(fabric: Fabric) -> Drawing:
+def overview(fabric: FabricMap) -> Drawing:
     """One tile per group (core groups, spine pods, SUs) in tier rows, wrapped, with the cables between groups."""
-    groups = _by_group(fabric.devices())
+    groups = _by_group(fabric.devices)
     per_tier: dict[str, list[str]] = defaultdict(list)
     for group, devs in groups.items():
         per_tier["su" if group.startswith("su") else tier_of(devs[0])].append(group)
@@ -255,7 +256,7 @@ def overview(fabric: Fabric) -> Drawing:
     bundles: Counter[tuple[str, str, str]] = Counter()
     for link in fabric.links:
         if link.tier != "host-leaf":
-            bundles[(group_by_device[link.a.device], group_by_device[link.b.device], link.tier)] += 1
+            bundles[(group_by_device[link.a], group_by_device[link.b], link.tier)] += 1
     per_tier_count = Counter(tier for _, _, tier in bundles)
     uplinks: Counter[tuple[str, str]] = Counter()
     bus: dict[str, tuple[float, float, float]] = {}  # tier -> y of the bus, its left and right end

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from roceops.report.fabric_map import FabricMap, fabric_map
 from roceops.report.html import adapters, layout, svg
 from roceops.report.html.model import RANK, STATUSES, Item, RunMeta, Status, device_statuses, worst
 from roceops.report.result import Result, Run
@@ -57,13 +58,13 @@ def _page_assets() -> dict[str, str]:
             "csp": CSP}
 
 
-def _maps(fabric: Fabric, status: dict[str, Status] | None, scope: set[str] | None, checks: dict[str, str],
+def _maps(fabric: FabricMap, status: dict[str, Status] | None, scope: set[str] | None, checks: dict[str, str],
           findings: dict[str, int]) -> dict[str, Any]:
     """One map with every device, or (large fabrics) the overview of groups and one collapsed map per group."""
-    devices = list(fabric.devices())
+    devices = fabric.devices
     if len(devices) <= layout.FULL_MAP_MAX:
         return {"full": svg.draw(layout.full_map(fabric), status, scope=scope, checks=checks, findings=findings,
-                                 title=f"fabric map of {fabric.intent.name}"), "groups": []}
+                                 title=f"fabric map of {fabric.name}"), "groups": []}
     by_group: dict[str, list[Any]] = defaultdict(list)
     for d in devices:
         by_group[layout.group_of(d)].append(d)
@@ -108,14 +109,27 @@ def _summary(items: list[Item], status: dict[str, Status], scope: set[str]) -> d
     return {"checks": rows, "statuses": [(s, per_status.get(s, 0)) for s in STATUSES]}
 
 
+def to_html(results: Sequence[Result], run: Run) -> str:
+    """The report of one run (audit, health, verify routing, or a merge of shards) as one HTML page, from its
+    results and its Run alone: the Run carries the fabric's map (``fabric_map``) and the command line that started
+    it (``invocation``, shown as typed). The ``html`` reporter of :data:`roceops.report.formats.REPORTERS`."""
+    if run.fabric_map is None:
+        raise ValueError("the HTML report draws the fabric's map, and this run carries none (Run.fabric_map)")
+    items = adapters.items_of(results, run, run.fabric_map)
+    return render_page(items, adapters.meta_of(run, items, run.fabric_map, run.invocation), run.fabric_map)
+
+
+def with_map(run: Run, fabric: Fabric, command_line: str = "") -> Run:
+    """``run`` carrying what its HTML report draws: ``fabric``'s map and the command line that started it."""
+    return run.model_copy(update={"fabric_map": fabric_map(fabric), "invocation": command_line})
+
+
 def render_html(results: Sequence[Result], run: Run, fabric: Fabric, command_line: str = "") -> str:
-    """The report of one run (audit, health, verify routing, or a merge of shards) as one HTML page: its results,
-    its Run, the fabric it ran on (the map) and the command line that started it (shown as typed)."""
-    items = adapters.items_of(results, run, fabric)
-    return render_page(items, adapters.meta_of(run, items, fabric, command_line), fabric)
+    """:func:`to_html` of ``run`` with ``fabric``'s map and ``command_line`` (for a caller that holds the Fabric)."""
+    return to_html(results, with_map(run, fabric, command_line))
 
 
-def render_page(results: list[Item], meta: RunMeta, fabric: Fabric) -> str:
+def render_page(results: list[Item], meta: RunMeta, fabric: FabricMap) -> str:
     """The page of ``results`` (already adapted) of the run ``meta``."""
     scope = set(meta.scope)
     status = device_statuses(results, scope)
@@ -129,7 +143,7 @@ def render_page(results: list[Item], meta: RunMeta, fabric: Fabric) -> str:
     return _env().get_template("report.html.j2").render(
         meta=meta, items=items, rows=finding_rows(items), summary=_summary(results, status, scope), statuses=STATUSES,
         all_checks=sorted({i.check for i in results}), maps=_maps(fabric, status, scope, check_attr, dict(findings)),
-        devices=len(list(fabric.devices())), **_page_assets())
+        devices=len(fabric.devices), **_page_assets())
 
 
 def _cables(fabric: Fabric) -> list[tuple[str, int]]:
@@ -139,7 +153,8 @@ def _cables(fabric: Fabric) -> list[tuple[str, int]]:
 def topology_svg(fabric: Fabric) -> str:
     """The plan as one standalone SVG (the overview of groups for large fabrics)."""
     devices = sum(1 for _ in fabric.devices())
-    drawing = layout.full_map(fabric) if devices <= layout.FULL_MAP_MAX else layout.overview(fabric)
+    drawn = fabric_map(fabric)
+    drawing = layout.full_map(drawn) if devices <= layout.FULL_MAP_MAX else layout.overview(drawn)
     cables = ", ".join(f"{tier} {n}" for tier, n in _cables(fabric))
     return svg.draw(drawing, title=f"{fabric.intent.name}: {fabric.tiers}-tier fabric, {devices} devices; "
                                    f"cables {cables}", standalone=True) + "\n"
@@ -148,5 +163,5 @@ def topology_svg(fabric: Fabric) -> str:
 def topology_html(fabric: Fabric, command: str) -> str:
     """The plan as a page: tier summary, cable counts and the map (collapsed per group for large fabrics)."""
     return _env().get_template("topology.html.j2").render(
-        fabric=fabric, command=command, cables=_cables(fabric), maps=_maps(fabric, None, None, {}, {}),
+        fabric=fabric, command=command, cables=_cables(fabric), maps=_maps(fabric_map(fabric), None, None, {}, {}),
         devices=sum(1 for _ in fabric.devices()), **_page_assets())

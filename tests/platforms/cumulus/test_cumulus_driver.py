@@ -21,6 +21,7 @@ from roceops.deploy.device import deploy_device, restore_device
 from roceops.device.change import ConfirmNotTaken, RenderedDevice
 from roceops.device.compare import Drift, compare
 from roceops.device.intent import SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
@@ -123,14 +124,14 @@ def test_fresh_leaf_deploys_audits_clean_and_redeploys_unchanged(connector: Conn
     assert out.backup.text.splitlines()[-1] == f"nv set system hostname {LEAF}"
     assert out.summary == {"set": len(rendered().files["nvue.commands"].splitlines()) - 1, "unset": 0}
     assert audit(connector.connect()) == []
-    oper = DRIVER.operational(DRIVER.collect(connector.connect(), intent()), intent())
+    oper = for_intent(DRIVER.operational(DRIVER.collect(connector.connect(), intent())), intent())
     assert {ip: s.state for ip, s in oper.bgp.items()} == {n.ip: "Established" for n in intent().bgp.neighbors}
     assert oper.lldp["swp3s0"].device == "spine01"
     # a health check's second sample: counters of the named ports only, no configuration or BGP reads
     some = sorted(intent().ports)[:2]
     raw = DRIVER.collect_counters(connector.connect(), intent(), some)
     assert len(raw) == 2 + 4 * len(some) and not any("config" in c or "bgp" in c for c in raw)
-    counters = DRIVER.operational(raw, intent())
+    counters = for_intent(DRIVER.operational(raw), intent())
     assert not counters.bgp and counters.os_version is None
     for name in intent().ports:
         want = set(oper.ports[name].counters) if name in some else {"carrier_changes", "rx_packets", "tx_packets",

@@ -16,6 +16,7 @@ from roceops.device.change import Snapshot
 from roceops.device.compare import compare
 from roceops.device.intent import SwitchIntent
 from roceops.device.observed import ObservedBgpNeighbor
+from roceops.device.oper import for_intent
 from roceops.lab.devices.cumulus.device import CumulusState, run_line
 from roceops.lab.fabric_specs import lab_specs
 from roceops.model.intent import FabricIntent
@@ -329,7 +330,7 @@ def test_observe_configured_leaf_has_no_drift_and_fresh_leaf_has_plenty() -> Non
 
 
 def test_operational_counters_and_neighbours() -> None:
-    oper = DRIVER.operational(outputs(leaf_state(True)), leaf_intent())
+    oper = for_intent(DRIVER.operational(outputs(leaf_state(True))), leaf_intent())
     swp3s0 = oper.ports["swp3s0"]
     assert swp3s0.oper_up and swp3s0.speed == 400000 and swp3s0.mtu == 9216
     assert {"pfc_rx_3", "pfc_tx_3", "ecn_marked", "cnp_sent", "crc_errors", "fec_uncorrected", "symbol_errors",

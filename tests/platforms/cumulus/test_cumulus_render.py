@@ -112,7 +112,7 @@ def test_conflicting_list_is_reported() -> None:
     assert nv_set_conflicts(lines) == [
         "conflict: 'qos congestion-control default-global traffic-class 0 ecn' set to 'disable', 'enable'",
         "conflict: 'qos mapping default-global dscp 26 switch-priority' set to '0', '3'",
-        "conflict: 'qos pfc default-global cable-length' set to '30', '5'",
+        "conflict: 'qos pfc default-global cable-length' set to '40', '5'",
         "duplicate: 'interface swp1s0 link mtu 9216' (2x)",
         "duplicate: 'qos congestion-control default-global traffic-class 3 ecn enable' (2x)",
     ]
@@ -227,8 +227,8 @@ def test_disabled_watchdog_renders_no_watchdog() -> None:
 def test_cable_length_rule_and_robustness() -> None:
     intent = intent_of("lab-mini", "leaf-su2-r1")
     lengths = sorted(p.cable_length for p in intent.ports.values())
-    assert lengths == [5, 5, 5, 5, 30, 30, 30, 30]  # a tie: the longer length wins
-    assert render_context(intent)["qos"]["cable_length"] == 30
+    assert lengths == [5, 5, 5, 5, 40, 40, 40, 40]  # a tie: the longer length wins
+    assert render_context(intent)["qos"]["cable_length"] == 40
     hosts_only = [p for p in intent.ports.values() if p.role == "host"]
     assert cable_length(hosts_only) == 5
     assert (robustness(200, 200), robustness(200, 100), robustness(201, 100)) == (1, 2, 3)

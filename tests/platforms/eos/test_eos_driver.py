@@ -19,6 +19,7 @@ from roceops.deploy.device import deploy_device, restore_device
 from roceops.device.change import ConfirmNotTaken, RenderedDevice
 from roceops.device.compare import compare
 from roceops.device.intent import SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
@@ -121,9 +122,9 @@ def test_deploy_fresh_spine_audits_clean_and_redeploy_is_unchanged(connector: An
     conn = connector("spine01").connect()
     outputs = DRIVER.collect(conn, intent("spine01"))
     assert compare(DRIVER.expected(intent("spine01")), DRIVER.observe(outputs)) == []
-    oper = DRIVER.operational(outputs, intent("spine01"))
+    oper = for_intent(DRIVER.operational(outputs), intent("spine01"))
     assert set(oper.ports) == set(intent("spine01").ports) and all(p.oper_up for p in oper.ports.values())
-    counters = DRIVER.operational(DRIVER.collect_counters(conn, intent("spine01")), intent("spine01"))
+    counters = for_intent(DRIVER.operational(DRIVER.collect_counters(conn, intent("spine01"))), intent("spine01"))
     keys = {n: set(p.counters) for n, p in counters.ports.items()}
     assert keys == {n: set(p.counters) for n, p in oper.ports.items()}
     assert not counters.bgp and not counters.lldp and counters.os_version is None

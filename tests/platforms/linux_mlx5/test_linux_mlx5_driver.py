@@ -18,6 +18,7 @@ from netmiko import ConnectHandler
 from roceops.deploy.device import deploy_device, restore_device
 from roceops.device.compare import compare
 from roceops.device.intent import HostIntent
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
@@ -111,7 +112,7 @@ def test_fresh_host_deploy_audits_clean_and_redeploy_is_unchanged(connector: Lab
     assert drift_paths(connector.connect(), intent) == []
     again = deploy_device(DRIVER, connector, rendered, intent, commit=True, txn="t-2")
     assert again.status == "unchanged" and again.diff == "" and again.error is None
-    oper = DRIVER.operational(DRIVER.collect(connector.connect(), intent), intent)
+    oper = for_intent(DRIVER.operational(DRIVER.collect(connector.connect(), intent)), intent)
     assert oper.firmware == "28.42.1000" and oper.driver and oper.driver.startswith("mlx5_core")
     assert {p.name for p in oper.ports.values() if p.oper_up and p.speed == 400_000} == set(intent.nics)
     neutral = {"pfc_rx_3", "pfc_tx_3", "crc_errors", "symbol_errors", "fec_uncorrected", "carrier_changes",
@@ -121,7 +122,7 @@ def test_fresh_host_deploy_audits_clean_and_redeploy_is_unchanged(connector: Lab
     nic = sorted(intent.nics)[0]
     raw = DRIVER.collect_counters(connector.connect(), intent, [nic])
     assert len(raw) == 3 and not any("mlnx_qos" in c or "ip -j" in c for c in raw)
-    second = DRIVER.operational(raw, intent)
+    second = for_intent(DRIVER.operational(raw), intent)
     assert set(second.ports) == {nic} and second.firmware is None
     assert neutral <= set(second.ports[nic].counters) and second.ports[nic].oper_up and second.ports[nic].speed
 

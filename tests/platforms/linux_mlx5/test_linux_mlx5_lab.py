@@ -18,6 +18,7 @@ from labtools import free_endpoint_base, netmiko_connect
 
 from roceops.device.compare import compare
 from roceops.device.intent import HostIntent
+from roceops.device.oper import for_intent
 from roceops.lab.devices.linux_mlx5.device import LinuxMlx5Session, LinuxMlx5State
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import LabError, Reply, SessionInfo, UnknownFault
@@ -318,9 +319,9 @@ def test_both_driver_shapes_give_crc_symbol_and_pause(lab: LabThread, old_driver
     conn = connect(lab, "gpu007")
     try:
         raw = str(conn.send_command("ethtool -S eth0", read_timeout=20))
-        first = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent).ports["eth0"]
+        first = for_intent(DRIVER.operational(DRIVER.collect_counters(conn, intent)), intent).ports["eth0"]
         time.sleep(0.2)
-        second = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent).ports["eth0"]
+        second = for_intent(DRIVER.operational(DRIVER.collect_counters(conn, intent)), intent).ports["eth0"]
     finally:
         lab.clear("gpu007")
         conn.disconnect()

@@ -62,10 +62,11 @@ def test_the_driver_skips_a_nic_whose_nearest_gpu_is_beyond_a_switch() -> None:
     from conftest import example_dict
 
     from roceops.device.intent import HostIntent
+    from roceops.device.oper import for_intent
     from roceops.model.intent import FabricIntent
     from roceops.plan import plan
     from roceops.platforms.linux_mlx5 import DRIVER
-    from roceops.platforms.linux_mlx5.driver_model import CMD_ADDR
+    from roceops.platforms.linux_mlx5.driver_model import CMD_ADDR, CMD_RDMA
     from roceops.platforms.linux_mlx5.pcie import CMD_PCI_TREE, CMD_TOPO
     from roceops.topology.expand import expand
 
@@ -75,11 +76,12 @@ def test_the_driver_skips_a_nic_whose_nearest_gpu_is_beyond_a_switch() -> None:
     links = json.dumps([{"ifname": n.netdev, "operstate": "UP", "mtu": 9000, "addr_info": []} for n in (first, second)])
     nvidia_tree = TREE_PP.replace("Display controller: Advanced Micro Devices, Inc. [AMD/ATI]",
                                   "3D controller: NVIDIA Corporation")
-    outputs = {CMD_ADDR: links, CMD_PCI_TREE: nvidia_tree,
+    rdma = json.dumps([{"ifname": n.rdma_dev, "port": 1, "netdev": n.netdev} for n in (first, second)])
+    outputs = {CMD_ADDR: links, CMD_RDMA: rdma, CMD_PCI_TREE: nvidia_tree,  # rdma: which netdev is which NIC
                f"ethtool -i {first.netdev}": "driver: mlx5_core\nbus-info: 0000:45:00.0\n",
                f"ethtool -i {second.netdev}": "driver: mlx5_core\nbus-info: 0000:45:00.0\n",
                CMD_TOPO: (f"\tGPU0\tNIC0\tNIC1\nGPU0\t X \tPIX\tSYS\nNIC0\tPIX\t X \tSYS\nNIC1\tSYS\tSYS\t X \n\n"
                           f"NIC Legend:\n\n  NIC0: {first.rdma_dev}\n  NIC1: {second.rdma_dev}\n")}
-    paths = DRIVER.operational(outputs, host).gpu_paths
+    paths = for_intent(DRIVER.operational(outputs), host).gpu_paths
     assert paths[first.netdev].gpu == "4a:00.0" and paths[first.netdev].nearest_gpu == "GPU0 PIX"
     assert paths[second.netdev].skipped is not None and "nearest GPU is GPU0 SYS" in paths[second.netdev].skipped

@@ -355,7 +355,7 @@ def test_script_commands_skips_comments_and_preamble_and_reports_line_numbers() 
 
 
 def test_render_refuses_a_script_the_deploy_cannot_send() -> None:
-    checked = PLATFORM.outputs[0].postprocess
+    checked = PLATFORM.code.postprocess.get(PLATFORM.outputs[0].filename)
     assert checked is not None
     assert checked("echo 1 > /sys/x\n") == "echo 1 > /sys/x\n"
     with pytest.raises(ScriptError):

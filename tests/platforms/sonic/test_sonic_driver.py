@@ -20,6 +20,7 @@ from roceops.deploy.device import deploy_device, restore_device
 from roceops.device.change import RenderedDevice
 from roceops.device.compare import compare
 from roceops.device.intent import SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
@@ -145,9 +146,10 @@ def test_dry_run_deploy_audit_redeploy_restore(lab: LabThread, connector: Connec
     assert json.loads(saved) == json.loads(running) and checkpoints == []
     assert "No such file" in conn.send_command("cat /tmp/roceops-run1-bringup.json")
 
-    oper = DRIVER.operational(outputs, intent)
+    oper = for_intent(DRIVER.operational(outputs), intent)
     assert set(oper.ports) == set(intent.ports) and all(p.oper_up for p in oper.ports.values())
-    counters = DRIVER.operational(DRIVER.collect_counters(conn, intent), intent)  # a health check's second sample
+    # a health check's second sample
+    counters = for_intent(DRIVER.operational(DRIVER.collect_counters(conn, intent)), intent)
     keys = {n: set(p.counters) for n, p in counters.ports.items()}
     assert keys == {n: set(p.counters) for n, p in oper.ports.items()}
     assert not counters.bgp and not counters.lldp

@@ -17,6 +17,7 @@ from roceops.device.change import Snapshot
 from roceops.device.compare import compare
 from roceops.device.intent import SwitchIntent
 from roceops.device.observed import ObservedSwitch
+from roceops.device.oper import for_intent
 from roceops.lab.devices.sonic.format import cfggen_dump, tabulate
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
@@ -429,7 +430,7 @@ def test_operational_from_fixture_outputs() -> None:
                             "5919       2717         0      0       0  1d21h11m   6402            ARISTA01T2\n"
                             "10.0.0.33      4  64001          0          0         0      0       0  never      "
                             "Active          ARISTA01T0\n\nTotal number of neighbors 2\n"}
-    oper = DRIVER.operational(outputs, intent)
+    oper = for_intent(DRIVER.operational(outputs), intent)
     eth0 = oper.ports["Ethernet0"]
     assert (eth0.oper_up, eth0.speed, eth0.mtu) == (False, 25_000, 9100)
     assert eth0.counters["pfc_rx_0"] == 1200 and eth0.counters["pfc_tx_3"] == 213
@@ -499,7 +500,7 @@ def test_counters_printed_as_na_are_unread_never_zero() -> None:
              "  -----------------\n"
              "Ethernet0:3       N/A                    N/A/N/A       N/A/N/A       N/A/N/A            N/A/N/A"
              "            N/A/N/A\n")
-    oper = DRIVER.operational({PFC_COUNTERS: pfc, PFCWD_STATS: stats}, leaf())
+    oper = for_intent(DRIVER.operational({PFC_COUNTERS: pfc, PFCWD_STATS: stats}), leaf())
     e0, e8 = oper.ports["Ethernet0"], oper.ports["Ethernet8"]
     assert "pfc_rx_3" not in e0.counters and e0.unread["pfc_rx_3"] == "`show pfc counters` prints N/A"
     assert "pfcwd_storms" not in e0.counters and e0.unread["pfcwd_storms"] == "`pfcwd show stats` prints N/A"

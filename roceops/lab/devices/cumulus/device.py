@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 from roceops.lab.devices.cumulus import show
 from roceops.lab.devices.cumulus.faults import CONFIG_FAULTS, OPER_FAULTS, PARAMS, apply_config_fault
+from roceops.lab.devices.cumulus.neigh import ip_command
 from roceops.lab.devices.cumulus.nv import run_nv
 from roceops.lab.devices.cumulus.state import USER, CumulusStateCore
 from roceops.lab.personality import (
@@ -180,6 +181,8 @@ def run_command(state: CumulusState, argv: list[str], user: str) -> tuple[str, i
         return run_command(state, args, "root")
     if cmd == "nv":
         return run_nv(state, args, user)
+    if cmd == "ip":
+        return ip_command(state, args)
     if cmd == "echo":
         return " ".join(args), 0
     if cmd == "hostname":

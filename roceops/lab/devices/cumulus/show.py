@@ -416,8 +416,9 @@ def interface_json(ctx: ShowContext, name: str) -> dict[str, Any]:
                   "out-bytes": c["tx_packets"] * 1100, "out-pkts": c["tx_packets"], "out-drops": 0,
                   "out-errors": 0},
     }
-    if up and phys.neighbor:
-        entry["lldp"] = {"neighbor": {phys.neighbor[0]: {"port": {"name": phys.neighbor[1]}}}}
+    heard = ctx.physical.lldp_neighbor(name)  # None: nothing cabled, or the far end sends no LLDP
+    if up and heard:
+        entry["lldp"] = {"neighbor": {heard[0]: {"port": {"name": heard[1]}}}}
     return entry
 
 
@@ -436,7 +437,8 @@ def interfaces_text(ctx: ShowContext) -> str:
     for name, pv in ctx.view.ports.items():
         phys = ctx.physical.ports.get(name)
         up = ctx.physical.oper_up(name, pv.admin_up) if phys else pv.admin_up
-        remote = phys.neighbor if phys and up and phys.neighbor else ("", "")
+        heard = ctx.physical.lldp_neighbor(name) if phys else None
+        remote = heard if up and heard else ("", "")
         kind = interface_json(ctx, name)["type"]
         summary = f"IP Address: {pv.addresses[0]}" if pv.addresses else ""
         rows.append([name, "up" if up else "down", (pv.speed or "") if phys else "", str(pv.mtu), kind,

@@ -20,6 +20,7 @@ from roceops.lab.devices.eos.counters import (
     oper,
 )
 from roceops.lab.devices.eos.tree import Node, short_ifname
+from roceops.lab.physical import link_local, port_mac
 from roceops.util.sorting import ip_key
 
 if TYPE_CHECKING:
@@ -66,10 +67,9 @@ def _ip(ip: str) -> tuple[int, int, int]:
 def lldp(st: EosStateCore) -> dict[str, Any]:
     neighbors = []
     for name in st.ports_sorted:
-        phys = st.physical.ports[name]
-        if phys.neighbor and oper(st, name):
-            neighbors.append({"port": name, "neighborDevice": phys.neighbor[0], "neighborPort": phys.neighbor[1],
-                              "ttl": 120})
+        heard = st.physical.lldp_neighbor(name)  # None: nothing cabled, or the far end sends no LLDP
+        if heard and oper(st, name):
+            neighbors.append({"port": name, "neighborDevice": heard[0], "neighborPort": heard[1], "ttl": 120})
     return {"tablesLastChangeTime": st.booted, "tablesAgeOuts": 0, "tablesInserts": len(neighbors),
             "tablesDeletes": 0, "tablesDrops": 0, "lldpNeighbors": neighbors}
 
@@ -82,6 +82,28 @@ def lldp_text(data: dict[str, Any]) -> str:
     for n in data["lldpNeighbors"]:
         out.append(f"{short_ifname(n['port']):<13} {n['neighborDevice']:<24} {n['neighborPort']:<22} {n['ttl']}")
     return "\n".join(out)
+
+
+def ipv6_neighbors(st: EosStateCore) -> dict[str, Any]:
+    """``show ipv6 neighbors | json``: the link-local neighbour at the far end of every cabled, up port (the lab's
+    MACs, lab/physical.py). Keys, dotted MAC and short interface name as in a capture from EOS
+    (scottpeterman/fibtrace fibtrace/parsers.py @ 9bee2ab0)."""
+    out = []
+    for name in st.ports_sorted:
+        neighbor = st.physical.ports[name].neighbor
+        if neighbor and oper(st, name):
+            mac = port_mac(*neighbor)
+            digits = mac.replace(":", "")
+            out.append({"address": link_local(mac), "age": 0, "interface": short_ifname(name),
+                        "hwAddress": ".".join(digits[i:i + 4] for i in (0, 4, 8))})
+    return {"ipV6Neighbors": out}
+
+
+def ipv6_neighbors_text(data: dict[str, Any]) -> str:
+    """The text form: the lab's own layout (no public capture of it was found)."""
+    rows = [f"{'IPv6 Address':<40} {'Age':>8} {'Hardware Addr':<15} Interface"]
+    rows += [f"{n['address']:<40} {n['age']:>8} {n['hwAddress']:<15} {n['interface']}" for n in data["ipV6Neighbors"]]
+    return "\n".join(rows)
 
 
 _Peer = tuple[str, str, bool, int, str]  # (IP, description, up, messages each way when up, remote AS)

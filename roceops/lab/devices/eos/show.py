@@ -34,7 +34,16 @@ from roceops.lab.devices.eos.counters import (
     watchdog,
     watchdog_text,
 )
-from roceops.lab.devices.eos.routing import bgp, bgp_json_text, bgp_text, iface, lldp, lldp_text
+from roceops.lab.devices.eos.routing import (
+    bgp,
+    bgp_json_text,
+    bgp_text,
+    iface,
+    ipv6_neighbors,
+    ipv6_neighbors_text,
+    lldp,
+    lldp_text,
+)
 from roceops.lab.devices.eos.tree import (
     EOS_VERSION,
     Node,
@@ -133,6 +142,9 @@ def _dispatch(cli: CliView, w: list[str], as_json: bool) -> str | dict[str, Any]
     if head == ("lldp", "neighbors"):
         data = lldp(st)
         return data if as_json else lldp_text(data)
+    if head == ("ipv6", "neighbors"):
+        data = ipv6_neighbors(st)
+        return data if as_json else ipv6_neighbors_text(data)
     if w[:3] == ["ip", "bgp", "summary"] or head == ("bgp", "summary"):
         return bgp_json_text(st) if as_json else bgp_text(bgp(st))
     if w == ["version"]:

@@ -21,10 +21,11 @@ only); big outputs are built on demand by the command modules.
 from __future__ import annotations
 
 import ipaddress
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from roceops.lab.physical import port_mac
 
 PRIOS = range(8)
 TSA_STRICT, TSA_CBS, TSA_ETS, TSA_VENDOR = 0, 1, 2, 255
@@ -160,8 +161,7 @@ class Nic:
         self.fw_override: str | None = None
         self.old_driver = False  # ethtool -S in an older in-box driver's names (the old_driver fault)
         self.ifindex = ifindex
-        seed = zlib.crc32(f"{device}:{self.name}".encode())
-        self.mac = "b8:ce:f6:{:02x}:{:02x}:{:02x}".format(*(seed.to_bytes(4, "big")[1:]))
+        self.mac = port_mac(device, self.name)  # the far end's neighbour table learns the same (lab/physical.py)
         # mlxconfig parameter -> [default, current, next boot] (the firmware's non-volatile configuration)
         self.nvconfig: dict[str, list[int]] = {k: [v, v, v] for k, v in NVCONFIG_DEFAULTS.items()}
         self.power_on()

@@ -47,8 +47,14 @@ class LinuxMlx5StateCore(DeviceState):
         return "reject_config" in self.faults.extra
 
     def absent_programs(self) -> frozenset[str]:
-        """Programs this host does not have: perftest under the ``no_perftest`` fault."""
-        return PERFTEST_PROGRAMS if "no_perftest" in self.faults.extra else frozenset()
+        """Programs this host does not have: perftest under the ``no_perftest`` fault, lldpd's client under
+        ``no_lldpd``."""
+        absent = PERFTEST_PROGRAMS if "no_perftest" in self.faults.extra else frozenset()
+        return absent | {"lldpcli"} if "no_lldpd" in self.faults.extra else absent
+
+    def rail_nics(self) -> list[str]:
+        """The NICs that carry rail traffic to the other hosts' NICs of the same name (lab/cnp_flow.py)."""
+        return sorted(self.host.nics)
 
     def nic_up(self, nic: Nic) -> bool:
         return self.physical.oper_up(nic.name, nic.admin_up)

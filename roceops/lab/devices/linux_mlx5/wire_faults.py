@@ -13,6 +13,9 @@ acs_on          ACS request/completion redirect on at the PCIe switch ports betw
                 (``lspci``, pci.py)
 rail_swap       a=, b= (default: the first two NICs): their cables swapped between their leaves, both ends
                 (the lab server moves the far ends too: roceops/lab/rewire.py)
+no_lldpd        lldpd is not installed: ``lldpcli`` is "command not found" and the host sends no LLDP, so its
+                leaves' LLDP tables do not name it (the lab server tells the far ends: roceops/lab/rewire.py);
+                the leaves' IPv6 neighbour tables still hold its NICs' MACs
 ==============  ==========================================================================================
 """
 
@@ -20,12 +23,12 @@ from __future__ import annotations
 
 from roceops.lab.physical import Clock, RateCounter
 
-# rail_swap: roceops/lab/rewire.py moves the cables; acs_on: pci.py reads it
-WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp", "acs_on"})
+# rail_swap, no_lldpd: roceops/lab/rewire.py changes the far ends too; acs_on: pci.py reads it
+WIRE_FAULTS = frozenset({"retransmits", "rail_swap", "ecn_no_cnp", "acs_on", "no_lldpd"})
 # their parameters (the lab's fault registry: lab inject --help)
 WIRE_FAULT_PARAMS: dict[str, frozenset[str]] = {
     "retransmits": frozenset({"port"}), "ecn_no_cnp": frozenset({"port"}), "acs_on": frozenset({"port"}),
-    "rail_swap": frozenset({"a", "b"}),
+    "rail_swap": frozenset({"a", "b"}), "no_lldpd": frozenset(),
 }
 RETRANSMIT_RATES: dict[str, float] = {"out_of_sequence": 400.0, "packet_seq_err": 50.0,
                                       "local_ack_timeout_err": 10.0}

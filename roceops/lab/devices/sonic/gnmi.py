@@ -7,7 +7,11 @@ The lab's own path table (data, with sources):
   port (``COUNTERS/Ethernet0``): its fields, not keyed by port; ``COUNTERS/<port>/<field>``: one field;
 - ``COUNTERS/Ethernet*/Queues``: ``{"Ethernet0:3": {SAI_QUEUE_STAT_PACKETS, SAI_QUEUE_STAT_DROPPED_PACKETS, ...}}``;
 - ``COUNTERS/Ethernet*/Pfcwd``: the PFC-watchdog queues, ``{"Ethernet0:3": {PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED,
-  PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED, PFC_WD_STATUS}}``.
+  PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED, PFC_WD_STATUS}}``;
+- ``PORT_TABLE`` (target APPL_DB): ``{port: {admin_status, oper_status, flap_count}}``, ``flap_count`` only once the
+  port flapped (sonic-utilities show/interfaces/__init__.py@691b1bbc4fd2b71657d1b0b334c37136deb51526 reads it there
+  for ``show interfaces flap``; sonic-gnmi db_client.go@5ec1c20b7865bbbfd30258f26e716a1e5e1bd259 keys a table's
+  entries by the part after the ``:``).
 
 Paths and their JSON shapes: sonic-net/sonic-gnmi sonic_data_client/virtual_db.go
 @95f4400d96982c9f6a6a02ed62e30a9cb2454a85 (v2rEthPortStats, v2rEthPortFieldStats, v2rEthPortQueStats,
@@ -29,7 +33,7 @@ from roceops.lab.devices.sonic.show import UNICAST_QUEUES, _ecn_queues, _ports, 
 from roceops.lab.devices.sonic.state import Db, SonicState
 from roceops.util.sorting import natsorted
 
-TARGET = "COUNTERS_DB"
+TARGET, APPL_DB = "COUNTERS_DB", "APPL_DB"
 WILDCARD = "Ethernet*"
 
 
@@ -77,9 +81,25 @@ def _pfcwd(st: SonicState, db: Db, ports: list[str]) -> dict[str, dict[str, str]
         "PFC_WD_STATUS": "stormed" if q.stormed else "operational"} for q in pfcwd_queues(st, db, ports)}
 
 
+def _port_table(st: SonicState, db: Db) -> dict[str, dict[str, str]]:
+    """APPL_DB ``PORT_TABLE``: each port's admin/oper status and, once it flapped, ``flap_count`` (the count
+    ``show interfaces flap`` prints, "Never" while absent)."""
+    out = {}
+    for port in _ports(db):
+        entry = {"admin_status": db["PORT"][port].get("admin_status", "down"),
+                 "oper_status": "up" if st.oper_up(db, port) else "down"}
+        flaps = st.counter(port, "carrier_changes")
+        if flaps:
+            entry["flap_count"] = str(flaps)
+        out[port] = entry
+    return out
+
+
 def answer(state: Any, target: str, elems: list[str]) -> Any:
     """The JSON value of one path (``elems`` without the target); GnmiPathError for a path not served."""
     st: SonicState = state
+    if target == APPL_DB and elems == ["PORT_TABLE"]:
+        return _port_table(st, st.db_read())
     if target != TARGET or len(elems) < 2 or elems[0] != "COUNTERS":
         raise GnmiPathError(f"{target}/{'/'.join(elems)} not found in virtual path tree")
     db = st.db_read()

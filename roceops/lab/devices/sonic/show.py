@@ -24,7 +24,7 @@ from roceops.lab.devices.sonic.format import comma, frr_uptime, speed_text, tabu
 from roceops.lab.devices.sonic.keys import port_id_keyed, port_keyed, priorities, unref
 from roceops.lab.devices.sonic.state import Db, SonicState
 from roceops.lab.personality import reported_fact
-from roceops.lab.physical import STORM_RATE
+from roceops.lab.physical import STORM_RATE, link_local, port_mac
 from roceops.util.sorting import natsorted
 
 UNICAST_QUEUES = 8
@@ -371,15 +371,30 @@ def _is_switch_port(name: str) -> bool:
 def lldp_table(st: SonicState, db: Db, args: list[str]) -> str:
     rows = []
     for name in natsorted(st.physical.ports):
-        phys = st.physical.ports[name]
-        if phys.neighbor is None or not st.oper_up(db, name):
+        neighbor = st.physical.lldp_neighbor(name)  # None: nothing cabled, or the far end sends no LLDP
+        if neighbor is None or not st.oper_up(db, name):
             continue
-        device, port = phys.neighbor
+        device, port = neighbor
         switch = _is_switch_port(port)
         rows.append([name, device, port, "BR" if switch else "", f"{st.hostname}:{name}" if switch else port])
     return ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
             + tabulate(rows, ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"])
             + "\n" + "-" * 50 + f"\nTotal entries displayed:  {len(rows)}")
+
+
+def ndp_table(st: SonicState, db: Db, args: list[str]) -> str:
+    """``show ndp`` (sonic-utilities scripts/nbrshow -6): the link-local neighbour at the far end of every cabled,
+    up port (the lab's MACs, lab/physical.py), STALE as an entry learned from the neighbour's own packets is;
+    rows ordered by address as nbrshow's natsorted does."""
+    rows = []
+    for name in natsorted(st.physical.ports):
+        neighbor = st.physical.ports[name].neighbor
+        if neighbor is not None and st.oper_up(db, name):
+            mac = port_mac(*neighbor)
+            rows.append((link_local(mac), mac, name, "-", "STALE"))
+    rows.sort(key=lambda r: r[0])
+    return (tabulate(rows, ["Address", "MacAddress", "Iface", "Vlan", "Status"], text=True)
+            + f"\nTotal number of entries {len(rows)} ")
 
 
 def bgp_summary(st: SonicState, db: Db, args: list[str]) -> str:
@@ -483,6 +498,7 @@ SHOW: dict[str, Callable[[SonicState, Db, list[str]], str]] = {
     "ecn": ecn_list,
     "buffer information": buffer_information,
     "lldp table": lldp_table,
+    "ndp": ndp_table,
     "ip bgp summary": bgp_summary,
     "version": version,
 }
