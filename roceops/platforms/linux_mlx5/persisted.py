@@ -13,7 +13,8 @@ the host's own values. That yields exactly the bytes the full rendering yields, 
   otherwise, measured, concatenated or assigned; so no branch, loop or layout depends on it;
 * a value is filled in only where its printed form is itself (no characters JSON would escape, no line breaks),
   so the plain and the ``tojson_compact`` printing of the marker both become the value's own printing;
-* the filled-in text still goes through the output's ``postprocess`` (the setup script's safety check).
+* the filled-in text still goes through the room's ``postprocess`` of that file (the setup script's safety
+  check).
 
 Anything else (a template that uses a marked value otherwise, a value that needs escaping, a marker left over)
 falls back to the full rendering of that host.
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
@@ -197,7 +198,7 @@ def persisted_files(intent: HostIntent, only: Sequence[str]) -> dict[str, str]:
         if marked is None:
             return render_device(intent, only=wanted).files
         _CACHE.put(key, marked)
-    return _filled(platform.outputs, marked, values)
+    return _filled(platform.outputs, platform.code.postprocess, marked, values)
 
 
 def _marked_context(intent: HostIntent, context: dict[str, Any]) -> dict[str, Any]:
@@ -226,13 +227,15 @@ def _render_marked(outputs: Sequence[RenderOutput], wanted: tuple[str, ...], con
     return files if whole and all(int(i) < count for i in _MARKERS.findall(text)) else None
 
 
-def _filled(outputs: Sequence[RenderOutput], marked: dict[str, str], values: list[str]) -> dict[str, str]:
+def _filled(outputs: Sequence[RenderOutput], finish: Mapping[str, Callable[[str], str]], marked: dict[str, str],
+            values: list[str]) -> dict[str, str]:
+    """The class's marked files with this host's values, each finished as :func:`render_device` finishes it."""
     files: dict[str, str] = {}
     for out in outputs:
         if out.filename not in marked:
             continue
         text = _MARKERS.sub(lambda m: values[int(m.group(1))], marked[out.filename])
-        files[out.filename] = out.postprocess(text) if out.postprocess else text
+        files[out.filename] = finish[out.filename](text) if out.filename in finish else text
     return files
 
 
