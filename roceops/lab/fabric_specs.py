@@ -81,6 +81,14 @@ def _installed(platform: str, files: dict[str, str]) -> dict[str, list[object]]:
             if name in files}
 
 
+def _applied(files: dict[str, str]) -> dict[str, str]:
+    """The rendered files a host's preload applies: ``roce-setup-dcb.sh`` is the alternative to ``roce-setup.sh``
+    (a deploy pushes one of them), so it is left out when both are there (~25 KB less per host in the spec)."""
+    if "roce-setup.sh" in files:
+        return {name: text for name, text in files.items() if name != "roce-setup-dcb.sh"}
+    return files
+
+
 def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool = False) -> list[LabDeviceSpec]:
     wanted = set(names) if names is not None else None
     lossless = sorted({c.priority for c in fabric.intent.qos.lossless_classes})  # the fabric's PFC priorities
@@ -94,5 +102,6 @@ def lab_specs(fabric: Fabric, names: list[str] | None = None, configured: bool =
             extra["preload_files"] = api.render(api.plan(fabric, dev.name))
             if isinstance(dev, Host):
                 extra["preload_install"] = _installed(dev.platform, extra["preload_files"])
+                extra["preload_files"] = _applied(extra["preload_files"])
         specs.append(LabDeviceSpec(name=dev.name, platform=dev.platform, extra=extra))
     return specs

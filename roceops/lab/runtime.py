@@ -30,12 +30,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from roceops.lab.control import ControlClient, ControlServer, LabNotRunning, control_socket_path
-from roceops.lab.personality import LabError, get_personality
+from roceops.lab.personality import LabError, device_module, get_personality, use_device_modules
 from roceops.lab.spec import (
     DEFAULT_BASE_ADDRESS,
     DEFAULT_PORT,
@@ -76,6 +76,7 @@ OVERLAY_FILE = "overlay.json"
 KNOWN_HOSTS_FILE = "known_hosts"  # the devices' host key, for ROCEOPS_KNOWN_HOSTS (strict host key checks)
 LOG_FILE = "lab.log"
 ERROR_FILE = "startup-error.txt"
+_MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"  # a dotted Python module name
 
 
 class LabConfig(BaseModel):
@@ -85,6 +86,9 @@ class LabConfig(BaseModel):
 
     devices: list[LabDeviceSpec] = Field(min_length=1)
     username: str = DEFAULT_USERNAME
+    # platform -> its simulated device's module, as the starting process's platform registry names it: the lab
+    # process then imports only the lab's own device modules, not every platform room
+    device_modules: dict[str, Annotated[str, StringConstraints(pattern=_MODULE)]] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,7 @@ async def serve(
     try:
         _write_atomic(pid_path, f"{os.getpid()}\n")
         overlay_path.unlink(missing_ok=True)
+        use_device_modules(config.device_modules)
         devices = assign_endpoints(config.devices)
         _raise_fd_limit(len(devices))
         password = os.environ.get(PASSWORD_ENV) or None
@@ -264,6 +269,7 @@ def _prepare(
         raise _already_running(pid)
     for platform in sorted({dev.platform for dev in config.devices}):
         get_personality(platform)  # unknown platform: clear error before anything starts
+        config.device_modules[platform] = device_module(platform)
     ensure_lab_keys(state_dir)
     _write_atomic(state_dir / SPEC_FILE, config.model_dump_json(indent=1) + "\n")
     return state_dir, config

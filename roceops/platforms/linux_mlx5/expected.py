@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from roceops.device.intent import HostIntent
 from roceops.device.observed import ObservedBoot, ObservedHost, as_observed
 from roceops.platforms.linux_mlx5.observe import route_key
+from roceops.platforms.linux_mlx5.persisted import persisted_files
 from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
-from roceops.platforms.templating import render_device
 
 
 def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
@@ -19,8 +21,9 @@ def expected(intent: HostIntent) -> ObservedHost:
     """The intent as the host shows it: each NIC holding exactly its address, its routes in :func:`route_key`
     order, sysctl values with single blanks between fields, and the sha256 of every persistence file as
     rendered from this intent (what ``deploy --commit`` installs)."""
-    hashes = render_device(intent, only=PERSISTED).hashes()
-    files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashes[n] for n in PERSISTED}
+    rendered = persisted_files(intent, PERSISTED)  # the exact bytes, rendered once per class of hosts
+    files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashlib.sha256(rendered[n].encode()).hexdigest()
+                                    for n in PERSISTED}
     host = as_observed(intent, ObservedHost)
     nics = {name: nic.model_copy(update={"addresses": [intent.nics[name].address],
                                          "routes": sorted(nic.routes or [], key=route_key)})

@@ -149,14 +149,19 @@ def _check_prios(what: str, prios: list[int]) -> None:
 
 
 def _check_params(nic: str, side: str, params: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
-    for name, value in params.items():
+    return _checked_params(nic, side, tuple(params.items()))
+
+
+@lru_cache(maxsize=256)  # hosts share NIC names and DCQCN settings
+def _checked_params(nic: str, side: str, params: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    for name, value in params:
         if not _SYSFS_FILE.fullmatch(name):
             raise ValueError(f"{nic}: DCQCN {side} parameter name {name!r} is not a sysfs file name")
         if side == "np" and name in CNP_FILES:
             raise ValueError(f"{nic}: set {name} through NicIntent.cnp_dscp/cnp_priority, not dcqcn.np")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{nic}: DCQCN {side}.{name} must be a non-negative integer, got {value!r}")
-    return tuple(params.items())
+    return params
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,10 @@ from typing import Any
 
 import yaml
 
+# the safe loader on LibYAML's parser when PyYAML was built with its bindings (github.com/yaml/pyyaml README,
+# "Installation": the fast LibYAML-based parser); every host of a configured lab reads its netplan file at start
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def netplan_commands(text: str) -> list[str]:
     """``network.ethernets`` of a netplan file as the ``ip`` commands ``netplan apply`` amounts to.
@@ -18,7 +22,7 @@ def netplan_commands(text: str) -> list[str]:
     >>> netplan_commands("network:\\n  ethernets:\\n    eth0:\\n      mtu: 9000\\n      addresses: [10.0.0.1/31]\\n")
     ['ip link set dev eth0 mtu 9000', 'ip addr replace 10.0.0.1/31 dev eth0']
     """
-    data: Any = yaml.safe_load(text) or {}
+    data: Any = yaml.load(text, Loader=_LOADER) or {}
     ethernets = (data.get("network") or {}).get("ethernets") or {}
     commands: list[str] = []
     for netdev, conf in ethernets.items():

@@ -13,6 +13,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roceops.lab.devices.linux_mlx5 import fs as lab_fs
@@ -196,6 +197,12 @@ def tokenize(line: str) -> list[Word | str]:
     return tokens
 
 
+@lru_cache(maxsize=4096)
+def parsed_line(line: str) -> tuple[tuple[str, list[Simple]], ...]:
+    """``parse(tokenize(line))``, cached: every host of a lab runs the same setup lines (treat it as read-only)."""
+    return tuple(parse(tokenize(line)))
+
+
 def parse(tokens: list[Word | str]) -> list[tuple[str, list[Simple]]]:
     """[(connector, pipeline)], connector of the first item is ``;``."""
     items: list[tuple[str, list[Simple]]] = []
@@ -284,7 +291,7 @@ class Shell:
         self.delay_ms = 0
         self.jobs_end_ms = 0  # when this line's background jobs end (``wait`` holds until then)
         try:
-            items = parse(tokenize(line))
+            items = parsed_line(line)
         except ShellSyntaxError as exc:
             self.last_status = 2
             return fail(f"-bash: {exc}", 2)

@@ -1,0 +1,242 @@
+"""The exact text of a host's persistence files, rendered once per class of hosts and filled in per host.
+
+Every host of a fabric renders the same persistence files except for a few values of its own: its name, and
+per NIC its address, source address, leaf, leaf port and route gateways. The audit hashes these files on every
+host, so rendering them in full per host is most of its planning cost. Here a host's files come from a cached
+rendering of its class (the render context with those values replaced by markers) with the markers replaced by
+the host's own values. That yields exactly the bytes the full rendering yields, because:
+
+* the cache key is the whole render context the templates can see, except the marked values (NIC contexts are
+  frozen dataclasses, compared field by field; of the host only ``name``, ``model`` and ``roce_mtu`` are given);
+* :func:`slot_safe` proves from the templates' syntax trees (each persisted template and what it includes) that a
+  marked value is only ever printed, as is or through ``tojson_compact``: never compared, tested, filtered
+  otherwise, measured, concatenated or assigned; so no branch, loop or layout depends on it;
+* a value is filled in only where its printed form is itself (no characters JSON would escape, no line breaks),
+  so the plain and the ``tojson_compact`` printing of the marker both become the value's own printing;
+* the filled-in text still goes through the room's ``postprocess`` of that file (the setup script's safety
+  check).
+
+Anything else (a template that uses a marked value otherwise, a value that needs escaping, a marker left over)
+falls back to the full rendering of that host.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from functools import lru_cache
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from typing import Any
+
+import jinja2
+from jinja2 import meta, nodes
+
+from roceops.device.intent import HostIntent
+from roceops.platforms.base import RenderOutput, get_platform
+from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext
+from roceops.platforms.templating import environment, render_device
+
+PLATFORM = "linux_mlx5"
+# the values of a host's own: the host's name; per NIC its address, source address, leaf and leaf port; per route
+# its gateway (anything else that differs between two hosts puts them in different classes)
+SLOT_ATTRS = frozenset({"name", "address", "source_ip", "leaf", "leaf_port", "via"})
+_MARKER = "zqroceopsslot{}qz"  # ASCII letters and digits: printed as is, and inside quotes by tojson_compact
+_MARKERS = re.compile(r"zqroceopsslot(\d+)qz")
+_CACHE_SIZE = 256  # classes of hosts kept (a fabric has a handful: one per node model and NIC layout)
+
+
+@dataclass(frozen=True)
+class HostView:
+    """What the persisted templates may read of the host (:func:`slot_safe` refuses templates reading more)."""
+
+    name: str
+    model: str
+    roce_mtu: int
+
+
+HOST_ATTRS = frozenset(HostView.__dataclass_fields__)
+# the template variables of a marked rendering: the render context without the firmware (only mlxconfig.sh, which
+# is not persisted, reads it)
+MARKED_CONTEXT = frozenset({"host", "nics", "sysctls", "setup_script", "sysctl_conf", "netplan_file", "nccl",
+                            "nccl_conf", "nccl_env", "firmware_sets"})
+
+
+def _includes(ast: nodes.Template) -> set[str]:
+    names: set[str] = set()
+    for node in ast.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
+        template = getattr(node, "template", None)
+        if not isinstance(template, nodes.Const) or not isinstance(template.value, str):
+            raise _Unsafe("a template names another by an expression")
+        names.add(template.value)
+    return names
+
+
+class _Unsafe(Exception):
+    pass
+
+
+# blocks that capture or transform printed text (a filter block, a macro, a call block, a block assignment, an
+# autoescape scope): a marker printed inside one could change length or form, so the templates must not have them
+_CAPTURING = (nodes.FilterBlock, nodes.Macro, nodes.CallBlock, nodes.AssignBlock, nodes.EvalContextModifier)
+
+
+def _check(node: nodes.Node, parent: nodes.Node | None, grandparent: nodes.Node | None) -> None:
+    """Raise _Unsafe where a marked value (or the host) could be used other than printed."""
+    if isinstance(node, _CAPTURING):
+        raise _Unsafe(f"{type(node).__name__} at line {node.lineno}")
+    if isinstance(node, nodes.Getattr) and node.attr in SLOT_ATTRS:
+        printed = isinstance(parent, nodes.Output)
+        json_printed = (isinstance(parent, nodes.Filter) and parent.name == "tojson_compact" and parent.node is node
+                        and not parent.args and not parent.kwargs and parent.dyn_args is None
+                        and parent.dyn_kwargs is None and isinstance(grandparent, nodes.Output))
+        if not (printed or json_printed):
+            raise _Unsafe(f"'.{node.attr}' is used other than printed (line {node.lineno})")
+    if isinstance(node, nodes.Name) and node.name == "host" and node.ctx == "load" \
+            and not (isinstance(parent, nodes.Getattr) and parent.attr in HOST_ATTRS):
+        raise _Unsafe(f"the host is used other than by {sorted(HOST_ATTRS)} (line {node.lineno})")
+    if isinstance(node, nodes.Const) and isinstance(node.value, str) and node.value in SLOT_ATTRS:
+        raise _Unsafe(f"{node.value!r} named as a constant (line {node.lineno})")  # x['leaf'], attr('leaf'), ...
+    for child in node.iter_child_nodes():
+        _check(child, node, parent)
+
+
+@lru_cache(maxsize=8)
+def slot_safe(outputs: tuple[str, ...]) -> bool:
+    """Whether the templates of these outputs (and everything they include) only print the marked values."""
+    env = environment(PLATFORM)
+    assert env.loader is not None
+    seen: set[str] = set()
+    todo = [o.template for o in get_platform(PLATFORM).outputs if o.filename in outputs]
+    try:
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            source, _, _ = env.loader.get_source(env, name)
+            ast = env.parse(source)
+            if unknown := meta.find_undeclared_variables(ast) - MARKED_CONTEXT:
+                raise _Unsafe(f"{name} reads {sorted(unknown)}, which the marked context does not give")
+            _check(ast, None, None)
+            todo += sorted(_includes(ast) - seen)
+    except (_Unsafe, jinja2.TemplateError):
+        return False
+    return True
+
+
+_NIC_FIELDS = tuple(f.name for f in fields(NicContext) if f.name not in SLOT_ATTRS and f.name != "routes")
+_ROUTE_FIELDS = tuple(f.name for f in fields(NetplanRoute) if f.name not in SLOT_ATTRS)
+# the marked fields are exactly the ones _nic_values and _marked_nic fill in (a new field named like a slot would
+# otherwise be left out of the class key without being marked)
+if {f.name for f in fields(NicContext)} & SLOT_ATTRS != {"address", "source_ip", "leaf", "leaf_port"} \
+        or {f.name for f in fields(NetplanRoute)} & SLOT_ATTRS != {"via"}:
+    raise RuntimeError("NicContext/NetplanRoute fields named like a host's own values: update persisted.py")
+
+
+def _nic_key(nic: NicContext) -> tuple[object, ...]:
+    """Everything of a NIC's context the templates can see but its marked values."""
+    return (*(getattr(nic, f) for f in _NIC_FIELDS),
+            tuple(tuple(getattr(r, f) for f in _ROUTE_FIELDS) for r in nic.routes))
+
+
+def _nic_values(nic: NicContext) -> list[str]:
+    """A NIC's own values, in the order :func:`_marked_nic` numbers their markers."""
+    return [*(r.via for r in nic.routes), nic.address, nic.source_ip, nic.leaf, nic.leaf_port]
+
+
+def _marked_nic(nic: NicContext, first: int) -> NicContext:
+    n = iter(range(first, first + len(nic.routes) + 4))
+    routes = tuple(replace(r, via=_MARKER.format(next(n))) for r in nic.routes)
+    return replace(nic, routes=routes, address=_MARKER.format(next(n)), source_ip=_MARKER.format(next(n)),
+                   leaf=_MARKER.format(next(n)), leaf_port=_MARKER.format(next(n)))
+
+
+class _ClassCache:
+    """Rendered marked files per class of hosts (a bounded dict; a race renders twice, harmlessly)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[Any, dict[str, str]] = {}
+
+    def get(self, key: Any) -> dict[str, str] | None:
+        return self._items.get(key)
+
+    def put(self, key: Any, files: dict[str, str]) -> None:
+        with self._lock:
+            if len(self._items) >= _CACHE_SIZE:
+                self._items.pop(next(iter(self._items)))
+            self._items[key] = files
+
+
+_CACHE = _ClassCache()
+
+
+def _printable_as_is(value: str) -> bool:
+    return "\n" not in value and "\r" not in value and encode_basestring_ascii(value) == f'"{value}"'
+
+
+def persisted_files(intent: HostIntent, only: Sequence[str]) -> dict[str, str]:
+    """The files ``only`` of this host exactly as :func:`render_device` renders them (see the module doc)."""
+    wanted = tuple(only)
+    if not slot_safe(wanted):
+        return render_device(intent, only=wanted).files
+    platform = get_platform(PLATFORM)
+    context = platform.render_context(intent)  # the real context: validates the intent as a full render does
+    values = [intent.name]  # marker 0: the host's name, then each NIC's values (see _nic_values)
+    for nic in context["nics"]:
+        values += _nic_values(nic)
+    if not all(_printable_as_is(v) for v in values):
+        return render_device(intent, only=wanted).files
+    rest = tuple((k, v) for k, v in sorted(context.items()) if k in MARKED_CONTEXT - {"host", "nics"})
+    key = (wanted, intent.model, intent.roce_mtu, tuple(_nic_key(n) for n in context["nics"]), rest)
+    marked = _CACHE.get(key)
+    if marked is None:
+        marked = _render_marked(platform.outputs, wanted, {**dict(rest), **_marked_context(intent, context)},
+                                len(values))
+        if marked is None:
+            return render_device(intent, only=wanted).files
+        _CACHE.put(key, marked)
+    return _filled(platform.outputs, platform.code.postprocess, marked, values)
+
+
+def _marked_context(intent: HostIntent, context: dict[str, Any]) -> dict[str, Any]:
+    """The host and its NICs with every value of their own replaced by its numbered marker."""
+    nics, first = [], 1
+    for nic in context["nics"]:
+        nics.append(_marked_nic(nic, first))
+        first += len(nic.routes) + 4
+    return {"host": HostView(_MARKER.format(0), intent.model, intent.roce_mtu), "nics": nics}
+
+
+def _render_marked(outputs: Sequence[RenderOutput], wanted: tuple[str, ...], context: dict[str, Any],
+                   count: int) -> dict[str, str] | None:
+    """The class's files with markers, or None if a template reads something the marked context does not give
+    or a marker came out other than whole."""
+    env = environment(PLATFORM)
+    files: dict[str, str] = {}
+    try:
+        for out in outputs:
+            if out.filename in wanted:
+                files[out.filename] = env.get_template(out.template).render(**context)
+    except jinja2.UndefinedError:
+        return None
+    text = "".join(files.values())
+    whole = len(_MARKERS.findall(text)) == text.count("zqroceopsslot")
+    return files if whole and all(int(i) < count for i in _MARKERS.findall(text)) else None
+
+
+def _filled(outputs: Sequence[RenderOutput], finish: Mapping[str, Callable[[str], str]], marked: dict[str, str],
+            values: list[str]) -> dict[str, str]:
+    """The class's marked files with this host's values, each finished as :func:`render_device` finishes it."""
+    files: dict[str, str] = {}
+    for out in outputs:
+        if out.filename not in marked:
+            continue
+        text = _MARKERS.sub(lambda m: values[int(m.group(1))], marked[out.filename])
+        files[out.filename] = finish[out.filename](text) if out.filename in finish else text
+    return files
+
+
+__all__ = ["HOST_ATTRS", "MARKED_CONTEXT", "SLOT_ATTRS", "HostView", "persisted_files", "slot_safe"]
