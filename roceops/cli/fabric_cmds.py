@@ -28,6 +28,7 @@ from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 
 if TYPE_CHECKING:  # the rest is imported by the command that uses it (start-up time: tests/cli/test_startup_imports.py)
+    from roceops.cli.common import Loaded
     from roceops.topology.fabric import Fabric, Host, Switch
 
 PRETTY_WIDTH = 120  # `intent --format table` wraps its pretty-printed model here, even when piped
@@ -195,7 +196,7 @@ def render(
     """
     from roceops.lint import lint
     from roceops.monitoring import MONITORING_DIR, monitoring_files
-    from roceops.render.build import UnsafePath, render_devices, write_build, write_folder
+    from roceops.render.build import UnsafePath, write_folder
 
     loaded = load_fabric_or_exit(fabric)
     if not skip_lint:
@@ -205,25 +206,41 @@ def render(
     devices = selected(loaded.fabric, limit)
     check_writable(out, folder=True)
     start = time.perf_counter()
-    from roceops.hardware import UnknownSwitchProfile
-    from roceops.plan.hardware import NoVendorHeadroom
-
     try:
         with run_gc(acyclic=True):
-            rendered = render_devices(loaded.fabric, devices)
-    except (NoVendorHeadroom, UnknownSwitchProfile) as exc:  # lint's HDRM003 / HW001, reached with --skip-lint
-        fail(f"cannot render: {exc}")
-    try:
-        result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+            count, written, unchanged = _render_into(loaded, devices, out, streamed=not skip_lint)
         monitoring = write_folder(out, MONITORING_DIR, monitoring_files(loaded.fabric))
     except UnsafePath as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write into {out}: {exc.strerror or exc}")
-    console.print(f"rendered {len(rendered)} devices into {out}/ in {time.perf_counter() - start:.1f}s "
-                  f"({result.written} files written, {result.unchanged} unchanged; "
+    console.print(f"rendered {count} devices into {out}/ in {time.perf_counter() - start:.1f}s "
+                  f"({written} files written, {unchanged} unchanged; "
                   f"{out}/{MONITORING_DIR}/: {monitoring[0]} written, {monitoring[1]} unchanged)")
     _say_vendor_managed(devices)
+
+
+def _render_into(loaded: Loaded, devices: list[Switch | Host], out: Path, *, streamed: bool
+                 ) -> tuple[int, int, int]:
+    """Render and write ``devices`` into ``out``: (devices, files written, files unchanged). ``streamed`` (lint
+    passed): workers write as they render (render_build). Else (--skip-lint) everything is rendered first, so a
+    device that cannot be rendered stops the run before anything is written."""
+    from roceops.hardware import UnknownSwitchProfile
+    from roceops.plan.hardware import NoVendorHeadroom
+    from roceops.render.build import DeviceFailed, render_build, render_devices, write_build
+
+    if streamed:
+        try:
+            built = render_build(loaded.fabric, devices, out, loaded.source.source_hash)
+        except DeviceFailed as exc:
+            fail(str(exc))
+        return built.devices, built.written, built.unchanged
+    try:
+        rendered = render_devices(loaded.fabric, devices)
+    except (NoVendorHeadroom, UnknownSwitchProfile) as exc:  # lint's HDRM003 / HW001, reached with --skip-lint
+        fail(f"cannot render: {exc}")
+    result = write_build(out, loaded.fabric.intent.name, loaded.source.source_hash, rendered)
+    return len(rendered), result.written, result.unchanged
 
 
 def _say_vendor_managed(devices: list[Switch | Host]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -14,7 +15,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
-from roceops.util.safe_write import make_folder, replace_file, write_file
+from roceops.util.safe_write import WriteRefused, make_folder, replace_file, write_file
 
 MANIFEST = "manifest.json"
 
@@ -53,19 +54,8 @@ def render_devices(fabric: Fabric, devices: Iterable[Switch | Host],
     return fork_map(lambda n: render_device(plan(fabric, n)), names, min_items=PARALLEL_THRESHOLD, workers=workers)
 
 
-def manifest(fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> dict[str, object]:
-    return {
-        "fabric": fabric_name,
-        "fabric_sha256": source_hash,
-        "devices": [
-            {"device": r.name, "platform": r.platform, "files": r.hashes()}
-            for r in sorted(rendered, key=lambda r: r.name)
-        ],
-    }
-
-
-def _write_if_changed(path: Path, text: str) -> bool:
-    return write_file(path, text, only_if_changed=True)  # only onto a regular file or a new path (WriteRefused)
+def _write_if_changed(path: Path, data: str | bytes) -> bool:
+    return write_file(path, data, only_if_changed=True)  # only onto a regular file or a new path (WriteRefused)
 
 
 class UnsafePath(ValueError):
@@ -84,18 +74,18 @@ def inside(out_dir: Path, *parts: str) -> Path:
 
 @dataclass(frozen=True)
 class _DeviceFolder:
-    """One device's folder, checked: its files, and what the folder held before (empty: new or missing)."""
+    """One device's folder, checked: what the folder held before (empty: new or missing), the file names checked."""
 
     path: Path
-    files: list[tuple[str, str]]
     existing: dict[str, os.DirEntry[str]]
+    names: frozenset[str]
 
 
-def _checked_folder(out_dir: Path, root: Path, device: RenderedDevice) -> _DeviceFolder:
+def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str]) -> _DeviceFolder:
     """The device's folder, refused (UnsafePath) unless it resolves inside ``root``; one ``resolve`` and one
     directory listing per device instead of a ``resolve`` per file. A file that is a symbolic link already is
     checked on its own, as before: it must resolve inside the build folder too."""
-    folder = out_dir / device.name
+    folder = out_dir / device
     resolved = folder.resolve()
     if resolved == root or not resolved.is_relative_to(root):
         raise UnsafePath(f"refusing to write {folder}: it resolves to {resolved}, outside {root}")
@@ -103,28 +93,27 @@ def _checked_folder(out_dir: Path, root: Path, device: RenderedDevice) -> _Devic
         existing = {e.name: e for e in os.scandir(folder)}
     except (FileNotFoundError, NotADirectoryError):  # not there yet; a file in its place fails when written
         existing = {}
-    files = sorted(device.files.items())
-    for name, _ in files:
+    names = frozenset(names)
+    for name in names:
         if "/" in name or (name in existing and existing[name].is_symlink()):
-            inside(out_dir, device.name, name)
-    return _DeviceFolder(path=folder, files=files, existing=existing)
+            inside(out_dir, device, name)
+    return _DeviceFolder(path=folder, existing=existing, names=names)
 
 
-def _write_folder(folder: _DeviceFolder) -> tuple[int, int]:
-    """(written, unchanged) for one checked device folder: made once (a non-folder there is refused), each file
-    rewritten only if its bytes differ (a size check first, then the bytes). A path that holds anything but a
-    regular file (a link, FIFO, device, folder), or a file in a subfolder, goes through the per-file writer,
-    which refuses the former (WriteRefused)."""
+def _write_folder(folder: _DeviceFolder, files: list[tuple[str, bytes]]) -> tuple[int, int]:
+    """(written, unchanged) for one checked device folder and its files (name, bytes), in order: made once (a
+    non-folder there is refused), each file rewritten only if its bytes differ (a size check first, then the
+    bytes). A path that holds anything but a regular file (a link, FIFO, device, folder), or a file in a
+    subfolder, goes through the per-file writer, which refuses the former (WriteRefused)."""
     if not folder.existing:
         make_folder(folder.path)
     written = unchanged = 0
-    for name, text in folder.files:
+    for name, data in files:
         path = folder.path / name
         entry = folder.existing.get(name)
         if "/" in name or (entry is not None and not entry.is_file(follow_symlinks=False)):
-            changed = _write_if_changed(path, text)
+            changed = _write_if_changed(path, data)
         else:
-            data = text.encode()
             changed = entry is None or entry.stat(follow_symlinks=False).st_size != len(data) \
                 or path.read_bytes() != data
             if changed:
@@ -134,21 +123,89 @@ def _write_folder(folder: _DeviceFolder) -> tuple[int, int]:
     return written, unchanged
 
 
+def _manifest_text(fabric_name: str, source_hash: str, entries: list[tuple[str, str, dict[str, str]]]) -> str:
+    """``manifest.json``'s text from (device, platform, file hashes) entries."""
+    body = {
+        "fabric": fabric_name,
+        "fabric_sha256": source_hash,
+        "devices": [{"device": d, "platform": p, "files": h} for d, p, h in sorted(entries, key=lambda e: e[0])],
+    }
+    return json.dumps(body, indent=2, sort_keys=True) + "\n"
+
+
 def write_build(out_dir: Path, fabric_name: str, source_hash: str, rendered: list[RenderedDevice]) -> BuildResult:
     """One folder per device plus ``manifest.json``; files are rewritten only when their bytes change.
 
     Every path is checked before anything is written, so a refused one (UnsafePath) leaves the folder as it was.
     """
     root = out_dir.resolve()
-    folders = [_checked_folder(out_dir, root, r) for r in rendered]
+    folders = [(_checked_folder(out_dir, root, r.name, r.files),
+                [(name, text.encode()) for name, text in sorted(r.files.items())]) for r in rendered]
     manifest_path = inside(out_dir, MANIFEST)
     written = unchanged = 0
-    for folder in folders:
-        w, u = _write_folder(folder)
+    for folder, files in folders:
+        w, u = _write_folder(folder, files)
         written, unchanged = written + w, unchanged + u
-    body = json.dumps(manifest(fabric_name, source_hash, rendered), indent=2, sort_keys=True) + "\n"
+    body = _manifest_text(fabric_name, source_hash, [(r.name, r.platform, r.hashes()) for r in rendered])
     _write_if_changed(manifest_path, body)
     return BuildResult(out_dir=out_dir, devices=rendered, written=written, unchanged=unchanged)
+
+
+class DeviceFailed(Exception):
+    """A device could not be rendered or written while the build streamed: one line naming it and why. Plain
+    text, because exceptions with their own constructors do not survive the way back from a forked worker."""
+
+
+@dataclass(frozen=True)
+class StreamedBuild:
+    """What :func:`render_build` wrote: devices rendered, files written and unchanged (manifest not counted)."""
+
+    out_dir: Path
+    devices: int
+    written: int
+    unchanged: int
+
+
+def _render_and_write(fabric: Fabric, name: str, folder: _DeviceFolder) -> tuple[str, str, dict[str, str], int, int]:
+    """Plan, render and write one device into its checked folder; (device, platform, file hashes, written,
+    unchanged). Every failure is a :class:`DeviceFailed`."""
+    try:
+        rendered = render_device(plan(fabric, name))
+        if unchecked := sorted(set(rendered.files) - folder.names):  # the platform's outputs were checked
+            raise UnsafePath(f"{name}: files {unchecked} were not among the paths checked before writing")
+        files = [(f, text.encode()) for f, text in sorted(rendered.files.items())]
+        written, unchanged = _write_folder(folder, files)
+    except (UnsafePath, WriteRefused) as exc:
+        raise DeviceFailed(str(exc)) from None
+    except OSError as exc:
+        raise DeviceFailed(f"cannot write {folder.path}: {exc.strerror or exc}") from None
+    except Exception as exc:  # a planning or template error: named, never a traceback from a worker
+        raise DeviceFailed(f"cannot render {name}: {exc}") from None
+    hashes = {f: hashlib.sha256(data).hexdigest() for f, data in files}
+    return rendered.name, rendered.platform, hashes, written, unchanged
+
+
+def render_build(fabric: Fabric, devices: list[Switch | Host], out_dir: Path, source_hash: str,
+                 workers: int | None = None) -> StreamedBuild:
+    """Plan, render and write every device, then ``manifest.json``: :func:`render_devices` and
+    :func:`write_build` in one pass, each worker writing the folders of the devices it renders (so writing
+    overlaps rendering and only file hashes travel back). Every path is checked before anything is rendered
+    (UnsafePath), as in :func:`write_build`; a device that fails later (DeviceFailed) leaves the manifest as it
+    was, but folders written before it stay written: call this only when lint has passed (lint's HDRM003 and
+    HW001 find the render errors beforehand), else render first with :func:`render_devices`.
+    """
+    root = out_dir.resolve()
+    outputs = {p: [o.filename for o in get_platform(p).outputs] for p in {d.platform for d in devices}}
+    folders = {d.name: _checked_folder(out_dir, root, d.name, outputs[d.platform]) for d in devices}
+    manifest_path = inside(out_dir, MANIFEST)
+    if len(devices) >= PARALLEL_THRESHOLD:
+        for platform in outputs:
+            warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
+    done = fork_map(lambda n: _render_and_write(fabric, n, folders[n]), [d.name for d in devices],
+                    min_items=PARALLEL_THRESHOLD, workers=workers)
+    _write_if_changed(manifest_path, _manifest_text(fabric.intent.name, source_hash, [e[:3] for e in done]))
+    return StreamedBuild(out_dir=out_dir, devices=len(done), written=sum(e[3] for e in done),
+                         unchanged=sum(e[4] for e in done))
 
 
 def write_folder(out_dir: Path, folder: str, files: dict[str, str]) -> tuple[int, int]:
