@@ -30,18 +30,31 @@ def _run_slice(bounds: tuple[int, int]) -> list[Any]:
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = 64,
-             workers: int | None = None) -> list[R]:
-    """``[fn(x) for x in items]``, in order; forked workers when there are enough items and cores."""
+             workers: int | None = None, meanwhile: Callable[[], None] | None = None) -> list[R]:
+    """``[fn(x) for x in items]``, in order; forked workers when there are enough items and cores.
+
+    ``meanwhile`` runs in this process once the workers have started (first, when there are none); if it
+    raises, the slices not yet started are cancelled and its exception propagates.
+    """
     global _JOB
     cores = workers if workers is not None else (os.cpu_count() or 1)
     if cores < 2 or len(items) < min_items or "fork" not in mp.get_all_start_methods():
+        if meanwhile is not None:
+            meanwhile()
         return [fn(x) for x in items]
     _JOB = (fn, items)
     try:
         size = max(8, len(items) // (cores * 8))
         bounds = [(i, min(i + size, len(items))) for i in range(0, len(items), size)]
         with ProcessPoolExecutor(max_workers=cores, mp_context=mp.get_context("fork")) as pool:
-            return [r for part in pool.map(_run_slice, bounds) for r in part]
+            parts = pool.map(_run_slice, bounds)  # every slice submitted: the workers are forked now
+            if meanwhile is not None:
+                try:
+                    meanwhile()
+                except BaseException:
+                    pool.shutdown(cancel_futures=True)
+                    raise
+            return [r for part in parts for r in part]
     finally:
         _JOB = None
 

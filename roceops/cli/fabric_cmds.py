@@ -28,6 +28,8 @@ from roceops.cli.html_report import TOPOLOGY_PICTURES
 from roceops.cli.scheduler_cmds import SCHEDULER_FORMATS, export_topology
 
 if TYPE_CHECKING:  # the rest is imported by the command that uses it (start-up time: tests/cli/test_startup_imports.py)
+    from collections.abc import Callable
+
     from roceops.cli.common import Loaded
     from roceops.topology.fabric import Fabric, Host, Switch
 
@@ -199,16 +201,22 @@ def render(
     from roceops.render.build import UnsafePath, write_folder
 
     loaded = load_fabric_or_exit(fabric)
-    if not skip_lint:
+    errors: list[int] = []
+
+    def linted() -> bool:  # run while the workers render; they write nothing until it passed
         report = lint(loaded.source.intent, loaded.fabric)
-        if not report.ok:
-            fail(f"{len(report.errors)} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
+        errors.append(len(report.errors))
+        return report.ok
+
     devices = selected(loaded.fabric, limit)
     check_writable(out, folder=True)
     start = time.perf_counter()
     try:
         with run_gc(acyclic=True):
-            count, written, unchanged = _render_into(loaded, devices, out, streamed=not skip_lint)
+            done = _render_into(loaded, devices, out, None if skip_lint else linted)
+        if done is None:
+            fail(f"{errors[0]} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)
+        count, written, unchanged = done
         monitoring = write_folder(out, MONITORING_DIR, monitoring_files(loaded.fabric))
     except UnsafePath as exc:
         fail(str(exc))
@@ -220,21 +228,22 @@ def render(
     _say_vendor_managed(devices)
 
 
-def _render_into(loaded: Loaded, devices: list[Switch | Host], out: Path, *, streamed: bool
-                 ) -> tuple[int, int, int]:
-    """Render and write ``devices`` into ``out``: (devices, files written, files unchanged). ``streamed`` (lint
-    passed): workers write as they render (render_build). Else (--skip-lint) everything is rendered first, so a
-    device that cannot be rendered stops the run before anything is written."""
+def _render_into(loaded: Loaded, devices: list[Switch | Host], out: Path, lint_ok: Callable[[], bool] | None
+                 ) -> tuple[int, int, int] | None:
+    """Render and write ``devices`` into ``out``: (devices, files written, files unchanged), or None when
+    ``lint_ok`` failed (nothing written). With ``lint_ok``, workers render while it runs and write as they render
+    once it passed (render_build). Without (--skip-lint) everything is rendered first, so a device that cannot
+    be rendered stops the run before anything is written."""
     from roceops.hardware import UnknownSwitchProfile
     from roceops.plan.hardware import NoVendorHeadroom
     from roceops.render.build import DeviceFailed, render_build, render_devices, write_build
 
-    if streamed:
+    if lint_ok is not None:
         try:
-            built = render_build(loaded.fabric, devices, out, loaded.source.source_hash)
+            built = render_build(loaded.fabric, devices, out, loaded.source.source_hash, check=lint_ok)
         except DeviceFailed as exc:
             fail(str(exc))
-        return built.devices, built.written, built.unchanged
+        return None if built is None else (built.devices, built.written, built.unchanged)
     try:
         rendered = render_devices(loaded.fabric, devices)
     except (NoVendorHeadroom, UnknownSwitchProfile) as exc:  # lint's HDRM003 / HW001, reached with --skip-lint

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing as mp
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,13 +82,16 @@ class _DeviceFolder:
     names: frozenset[str]
 
 
-def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str]) -> _DeviceFolder:
+def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str],
+                    top: dict[str, os.DirEntry[str]] | None = None) -> _DeviceFolder:
     """The device's folder, refused (UnsafePath) unless it resolves inside ``root``; one ``resolve`` and one
     directory listing per device instead of a ``resolve`` per file. A file that is a symbolic link already is
-    checked on its own, as before: it must resolve inside the build folder too."""
+    checked on its own, as before: it must resolve inside the build folder too. ``top``, the build folder's
+    listing, spares the ``resolve`` of a plain name that is no symbolic link there: it is ``root / device``."""
     folder = out_dir / device
-    resolved = folder.resolve()
-    if resolved == root or not resolved.is_relative_to(root):
+    plain = top is not None and "/" not in device and device not in ("", ".", "..") \
+        and not (device in top and top[device].is_symlink())
+    if not plain and ((resolved := folder.resolve()) == root or not resolved.is_relative_to(root)):
         raise UnsafePath(f"refusing to write {folder}: it resolves to {resolved}, outside {root}")
     try:
         existing = {e.name: e for e in os.scandir(folder)}
@@ -166,15 +170,47 @@ class StreamedBuild:
     unchanged: int
 
 
-def _render_and_write(fabric: Fabric, name: str, folder: _DeviceFolder) -> tuple[str, str, dict[str, str], int, int]:
-    """Plan, render and write one device into its checked folder; (device, platform, file hashes, written,
-    unchanged). Every failure is a :class:`DeviceFailed`."""
+class _Gate:
+    """Writing waits for the parent's word (lint passed), made before the workers fork: rendering starts at
+    once, and nothing is written until ``open`` is called; after ``close``, a worker stops before writing."""
+
+    def __init__(self) -> None:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        self._decided, self._ok = ctx.Event(), ctx.Value("b", 0, lock=False)
+        self._open = False  # this process has seen it open: no more waiting
+        self._parent = os.getpid()
+
+    def decide(self, ok: bool) -> None:
+        self._ok.value = int(ok)
+        self._decided.set()
+
+    def wait(self) -> bool:
+        if not self._open:
+            while not self._decided.wait(timeout=1.0):
+                if os.getppid() != self._parent:  # the parent died before deciding: write nothing
+                    return False
+            self._open = bool(self._ok.value)
+        return self._open
+
+
+class _Stopped(Exception):
+    """A worker found the gate closed (lint failed): it writes nothing."""
+
+
+def _render_and_write(fabric: Fabric, name: str, folder: _DeviceFolder, gate: _Gate
+                      ) -> tuple[str, str, dict[str, str], int, int]:
+    """Plan, render and, once the gate is open, write one device into its checked folder; (device, platform,
+    file hashes, written, unchanged). Every failure is a :class:`DeviceFailed`."""
     try:
         rendered = render_device(plan(fabric, name))
         if unchecked := sorted(set(rendered.files) - folder.names):  # the platform's outputs were checked
             raise UnsafePath(f"{name}: files {unchecked} were not among the paths checked before writing")
         files = [(f, text.encode()) for f, text in sorted(rendered.files.items())]
+        if not gate.wait():
+            raise _Stopped
         written, unchanged = _write_folder(folder, files)
+    except _Stopped:
+        raise
     except (UnsafePath, WriteRefused) as exc:
         raise DeviceFailed(str(exc)) from None
     except OSError as exc:
@@ -186,23 +222,44 @@ def _render_and_write(fabric: Fabric, name: str, folder: _DeviceFolder) -> tuple
 
 
 def render_build(fabric: Fabric, devices: list[Switch | Host], out_dir: Path, source_hash: str,
-                 workers: int | None = None) -> StreamedBuild:
+                 workers: int | None = None, check: Callable[[], bool] | None = None) -> StreamedBuild | None:
     """Plan, render and write every device, then ``manifest.json``: :func:`render_devices` and
     :func:`write_build` in one pass, each worker writing the folders of the devices it renders (so writing
-    overlaps rendering and only file hashes travel back). Every path is checked before anything is rendered
-    (UnsafePath), as in :func:`write_build`; a device that fails later (DeviceFailed) leaves the manifest as it
-    was, but folders written before it stay written: call this only when lint has passed (lint's HDRM003 and
-    HW001 find the render errors beforehand), else render first with :func:`render_devices`.
+    overlaps rendering and only file hashes travel back).
+
+    ``check`` (lint) runs in this process while the workers render; they write nothing until it has returned
+    True. When it returns False nothing is written and the result is None. Every path is checked before anything
+    is rendered (UnsafePath), as in :func:`write_build`; a device that fails later (DeviceFailed) leaves the
+    manifest as it was, but folders written before it stay written: pass a ``check`` that finds the render
+    errors beforehand (lint's HDRM003 and HW001), else render first with :func:`render_devices`.
     """
     root = out_dir.resolve()
     outputs = {p: [o.filename for o in get_platform(p).outputs] for p in {d.platform for d in devices}}
-    folders = {d.name: _checked_folder(out_dir, root, d.name, outputs[d.platform]) for d in devices}
+    try:
+        top = {e.name: e for e in os.scandir(out_dir)}
+    except (FileNotFoundError, NotADirectoryError):
+        top = {}
+    folders = {d.name: _checked_folder(out_dir, root, d.name, outputs[d.platform], top) for d in devices}
     manifest_path = inside(out_dir, MANIFEST)
     if len(devices) >= PARALLEL_THRESHOLD:
         for platform in outputs:
             warm_templates(platform)  # compile once here; forked workers inherit the compiled templates
-    done = fork_map(lambda n: _render_and_write(fabric, n, folders[n]), [d.name for d in devices],
-                    min_items=PARALLEL_THRESHOLD, workers=workers)
+    gate = _Gate()
+
+    def decide() -> None:
+        ok = False
+        try:
+            ok = check() if check is not None else True
+        finally:  # a check that raised closes the gate too: no worker waits for ever
+            gate.decide(ok)
+        if not ok:
+            raise _Stopped
+
+    try:
+        done = fork_map(lambda n: _render_and_write(fabric, n, folders[n], gate), [d.name for d in devices],
+                        min_items=PARALLEL_THRESHOLD, workers=workers, meanwhile=decide)
+    except _Stopped:
+        return None
     _write_if_changed(manifest_path, _manifest_text(fabric.intent.name, source_hash, [e[:3] for e in done]))
     return StreamedBuild(out_dir=out_dir, devices=len(done), written=sum(e[3] for e in done),
                          unchanged=sum(e[4] for e in done))

@@ -69,3 +69,35 @@ def test_a_device_failing_in_a_worker_is_named_and_the_manifest_is_not_written(
     with pytest.raises(DeviceFailed, match=f"cannot render {victim}: no headroom row"):
         render_build(fabric, list(fabric.devices()), tmp_path / "out", "0" * 64, workers=2)
     assert not (tmp_path / "out" / build.MANIFEST).exists()
+
+
+def test_a_failed_check_while_workers_render_writes_nothing(fabric: Fabric, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "PARALLEL_THRESHOLD", 2)
+    calls: list[str] = []
+
+    def lint_fails() -> bool:  # runs in the parent while the forked workers render
+        calls.append("checked")
+        return False
+
+    assert render_build(fabric, list(fabric.devices()), tmp_path / "out", "0" * 64, workers=2,
+                        check=lint_fails) is None
+    assert calls == ["checked"] and not (tmp_path / "out").exists()
+
+    def lint_crashes() -> bool:
+        raise RuntimeError("lint bug")
+
+    with pytest.raises(RuntimeError, match="lint bug"):  # the gate closes: no worker waits for ever
+        render_build(fabric, list(fabric.devices()), tmp_path / "out", "0" * 64, workers=2, check=lint_crashes)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_device_folder_linked_out_of_the_build_is_refused(fabric: Fabric, tmp_path: Path) -> None:
+    devices = list(fabric.devices())
+    out, elsewhere = tmp_path / "build", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out.mkdir()
+    os.symlink(elsewhere, out / devices[3].name)
+    with pytest.raises(UnsafePath, match=f"refusing to write {out / devices[3].name}"):
+        render_build(fabric, devices, out, "0" * 64, workers=2)
+    assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in out.iterdir()) == [devices[3].name]
