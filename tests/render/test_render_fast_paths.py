@@ -136,3 +136,24 @@ def test_line_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert mlx5_render._simple_script(script)
     assert not mlx5_render._simple_script(f"never seen before 2\n{mlx5_render.PREAMBLE}\n")
     assert sum(map(len, mlx5_render._LINES.values())) == before
+
+
+_LEAVES = st.one_of(st.text(max_size=3), st.integers(), st.none(), st.booleans(),
+                    st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=3))
+_DOCS = st.one_of(
+    st.dictionaries(st.text(max_size=3), st.one_of(
+        st.dictionaries(st.text(max_size=3), st.one_of(st.dictionaries(st.text(max_size=3), _LEAVES, max_size=3),
+                                                       _LEAVES), max_size=3), _LEAVES), max_size=3),
+    _LEAVES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=_DOCS)
+def test_plain_config_db_passes_exactly_what_the_shape_check_passes(doc: Any) -> None:
+    """The C-level shape check (strings and leaf-lists of strings) agrees with the per-field loop it skips."""
+    try:
+        sonic_render._check_shape("dev", doc)
+        shaped = True
+    except sonic_render.SonicRenderError:
+        shaped = False
+    assert sonic_render._plain_config_db(doc) == shaped

@@ -528,8 +528,9 @@ def _check_shape(device: str, doc: Any) -> None:
 
 
 def _plain_config_db(doc: Any) -> bool:
-    """True when every value of ``doc`` is a string in an object in an object in an object (what the templates
-    write but for leaf-lists), checked with C-level iteration; False leaves it to :func:`_check_shape`."""
+    """True when every value of ``doc`` is a string, or a list of strings (a leaf-list), in an object in an object
+    in an object (what the templates write), checked with C-level iteration; False leaves it to
+    :func:`_check_shape`. ``json.loads`` makes exact types, so ``type(v) is str`` is ``isinstance(v, str)``."""
     if type(doc) is not dict:
         return False
     for entries in doc.values():
@@ -539,7 +540,12 @@ def _plain_config_db(doc: Any) -> bool:
             kinds = set(map(type, chain.from_iterable(map(dict.values, entries.values()))))
         except TypeError:
             return False
-        if not kinds <= {str}:
+        if kinds <= {str}:
+            continue
+        if not kinds <= {str, list}:
+            return False
+        values = chain.from_iterable(map(dict.values, entries.values()))
+        if not set(map(type, chain.from_iterable(v for v in values if type(v) is list))) <= {str}:
             return False
     return True
 
