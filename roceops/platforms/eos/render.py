@@ -69,6 +69,7 @@ ECN_UNIT = "kbytes"
 _DIGITS = re.compile(r"(\d+)")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")  # canonical dotted quad: no leading zeros
+_QUAD = re.compile(rf"({_OCTET})\.({_OCTET})\.({_OCTET})\.({_OCTET})")  # the same, octets captured
 
 
 def seconds(ms: int) -> str:
@@ -170,20 +171,63 @@ class Interface:
     trust: str
     pfc_priorities: list[int]
     pfc_watchdog: bool
+    shape: int  # index into the context's ``port_shapes``: its lines other than name, description and address
 
 
-def _interface(port: SwitchPort, trust: str, watchdog: bool, profile: ModelProfile | None) -> Interface:
-    return Interface(
-        name=port.name,
-        description=port.description,
-        shutdown=not port.admin_up,
-        mtu=min(eos_mtu(port.mtu), profile.mtu.max) if profile else eos_mtu(port.mtu),
-        speed=speed_keyword(port.speed, profile),
-        address=port.address,
-        trust=trust,
-        pfc_priorities=sorted(port.pfc_priorities),
-        pfc_watchdog=watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
-    )
+@dataclass(frozen=True, slots=True)
+class PortShape:
+    """What an interface prints besides its name, description and address; few per switch, so the templates
+    print each shape's lines once and every interface of that shape reuses them."""
+
+    shutdown: bool
+    mtu: int
+    speed: str
+    trust: str
+    pfc_priorities: list[int]
+    pfc_watchdog: bool
+
+
+# (speed, mtu, PFC priorities, watchdog on, profile name) -> the interface's (mtu, speed keyword, priorities,
+# watchdog): the same few combinations repeat on every port of every switch, so each is worked out once
+_PORT_SETTINGS: dict[tuple[Any, ...], tuple[int, str, list[int], bool]] = {}
+
+
+def _port_settings(port: SwitchPort, watchdog: bool, profile: ModelProfile | None) -> tuple[int, str, list[int], bool]:
+    key = (port.speed, port.mtu, tuple(port.pfc_priorities), watchdog and port.pfc_watchdog,
+           profile.name if profile else None)
+    if (known := _PORT_SETTINGS.get(key)) is None:
+        if len(_PORT_SETTINGS) > 4096:  # bounded; a fabric has a handful of combinations
+            _PORT_SETTINGS.clear()
+        known = _PORT_SETTINGS[key] = (
+            min(eos_mtu(port.mtu), profile.mtu.max) if profile else eos_mtu(port.mtu),
+            speed_keyword(port.speed, profile),
+            sorted(port.pfc_priorities),
+            watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
+        )
+    return known
+
+
+def _interfaces(ports: list[SwitchPort], trust: str, watchdog: bool,
+                profile: ModelProfile | None) -> tuple[list[Interface], list[PortShape]]:
+    """The interfaces, and the distinct shapes they index."""
+    shapes: dict[tuple[Any, ...], int] = {}
+    out = []
+    for port in ports:
+        mtu, speed, priorities, port_watchdog = _port_settings(port, watchdog, profile)
+        shutdown = not port.admin_up
+        key = (shutdown, mtu, speed, tuple(priorities), port_watchdog)
+        if (shape := shapes.get(key)) is None:
+            shape = shapes[key] = len(shapes)
+        out.append(Interface(port.name, port.description, shutdown, mtu, speed, port.address, trust,
+                             priorities, port_watchdog, shape))
+    return out, [PortShape(k[0], k[1], k[2], trust, list(k[3]), k[4]) for k in shapes]
+
+
+def _neighbor_key(ip: str) -> tuple[int, Any]:
+    """:func:`ip_key`'s order, a dotted quad as its four octets (no per-octet generator; IPv4 sorts before 6)."""
+    if m := _QUAD.fullmatch(ip):
+        return 4, tuple(map(int, m.groups()))
+    return ip_key(ip)
 
 
 def dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
@@ -213,6 +257,7 @@ def render_context(device: Any) -> dict[str, Any]:
                     "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
     ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
     bgp = device.bgp
+    interfaces, shapes = _interfaces(ports, trust, wd.enabled, profile)
     return {
         "hostname": device.name,
         "nos_version": device.nos_version,  # the fabric's release (None: not pinned)
@@ -220,15 +265,16 @@ def render_context(device: Any) -> dict[str, Any]:
         "dscp_maps": dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,
-        "interfaces": [_interface(p, trust, wd.enabled, profile) for p in ports],
+        "interfaces": interfaces,
+        "port_shapes": shapes,
         "tx_queues": [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())],  # the same on every interface
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "bgp": {
             "asn": bgp.asn,
             "router_id": bgp.router_id,
             "maximum_paths": MAXIMUM_PATHS,
-            "neighbors": sorted(({"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
-                                 for n in bgp.neighbors), key=lambda n: ip_key(n["ip"])),
+            "neighbors": [{"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
+                          for n in sorted(bgp.neighbors, key=lambda n: _neighbor_key(n.ip))],
             "networks": list(dict.fromkeys(bgp.networks)),
         },
     }
