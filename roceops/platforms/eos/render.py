@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.hardware.model_profiles import ModelProfile, find_model_profile
@@ -158,23 +158,6 @@ def _tx_queue(qid: int, q: QueueIntent) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class Interface:
-    """One front-panel interface as the templates print it (a class, not a dict: Jinja reads attributes of
-    objects directly, while every ``intf.x`` on a dict first fails as an attribute lookup)."""
-
-    name: str
-    description: str
-    shutdown: bool
-    mtu: int
-    speed: str
-    address: str | None
-    trust: str
-    pfc_priorities: list[int]
-    pfc_watchdog: bool
-    shape: int  # index into the context's ``port_shapes``: its lines other than name, description and address
-
-
-@dataclass(frozen=True, slots=True)
 class PortShape:
     """What an interface prints besides its name, description and address; few per switch, so the templates
     print each shape's lines once and every interface of that shape reuses them."""
@@ -185,6 +168,49 @@ class PortShape:
     trust: str
     pfc_priorities: list[int]
     pfc_watchdog: bool
+
+
+class Interface(NamedTuple):
+    """One front-panel interface as the templates print it. A tuple: the templates unpack it in their ``for``
+    (no attribute lookup per field, which is most of Jinja's cost); the shape's fields read as attributes."""
+
+    name: str
+    description: str
+    address: str | None
+    shape: int  # index into the context's ``port_shapes``
+    settings: PortShape
+
+    @property
+    def shutdown(self) -> bool:
+        return self.settings.shutdown
+
+    @property
+    def mtu(self) -> int:
+        return self.settings.mtu
+
+    @property
+    def speed(self) -> str:
+        return self.settings.speed
+
+    @property
+    def trust(self) -> str:
+        return self.settings.trust
+
+    @property
+    def pfc_priorities(self) -> list[int]:
+        return self.settings.pfc_priorities
+
+    @property
+    def pfc_watchdog(self) -> bool:
+        return self.settings.pfc_watchdog
+
+
+class Neighbor(NamedTuple):
+    """One BGP neighbour as ``router_bgp.j2`` prints it (unpacked in its ``for``)."""
+
+    ip: str
+    remote_as: int
+    description: str
 
 
 # (speed, mtu, PFC priorities, watchdog on, profile name) -> the interface's (mtu, speed keyword, priorities,
@@ -210,17 +236,16 @@ def _port_settings(port: SwitchPort, watchdog: bool, profile: ModelProfile | Non
 def _interfaces(ports: list[SwitchPort], trust: str, watchdog: bool,
                 profile: ModelProfile | None) -> tuple[list[Interface], list[PortShape]]:
     """The interfaces, and the distinct shapes they index."""
-    shapes: dict[tuple[Any, ...], int] = {}
+    shapes: dict[tuple[Any, ...], tuple[int, PortShape]] = {}
     out = []
     for port in ports:
         mtu, speed, priorities, port_watchdog = _port_settings(port, watchdog, profile)
-        shutdown = not port.admin_up
-        key = (shutdown, mtu, speed, tuple(priorities), port_watchdog)
-        if (shape := shapes.get(key)) is None:
-            shape = shapes[key] = len(shapes)
-        out.append(Interface(port.name, port.description, shutdown, mtu, speed, port.address, trust,
-                             priorities, port_watchdog, shape))
-    return out, [PortShape(k[0], k[1], k[2], trust, list(k[3]), k[4]) for k in shapes]
+        key = (port.admin_up, mtu, speed, tuple(priorities), port_watchdog)
+        if (known := shapes.get(key)) is None:
+            known = shapes[key] = (len(shapes), PortShape(not port.admin_up, mtu, speed, trust, priorities,
+                                                          port_watchdog))
+        out.append(Interface(port.name, port.description, port.address, *known))
+    return out, [shape for _, shape in shapes.values()]
 
 
 def _neighbor_key(ip: str) -> tuple[int, Any]:
@@ -273,7 +298,7 @@ def render_context(device: Any) -> dict[str, Any]:
             "asn": bgp.asn,
             "router_id": bgp.router_id,
             "maximum_paths": MAXIMUM_PATHS,
-            "neighbors": [{"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
+            "neighbors": [Neighbor(n.ip, n.remote_asn, n.description)
                           for n in sorted(bgp.neighbors, key=lambda n: _neighbor_key(n.ip))],
             "networks": list(dict.fromkeys(bgp.networks)),
         },
