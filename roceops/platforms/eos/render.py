@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from socket import inet_aton
 from typing import Any, NamedTuple
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
@@ -69,7 +70,6 @@ ECN_UNIT = "kbytes"
 _DIGITS = re.compile(r"(\d+)")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")  # canonical dotted quad: no leading zeros
-_QUAD = re.compile(rf"({_OCTET})\.({_OCTET})\.({_OCTET})\.({_OCTET})")  # the same, octets captured
 
 
 def seconds(ms: int) -> str:
@@ -239,20 +239,49 @@ def _interfaces(ports: list[SwitchPort], trust: str, watchdog: bool,
     shapes: dict[tuple[Any, ...], tuple[int, PortShape]] = {}
     out = []
     for port in ports:
-        mtu, speed, priorities, port_watchdog = _port_settings(port, watchdog, profile)
-        key = (port.admin_up, mtu, speed, tuple(priorities), port_watchdog)
+        key = (port.admin_up, port.speed, port.mtu, tuple(port.pfc_priorities), port.pfc_watchdog)
         if (known := shapes.get(key)) is None:
+            mtu, speed, priorities, port_watchdog = _port_settings(port, watchdog, profile)
             known = shapes[key] = (len(shapes), PortShape(not port.admin_up, mtu, speed, trust, priorities,
                                                           port_watchdog))
         out.append(Interface(port.name, port.description, port.address, *known))
     return out, [shape for _, shape in shapes.values()]
 
 
+# port names in a switch's order -> their natural order (indices): every switch of a model repeats its names
+_PORT_ORDER: dict[tuple[str, ...], list[int]] = {}
+
+
+def _sorted_ports(ports: dict[str, SwitchPort]) -> list[SwitchPort]:
+    """The ports in natural name order (:func:`port_key`, stable), the order worked out once per name list."""
+    values = list(ports.values())
+    names = tuple([p.name for p in values])
+    if (order := _PORT_ORDER.get(names)) is None:
+        if len(_PORT_ORDER) > 256:  # bounded; a fabric has a few port name lists
+            _PORT_ORDER.clear()
+        order = _PORT_ORDER[names] = sorted(range(len(names)), key=lambda i: port_key(names[i]))
+    return [values[i] for i in order]
+
+
 def _neighbor_key(ip: str) -> tuple[int, Any]:
-    """:func:`ip_key`'s order, a dotted quad as its four octets (no per-octet generator; IPv4 sorts before 6)."""
-    if m := _QUAD.fullmatch(ip):
-        return 4, tuple(map(int, m.groups()))
+    """:func:`ip_key`'s order: a canonical dotted quad as its four bytes (same order as its integer value, and
+    IPv4 still sorts before IPv6), anything else through :func:`ip_key`."""
+    if _IPV4.fullmatch(ip):
+        return 4, inet_aton(ip)
     return ip_key(ip)
+
+
+_DSCP_MAPS: dict[tuple[tuple[int, int], ...], list[tuple[int, list[int]]]] = {}
+
+
+def _cached_dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
+    """:func:`dscp_maps`, worked out once per mapping (a fabric's switches share one)."""
+    key = tuple(dscp_to_tc.items())
+    if (maps := _DSCP_MAPS.get(key)) is None:
+        if len(_DSCP_MAPS) > 64:
+            _DSCP_MAPS.clear()
+        maps = _DSCP_MAPS[key] = dscp_maps(dscp_to_tc)
+    return maps
 
 
 def dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
@@ -280,14 +309,14 @@ def render_context(device: Any) -> dict[str, Any]:
     if wd.enabled:
         watchdog = {"timeout": seconds(wd.detect_ms), "recovery_time": seconds(wd.restore_ms),
                     "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
-    ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
+    ports = _sorted_ports(device.ports)
     bgp = device.bgp
     interfaces, shapes = _interfaces(ports, trust, wd.enabled, profile)
     return {
         "hostname": device.name,
         "nos_version": device.nos_version,  # the fabric's release (None: not pinned)
         "tx_queue_keyword": profile.queues.keyword if profile else "tx-queue",
-        "dscp_maps": dscp_maps(qos.dscp_to_tc),
+        "dscp_maps": _cached_dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,
         "interfaces": interfaces,
