@@ -9,10 +9,9 @@ to the wrong /31 gets no ARP answer and leaves no IPv4 entry.
 
 from __future__ import annotations
 
-import json
-
 from roceops.device.oper import canonical_mac
 from roceops.platforms.cumulus.parsers import ParseError
+from roceops.util import json_text
 
 NEIGH_JSON = "ip -j -6 neigh show"
 
@@ -24,7 +23,7 @@ def parse_ip_neigh_json(text: str) -> dict[str, list[str]]:
     {'swp1': ['b8:ce:f6:00:00:01']}
     """
     try:
-        data = json.loads(text.strip() or "[]")
+        data = json_text.loads(text.strip() or "[]")
     except ValueError:
         raise ParseError(f"{NEIGH_JSON}: not JSON: {text.strip()[:200]}") from None
     if not isinstance(data, list):

@@ -48,6 +48,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from roceops.platforms.cumulus.render import expand_lists
+from roceops.util import json_text
 
 # a stripped line that is a dashes row (``----  ---``, group 1) or a title rule (``=====``)
 _MARK = re.compile(r"(-+(?: +-+)*)|=+")
@@ -439,7 +440,7 @@ def parse_ber_view(text: str) -> dict[str, dict[str, Any]]:
 
 def load_json(text: str, what: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
+        data = json_text.loads(text)
     except json.JSONDecodeError as exc:
         first = text.strip().splitlines()[0][:120] if text.strip() else "(empty)"
         raise ParseError(f"{what}: not JSON ({exc.msg}): {first}") from None

@@ -33,7 +33,6 @@ of the TC->queue map that an interface does not configure), the TC->queue identi
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -57,6 +56,7 @@ from roceops.platforms.eos.config_tree import (
 )
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
 from roceops.platforms.eos.render import SPEED_KEYWORDS
+from roceops.util import json_text
 from roceops.util.sorting import INVALID_IP_VERSION, ip_key, ip_sort_key, port_key, prefix_key
 
 CMD_RUNNING = "show running-config"
@@ -391,7 +391,7 @@ def parse_queue_counters(text: str) -> list[dict[str, Any]]:
 def load_json(text: str, command: str) -> dict[str, Any]:
     body = text.strip()
     try:
-        data = json.loads(body)
+        data = json_text.loads(body)
     except ValueError:
         first = body.splitlines()[-1] if body else "(no output)"
         raise ParseError(f"{command}: not JSON: {first[:200]}") from None

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from roceops.util import json_text
+
 CMD_LLDP = "lldpcli -f json show neighbors"
 
 
@@ -52,7 +54,7 @@ def parse_lldpcli_json(text: str) -> dict[str, tuple[str, str]]:
     {}
     """
     try:
-        tree = json.loads(text)
+        tree = json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise LldpParseError(f"not JSON ({exc.msg} at line {exc.lineno}): {text.strip()[:80]!r}") from None
     out: dict[str, tuple[str, str]] = {}

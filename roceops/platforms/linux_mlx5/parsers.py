@@ -20,6 +20,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from roceops.util import json_text
+
 __all__ = [
     "ParseError",
     "ethtool_counters",
@@ -243,7 +245,7 @@ def parse_ethtool_settings(text: str) -> dict[str, Any]:
 
 def _json(text: str, what: str) -> Any:
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"{what}: not JSON ({exc.msg} at line {exc.lineno})") from None
 

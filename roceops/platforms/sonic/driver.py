@@ -67,6 +67,7 @@ from roceops.platforms.sonic.facts import parse_facts
 from roceops.platforms.sonic.modes import MODES_COMMAND, breakout_problems, mode_problems
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.platforms.sonic.route import route
+from roceops.util import json_text
 
 __all__ = ["COLLECT", "DRIVER", "FIELD_SCOPED", "MANAGED_TABLES", "SonicDriver"]
 
@@ -120,7 +121,7 @@ FAILURE = re.compile(r"^(Failed to .*|Error: .*|Sorry, user .*|Root privileges .
 def _load(snapshot: Snapshot | str, what: str) -> dict[str, Any]:
     text = snapshot.text if isinstance(snapshot, Snapshot) else snapshot
     try:
-        doc = json.loads(text)
+        doc = json_text.loads(text)
     except json.JSONDecodeError as exc:
         first = text.strip().splitlines()[0][:200] if text.strip() else "(empty output)"
         raise DriverError(f"{what} is not CONFIG_DB JSON ({exc.msg}); the device said: {first}") from None

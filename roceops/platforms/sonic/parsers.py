@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 from roceops.platforms.text import breaks_only_at_lf
+from roceops.util import json_text
 
 __all__ = [
     "ParseError",
@@ -442,7 +443,7 @@ def show_queue_counters_json(text: str) -> dict[str, dict[str, dict[str, Any]]]:
     """``show queue counters [PORT] --json`` -> the same shape as :func:`show_queue_counters` (the per-port
     ``time``/``cached_time`` keys are dropped)."""
     try:
-        doc = json.loads(text)
+        doc = json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"`show queue counters --json`: not JSON ({exc.msg})") from None
     out: dict[str, dict[str, dict[str, Any]]] = {}
