@@ -14,9 +14,20 @@ from roceops.platforms.eos.frr import frr_bgpd_conf
 from roceops.platforms.eos.render import config_lines, render_context
 from roceops.platforms.lb_support import LbSupport
 
+# ASCII text holding none of these is already finished: no blank line, no trailing space, no line break but \n
+# (str.splitlines also breaks at \r \v \f \x1c-\x1e; str.rstrip strips every ASCII whitespace, \t and \x1f too);
+# single characters are found by memchr, so the rare ones are looked for alone
+_UNFINISHED = ("\t", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x1f", "\n\n", " \n")
+
 
 def _finish(text: str) -> str:
-    """Drop blank lines the includes leave behind and end with exactly one newline."""
+    """Drop blank lines the includes leave behind and end with exactly one newline.
+
+    The templates leave none, so the whole-text pass runs only where a cheap scan finds something to change.
+    """
+    if (text.endswith("\n") and not text.startswith("\n") and text.isascii()
+            and not any(s in text for s in _UNFINISHED)):
+        return text
     return "\n".join(filter(None, map(str.rstrip, text.splitlines()))) + "\n"  # all-blank lines rstrip to ""
 
 

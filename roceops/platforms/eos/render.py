@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from socket import inet_aton, inet_ntoa
+from typing import Any, NamedTuple
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.hardware.model_profiles import ModelProfile, find_model_profile
@@ -157,33 +158,132 @@ def _tx_queue(qid: int, q: QueueIntent) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class Interface:
-    """One front-panel interface as the templates print it (a class, not a dict: Jinja reads attributes of
-    objects directly, while every ``intf.x`` on a dict first fails as an attribute lookup)."""
+class PortShape:
+    """What an interface prints besides its name, description and address; few per switch, so the templates
+    print each shape's lines once and every interface of that shape reuses them."""
 
-    name: str
-    description: str
     shutdown: bool
     mtu: int
     speed: str
-    address: str | None
     trust: str
     pfc_priorities: list[int]
     pfc_watchdog: bool
 
 
-def _interface(port: SwitchPort, trust: str, watchdog: bool, profile: ModelProfile | None) -> Interface:
-    return Interface(
-        name=port.name,
-        description=port.description,
-        shutdown=not port.admin_up,
-        mtu=min(eos_mtu(port.mtu), profile.mtu.max) if profile else eos_mtu(port.mtu),
-        speed=speed_keyword(port.speed, profile),
-        address=port.address,
-        trust=trust,
-        pfc_priorities=sorted(port.pfc_priorities),
-        pfc_watchdog=watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
-    )
+class Interface(NamedTuple):
+    """One front-panel interface as the templates print it. A tuple: the templates unpack it in their ``for``
+    (no attribute lookup per field, which is most of Jinja's cost); the shape's fields read as attributes."""
+
+    name: str
+    description: str
+    address: str | None
+    shape: int  # index into the context's ``port_shapes``
+    settings: PortShape
+
+    @property
+    def shutdown(self) -> bool:
+        return self.settings.shutdown
+
+    @property
+    def mtu(self) -> int:
+        return self.settings.mtu
+
+    @property
+    def speed(self) -> str:
+        return self.settings.speed
+
+    @property
+    def trust(self) -> str:
+        return self.settings.trust
+
+    @property
+    def pfc_priorities(self) -> list[int]:
+        return self.settings.pfc_priorities
+
+    @property
+    def pfc_watchdog(self) -> bool:
+        return self.settings.pfc_watchdog
+
+
+class Neighbor(NamedTuple):
+    """One BGP neighbour as ``router_bgp.j2`` prints it (unpacked in its ``for``)."""
+
+    ip: str
+    remote_as: int
+    description: str
+
+
+# (speed, mtu, PFC priorities, watchdog on, profile name) -> the interface's (mtu, speed keyword, priorities,
+# watchdog): the same few combinations repeat on every port of every switch, so each is worked out once
+_PORT_SETTINGS: dict[tuple[Any, ...], tuple[int, str, list[int], bool]] = {}
+
+
+def _port_settings(port: SwitchPort, watchdog: bool, profile: ModelProfile | None) -> tuple[int, str, list[int], bool]:
+    key = (port.speed, port.mtu, tuple(port.pfc_priorities), watchdog and port.pfc_watchdog,
+           profile.name if profile else None)
+    if (known := _PORT_SETTINGS.get(key)) is None:
+        if len(_PORT_SETTINGS) > 4096:  # bounded; a fabric has a handful of combinations
+            _PORT_SETTINGS.clear()
+        known = _PORT_SETTINGS[key] = (
+            min(eos_mtu(port.mtu), profile.mtu.max) if profile else eos_mtu(port.mtu),
+            speed_keyword(port.speed, profile),
+            sorted(port.pfc_priorities),
+            watchdog and port.pfc_watchdog and bool(port.pfc_priorities),
+        )
+    return known
+
+
+def _interfaces(ports: list[SwitchPort], trust: str, watchdog: bool,
+                profile: ModelProfile | None) -> tuple[list[Interface], list[PortShape]]:
+    """The interfaces, and the distinct shapes they index."""
+    shapes: dict[tuple[Any, ...], tuple[int, PortShape]] = {}
+    out = []
+    for port in ports:
+        key = (port.admin_up, port.speed, port.mtu, tuple(port.pfc_priorities), port.pfc_watchdog)
+        if (known := shapes.get(key)) is None:
+            mtu, speed, priorities, port_watchdog = _port_settings(port, watchdog, profile)
+            known = shapes[key] = (len(shapes), PortShape(not port.admin_up, mtu, speed, trust, priorities,
+                                                          port_watchdog))
+        out.append(Interface(port.name, port.description, port.address, *known))
+    return out, [shape for _, shape in shapes.values()]
+
+
+# port names in a switch's order -> their natural order (indices): every switch of a model repeats its names
+_PORT_ORDER: dict[tuple[str, ...], list[int]] = {}
+
+
+def _sorted_ports(ports: dict[str, SwitchPort]) -> list[SwitchPort]:
+    """The ports in natural name order (:func:`port_key`, stable), the order worked out once per name list."""
+    values = list(ports.values())
+    names = tuple([p.name for p in values])
+    if (order := _PORT_ORDER.get(names)) is None:
+        if len(_PORT_ORDER) > 256:  # bounded; a fabric has a few port name lists
+            _PORT_ORDER.clear()
+        order = _PORT_ORDER[names] = sorted(range(len(names)), key=lambda i: port_key(names[i]))
+    return [values[i] for i in order]
+
+
+def _neighbor_key(ip: str) -> tuple[int, Any]:
+    """:func:`ip_key`'s order: a canonical dotted quad (one ``inet_ntoa`` gives back) as its four bytes, the same
+    order as its integer value, IPv4 still before IPv6; anything else through :func:`ip_key`."""
+    try:
+        packed = inet_aton(ip)
+    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
+        return ip_key(ip)
+    return (4, packed) if inet_ntoa(packed) == ip else ip_key(ip)
+
+
+_DSCP_MAPS: dict[tuple[tuple[int, int], ...], list[tuple[int, list[int]]]] = {}
+
+
+def _cached_dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
+    """:func:`dscp_maps`, worked out once per mapping (a fabric's switches share one)."""
+    key = tuple(dscp_to_tc.items())
+    if (maps := _DSCP_MAPS.get(key)) is None:
+        if len(_DSCP_MAPS) > 64:
+            _DSCP_MAPS.clear()
+        maps = _DSCP_MAPS[key] = dscp_maps(dscp_to_tc)
+    return maps
 
 
 def dscp_maps(dscp_to_tc: dict[int, int]) -> list[tuple[int, list[int]]]:
@@ -211,24 +311,26 @@ def render_context(device: Any) -> dict[str, Any]:
     if wd.enabled:
         watchdog = {"timeout": seconds(wd.detect_ms), "recovery_time": seconds(wd.restore_ms),
                     "polling_interval": seconds(wd.poll_ms), "action": WATCHDOG_ACTIONS[wd.action]}
-    ports = sorted(device.ports.values(), key=lambda p: port_key(p.name))
+    ports = _sorted_ports(device.ports)
     bgp = device.bgp
+    interfaces, shapes = _interfaces(ports, trust, wd.enabled, profile)
     return {
         "hostname": device.name,
         "nos_version": device.nos_version,  # the fabric's release (None: not pinned)
         "tx_queue_keyword": profile.queues.keyword if profile else "tx-queue",
-        "dscp_maps": dscp_maps(qos.dscp_to_tc),
+        "dscp_maps": _cached_dscp_maps(qos.dscp_to_tc),
         "tc_queue_maps": [(tc, q) for tc, q in sorted(qos.tc_to_queue.items()) if tc != q],
         "watchdog": watchdog,
-        "interfaces": [_interface(p, trust, wd.enabled, profile) for p in ports],
+        "interfaces": interfaces,
+        "port_shapes": shapes,
         "tx_queues": [_tx_queue(qid, q) for qid, q in sorted(qos.queues.items())],  # the same on every interface
         "loopback": {"name": LOOPBACK, "address": device.loopback},
         "bgp": {
             "asn": bgp.asn,
             "router_id": bgp.router_id,
             "maximum_paths": MAXIMUM_PATHS,
-            "neighbors": sorted(({"ip": n.ip, "remote_as": n.remote_asn, "description": n.description}
-                                 for n in bgp.neighbors), key=lambda n: ip_key(n["ip"])),
+            "neighbors": [Neighbor(n.ip, n.remote_asn, n.description)
+                          for n in sorted(bgp.neighbors, key=lambda n: _neighbor_key(n.ip))],
             "networks": list(dict.fromkeys(bgp.networks)),
         },
     }

@@ -41,8 +41,8 @@ def structured_config(ctx: dict[str, Any]) -> dict[str, Any]:
                         "traffic_class": [f"{tc} to tx-queue {q}" for tc, q in ctx["tc_queue_maps"]]}},
         "router_bgp": {"as": str(bgp["asn"]), "router_id": bgp["router_id"],
                        "maximum_paths": {"paths": bgp["maximum_paths"], "ecmp": bgp["maximum_paths"]},
-                       "neighbors": [{"ip_address": n["ip"], "remote_as": str(n["remote_as"]),
-                                      "description": n["description"]} for n in bgp["neighbors"]],
+                       "neighbors": [{"ip_address": n.ip, "remote_as": str(n.remote_as),
+                                      "description": n.description} for n in bgp["neighbors"]],
                        "address_family_ipv4": {"networks": [{"prefix": p} for p in bgp["networks"]]}},
     }
     if ctx["watchdog"]:
