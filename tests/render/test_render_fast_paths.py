@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roceops.platforms.linux_mlx5 import render as mlx5_render
-from roceops.platforms.sonic import render as sonic_render
+from roceops.platforms.sonic import config_db_text as sonic_render
 from roceops.platforms.templating import environment
 
 # ------------------------------------------------------------------ Jinja: x.name on a dict

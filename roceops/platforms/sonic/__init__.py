@@ -13,8 +13,9 @@ from roceops.platforms.base import NetmikoSettings, Platform, PlatformCode, Rend
 from roceops.platforms.lb_support import LbSupport
 from roceops.platforms.sonic import driver as _driver
 from roceops.platforms.sonic.breakout_hash import HASH_FIELDS
+from roceops.platforms.sonic.config_db_text import SonicRenderError, canonical_config_db
 from roceops.platforms.sonic.frr import frr_bgpd_conf
-from roceops.platforms.sonic.render import SonicRenderError, canonical_config_db, render_context
+from roceops.platforms.sonic.render import render_context
 
 PLATFORM = Platform(
     name="sonic",

@@ -22,14 +22,12 @@ from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.platforms.base import Platform, get_platform
 from roceops.platforms.sonic import PLATFORM
+from roceops.platforms.sonic.config_db_text import SonicRenderError, canonical_config_db, dump_config_db
 from roceops.platforms.sonic.render import (
     CABLE_LENGTH_KEY,
     EGRESS_LOSSLESS_PROFILE,
     INGRESS_LOSSY_PROFILE,
     MAP_NAME,
-    SonicRenderError,
-    canonical_config_db,
-    dump_config_db,
     render_context,
 )
 from roceops.platforms.sonic.yang import SonicYangValidator, YangUnavailable, get_validator
