@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import socket
+import time
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -44,3 +46,13 @@ def netmiko_connect(lab: LabThread, name: str, platform: str, **extra: Any) -> A
     return ConnectHandler(device_type=netmiko.device_type, host=o["host"], port=o["port"], username=o["username"],
                           use_keys=True, key_file=o["key_file"], allow_agent=False,
                           **{**netmiko.extras, **extra})
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 8.0, step: float = 0.1) -> bool:
+    """Poll ``check`` until it is true (True) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(step)
+    return False

@@ -7,12 +7,12 @@ from __future__ import annotations
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from labtools import free_endpoint_base, lab_mini
+from labtools import free_endpoint_base, lab_mini, wait_until
 
 pytest.importorskip("pygnmi")
 
@@ -46,15 +46,6 @@ def _collector(lab: LabThread, extra: list[Target] = (), **settings: object) -> 
     return collector
 
 
-def _wait(check: Callable[[], bool], timeout: float = 8.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def _pfc(collector: Collector, device: str) -> float | None:
     with collector.store._lock:
         parts = collector.store._devices[device].parts or {}
@@ -74,7 +65,7 @@ def _transport(collector: Collector, counter: str) -> float | None:
 def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread) -> None:
     collector = _collector(lab)
     try:
-        assert _wait(lambda: all(collector.store.is_up(n) for n in NAMES))
+        assert wait_until(lambda: all(collector.store.is_up(n) for n in NAMES))
         body = urllib.request.urlopen(f"http://127.0.0.1:{collector.port}/metrics", timeout=5).read().decode()
         assert 'roceops_pfcwd_storms_total{device="leaf-su1-r1",port="Ethernet0",queue="3",rail="1",su="1",' \
                'tier="leaf"}' in body
@@ -82,10 +73,10 @@ def test_switches_stream_and_hosts_are_sampled_into_the_endpoint(lab: LabThread)
         assert 'roceops_queue_drops_total{device="leaf-su1-r2",lossless="true"' in body
         first = _pfc(collector, "leaf-su1-r1")
         lab.inject("leaf-su1-r1", "pause_storm", port="Ethernet0")
-        assert _wait(lambda: (_pfc(collector, "leaf-su1-r1") or 0) > (first or 0) + 5_000)
+        assert wait_until(lambda: (_pfc(collector, "leaf-su1-r1") or 0) > (first or 0) + 5_000)
         retransmits = _transport(collector, "out_of_sequence")
         lab.inject("gpu001", "retransmits", port="eth0")  # a lossy path: the NIC's transport errors climb
-        assert _wait(lambda: (_transport(collector, "out_of_sequence") or 0) > (retransmits or 0) + 50)
+        assert wait_until(lambda: (_transport(collector, "out_of_sequence") or 0) > (retransmits or 0) + 50)
     finally:
         lab.clear()
         collector.stop()
@@ -95,11 +86,11 @@ def test_down_slow_and_refusing_devices_never_stop_the_others(lab: LabThread) ->
     dead = Target("ghost", "sonic", "gnmi", "127.0.0.1", 1, ("ghost", "leaf", "9", "9"))  # nothing listens there
     collector = _collector(lab, extra=[dead])
     try:
-        assert _wait(lambda: collector.store.is_up("leaf-su1-r1") and collector.store.is_up("leaf-su1-r2"))
+        assert wait_until(lambda: collector.store.is_up("leaf-su1-r1") and collector.store.is_up("leaf-su1-r2"))
         lab.inject("leaf-su1-r2", "refuse")
         lab.inject("gpu001", "slow", ms=3000)
-        assert _wait(lambda: not collector.store.is_up("leaf-su1-r2"))
-        assert _wait(lambda: not collector.store.is_up("gpu001"), timeout=12)
+        assert wait_until(lambda: not collector.store.is_up("leaf-su1-r2"))
+        assert wait_until(lambda: not collector.store.is_up("gpu001"), timeout=12)
         before = _pfc(collector, "leaf-su1-r1")
         time.sleep(3 * INTERVAL)
         assert (_pfc(collector, "leaf-su1-r1") or 0) > (before or 0)  # the healthy leaf kept streaming
@@ -107,7 +98,7 @@ def test_down_slow_and_refusing_devices_never_stop_the_others(lab: LabThread) ->
         worker = next(w for w in collector.workers if w.target.name == "leaf-su1-r2")
         assert "UNAVAILABLE" in worker.last_error
         lab.clear()
-        assert _wait(lambda: collector.store.is_up("leaf-su1-r2"))  # reconnected after the fault
+        assert wait_until(lambda: collector.store.is_up("leaf-su1-r2"))  # reconnected after the fault
         assert worker.sessions >= 2
     finally:
         lab.clear()
@@ -118,16 +109,16 @@ def test_wrong_credentials_leave_that_device_down_without_leaking_them(lab: LabT
     collector = _collector(lab, username="intruder", password="s3cret-pw")
     try:
         worker = next(w for w in collector.workers if w.target.name == "leaf-su1-r1")
-        assert _wait(lambda: "UNAUTHENTICATED" in worker.last_error)
+        assert wait_until(lambda: "UNAUTHENTICATED" in worker.last_error)
         assert not collector.store.is_up("leaf-su1-r1") and "s3cret-pw" not in worker.last_error
-        assert _wait(lambda: collector.store.is_up("gpu001"))  # the host's SSH login is not gNMI's
+        assert wait_until(lambda: collector.store.is_up("gpu001"))  # the host's SSH login is not gNMI's
     finally:
         collector.stop()
 
 
 def test_stop_ends_every_worker_and_the_endpoint_promptly(lab: LabThread) -> None:
     collector = _collector(lab)
-    assert _wait(lambda: collector.store.is_up("leaf-su1-r1"))
+    assert wait_until(lambda: collector.store.is_up("leaf-su1-r1"))
     t0 = time.monotonic()
     collector.stop()
     assert time.monotonic() - t0 < 5
@@ -151,11 +142,11 @@ def test_sonic_link_flaps_stream_from_appl_db(lab: LabThread) -> None:
     try:
         names = sorted(w.name for w in collector.workers if w.target.name == "leaf-su1-r1")
         assert names == ["gnmi-leaf-su1-r1-APPL_DB", "gnmi-leaf-su1-r1-COUNTERS_DB"]
-        assert _wait(lambda: collector.store.is_up("leaf-su1-r1"))
+        assert wait_until(lambda: collector.store.is_up("leaf-su1-r1"))
         time.sleep(2 * INTERVAL)
         before = flaps() or 0  # absent while the port never flapped (earlier tests' faults may have flapped it)
         lab.inject("leaf-su1-r1", "link_flap", port="Ethernet0")
-        assert _wait(lambda: (flaps() or 0) >= before + 2)
+        assert wait_until(lambda: (flaps() or 0) >= before + 2)
     finally:
         lab.clear()
         collector.stop()

@@ -4,14 +4,13 @@ series stays absent."""
 
 from __future__ import annotations
 
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from labtools import free_endpoint_base, lab_mini
+from labtools import free_endpoint_base, lab_mini, wait_until
 
 pytest.importorskip("pygnmi")
 
@@ -42,15 +41,6 @@ def collector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LabThr
             running.stop()
 
 
-def _wait(check: Callable[[], bool], timeout: float = 8.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def _series(c: Collector, device: str, metric: str) -> dict[tuple[str, ...], float]:
     with c.store._lock:
         parts = c.store._devices[device].parts or {}
@@ -65,7 +55,7 @@ def _port(lab: LabThread, device: str) -> str:
 
 def test_both_platforms_stream_pfc_ecn_errors_and_flaps(collector: tuple[LabThread, Collector]) -> None:
     lab, c = collector
-    assert _wait(lambda: c.store.is_up(CUMULUS) and c.store.is_up(EOS))
+    assert wait_until(lambda: c.store.is_up(CUMULUS) and c.store.is_up(EOS))
     for device in (CUMULUS, EOS):
         port = _port(lab, device)
         pfc = _series(c, device, "pfc_pause_frames_total")
@@ -82,7 +72,7 @@ def test_both_platforms_stream_pfc_ecn_errors_and_flaps(collector: tuple[LabThre
 
 def test_pause_storm_and_link_flap_move_the_streamed_counters(collector: tuple[LabThread, Collector]) -> None:
     lab, c = collector
-    assert _wait(lambda: c.store.is_up(CUMULUS) and c.store.is_up(EOS))
+    assert wait_until(lambda: c.store.is_up(CUMULUS) and c.store.is_up(EOS))
     try:
         for device in (CUMULUS, EOS):
             port = _port(lab, device)
@@ -90,9 +80,9 @@ def test_pause_storm_and_link_flap_move_the_streamed_counters(collector: tuple[L
             flaps0 = _series(c, device, "link_flaps_total")[(port,)]
             lab.inject(device, "pause_storm", port=port)
             lab.inject(device, "link_flap", port=port)
-            assert _wait(lambda d=device, p=port, v=pfc0:  # type: ignore[misc]
+            assert wait_until(lambda d=device, p=port, v=pfc0:  # type: ignore[misc]
                          _series(c, d, "pfc_pause_frames_total")[(p, "3", "rx")] > v + 5_000)
-            assert _wait(lambda d=device, p=port, v=flaps0:  # type: ignore[misc]
+            assert wait_until(lambda d=device, p=port, v=flaps0:  # type: ignore[misc]
                          _series(c, d, "link_flaps_total")[(p,)] >= v + 1)
     finally:
         lab.clear()
