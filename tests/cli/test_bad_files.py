@@ -4,14 +4,12 @@ bad input (exit 3) with a message; an unwritable output is refused before any de
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from clikit import no_devices  # noqa: F401  (fixture)
 from conftest import EXAMPLES
 from typer.testing import CliRunner
 
-import roceops.cli.audit_cmds as audit_cmds
-import roceops.cli.health_cmds as health_cmds
 from roceops.cli.main import app
 
 runner = CliRunner()
@@ -46,14 +44,6 @@ def test_an_empty_journal_file_is_a_new_journal(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     path.touch()
     assert runner.invoke(app, ["history", "--journal", str(path)]).exit_code == 0
-
-
-@pytest.fixture
-def no_devices(monkeypatch: pytest.MonkeyPatch) -> None:
-    def contacted(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("a device was contacted")
-    monkeypatch.setattr(audit_cmds, "run_audit", contacted)
-    monkeypatch.setattr(health_cmds, "run_health", contacted)
 
 
 def _unwritable(tmp_path: Path) -> list[Path]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clikit import no_devices  # noqa: F401  (fixture)
 from conftest import EXAMPLES
 from hostile_paths import FULL, char_device, fifo, kind, tiny_tmpfs, unix_socket
 from typer.testing import CliRunner
@@ -110,14 +111,6 @@ def test_eacces_is_a_refusal_with_the_reason(tmp_path: Path, monkeypatch: pytest
 
 
 # --------------------------------------------------------------------------- every command's output option
-
-
-@pytest.fixture
-def no_devices(monkeypatch: pytest.MonkeyPatch) -> None:
-    def contacted(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("a device was contacted")
-    monkeypatch.setattr(audit_cmds, "run_audit", contacted)
-    monkeypatch.setattr(health_cmds, "run_health", contacted)
 
 
 def _hostile_files(tmp_path: Path) -> list[Path]:
