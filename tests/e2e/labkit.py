@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from labtools import lab_mini
@@ -16,6 +17,8 @@ from roceops.journal import Journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.topology.fabric import Fabric
+
+T = TypeVar("T")
 
 _octet = itertools.count(random.randrange(200))  # a random start per process: parallel runs on one host rarely meet
 
@@ -85,22 +88,19 @@ def deployed_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         lab.journal.close()
 
 
-def run_on_device(fabric: Fabric, state_dir: Path, device: str, commands: list[str],
-                  files: dict[str, str] | None = None) -> list[str]:
-    """Write ``files`` (path -> text) on lab ``device``, then run ``commands`` there (Netmiko via Nornir)."""
+def on_devices(fabric: Fabric, state_dir: Path, names: list[str], work: Callable[[Any, str], T],
+               workers: int = 8, timeout_s: int = 10) -> dict[str, T]:
+    """``work(conn, platform)`` on each lab device over Netmiko via Nornir: device -> its result (a device whose
+    work failed is absent)."""
     from nornir.core.task import Result, Task
 
     from roceops.nornir_glue.runner import make_nornir
-    from roceops.platforms.sonic.driver import write_file
 
-    nr = make_nornir(fabric, [device], lab_dir=state_dir, workers=1, timeout_s=10)
-    out: list[str] = []
+    nr = make_nornir(fabric, names, lab_dir=state_dir, workers=workers, timeout_s=timeout_s)
+    out: dict[str, T] = {}
 
     def task(t: Task) -> Result:
-        conn = t.host.get_connection("netmiko", t.nornir.config)
-        for path, text in (files or {}).items():
-            write_file(conn, path, text)
-        out.extend(conn.send_command(c) for c in commands)
+        out[t.host.name] = work(t.host.get_connection("netmiko", t.nornir.config), t.host.data["roceops_platform"])
         return Result(host=t.host)
 
     try:
@@ -108,3 +108,25 @@ def run_on_device(fabric: Fabric, state_dir: Path, device: str, commands: list[s
     finally:
         nr.close_connections()
     return out
+
+
+def read_configs(fabric: Fabric, state_dir: Path, names: list[str], workers: int = 8,
+                 timeout_s: int = 10) -> dict[str, str]:
+    """Each device's configuration text, read through its platform driver."""
+    from roceops.platforms.base import get_driver
+
+    return on_devices(fabric, state_dir, names, lambda conn, platform: get_driver(platform).read_config(conn).text,
+                      workers, timeout_s)
+
+
+def run_on_device(fabric: Fabric, state_dir: Path, device: str, commands: list[str],
+                  files: dict[str, str] | None = None) -> list[str]:
+    """Write ``files`` (path -> text) on lab ``device``, then run ``commands`` there."""
+    from roceops.platforms.sonic.driver import write_file
+
+    def work(conn: Any, platform: str) -> list[str]:
+        for path, text in (files or {}).items():
+            write_file(conn, path, text)
+        return [conn.send_command(c) for c in commands]
+
+    return on_devices(fabric, state_dir, [device], work, workers=1).get(device, [])

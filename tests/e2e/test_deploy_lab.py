@@ -7,15 +7,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from labkit import changed_host_keys, deployed_lab, fresh_lab, run_on_device  # noqa: F401  (fixtures)
+from labkit import changed_host_keys, deployed_lab, fresh_lab, read_configs, run_on_device  # noqa: F401  (fixtures)
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditOptions, run_audit
 from roceops.cli.main import app
 from roceops.locking import fabric_lock
-from roceops.nornir_glue.runner import make_nornir
 from roceops.plan import plan
-from roceops.platforms.base import get_driver
 from roceops.platforms.templating import render_device
 
 pytestmark = pytest.mark.lab
@@ -23,21 +21,7 @@ pytestmark = pytest.mark.lab
 
 def snapshot_all(lab) -> dict[str, str]:
     """Every device's configuration text, read over SSH through the platform drivers."""
-    nr = make_nornir(lab.fabric, lab.names, lab_dir=lab.state_dir, workers=16, timeout_s=10)
-    out: dict[str, str] = {}
-
-    def task(t):
-        from nornir.core.task import Result
-
-        conn = t.host.get_connection("netmiko", t.nornir.config)
-        out[t.host.name] = get_driver(t.host.data["roceops_platform"]).read_config(conn).text
-        return Result(host=t.host)
-
-    try:
-        nr.run(task=task)
-    finally:
-        nr.close_connections()
-    return out
+    return read_configs(lab.fabric, lab.state_dir, lab.names, workers=16)
 
 
 def audit(lab):

@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from labkit import Lab, fresh_lab  # noqa: F401  (fixture)
+from labkit import Lab, fresh_lab, read_configs  # noqa: F401  (fixture)
 from labtools import free_endpoint_base, lab_mini
-from nornir.core.task import Result, Task
 from typer.testing import CliRunner
 
 from roceops.audit.engine import AuditOptions, run_audit
@@ -24,8 +23,6 @@ from roceops.cli.main import app
 from roceops.journal import open_journal
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
-from roceops.nornir_glue.runner import make_nornir
-from roceops.platforms.base import get_driver
 
 pytestmark = pytest.mark.lab
 
@@ -35,19 +32,7 @@ LAB_MINI = REPO / "inventory" / "lab-mini.yaml"
 
 def configs(lab: Lab, names: list[str]) -> dict[str, str]:
     """Each device's configuration text, read through its platform driver."""
-    nr = make_nornir(lab.fabric, names, lab_dir=lab.state_dir, workers=8, timeout_s=20)
-    out: dict[str, str] = {}
-
-    def read(t: Task) -> Result:
-        conn = t.host.get_connection("netmiko", t.nornir.config)
-        out[t.host.name] = get_driver(t.host.data["roceops_platform"]).read_config(conn).text.strip()
-        return Result(host=t.host)
-
-    try:
-        nr.run(task=read)
-    finally:
-        nr.close_connections()
-    return out
+    return {n: text.strip() for n, text in read_configs(lab.fabric, lab.state_dir, names, timeout_s=20).items()}
 
 
 def drift(lab: Lab, names: list[str]) -> dict[str, list[str]]:

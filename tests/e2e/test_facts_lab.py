@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from labkit import read_configs
 from labtools import EXAMPLES, free_endpoint_base
 
 from roceops.deploy.engine import DeployOptions, DeployReport, deploy
@@ -16,7 +17,6 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.nornir_glue.runner import make_nornir
-from roceops.platforms.base import get_driver
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
@@ -49,22 +49,7 @@ class FactsLab:
         return deploy(self.fabric, DEVICES, opts, self.journal, run_id)
 
     def configs(self) -> dict[str, str]:
-        nr = make_nornir(self.fabric, DEVICES, lab_dir=self.state_dir, workers=4, timeout_s=10)
-        out: dict[str, str] = {}
-
-        def task(t):  # type: ignore[no-untyped-def]
-            from nornir.core.task import Result
-
-            conn = t.host.get_connection("netmiko", t.nornir.config)
-            out[t.host.name] = get_driver(t.host.data["roceops_platform"]).read_config(conn).text
-            return Result(host=t.host)
-
-        try:
-            nr.run(task=task)
-        finally:
-            nr.close_connections()
-        return out
-
+        return read_configs(self.fabric, self.state_dir, DEVICES, workers=4)
 
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[FactsLab]:
