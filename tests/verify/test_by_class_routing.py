@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import example_dict
 from frrkit import four_su_intent, without_maximum_paths
+from planekit import needs_plane
 
 from roceops.device.change import RenderedDevice
 from roceops.device.intent import SwitchIntent
@@ -19,15 +19,10 @@ from roceops.plan import plan
 from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.verify import report
-from roceops.verify.engine import VerifyOptions, VerifyUnavailable, preflight, verify_routing
+from roceops.verify.engine import VerifyOptions, verify_routing
 from roceops.verify.netns import namespaces_with_prefix
 
-try:
-    preflight()
-    UNAVAILABLE = ""
-except VerifyUnavailable as exc:
-    UNAVAILABLE = str(exc)
-pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=UNAVAILABLE)
+pytestmark = needs_plane
 
 
 def test_broken_devices_of_non_representative_sus_are_built_and_reported(tmp_path: Path) -> None:

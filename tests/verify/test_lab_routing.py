@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
 from labtools import free_endpoint_base, lab_mini, netmiko_connect
+from planekit import needs_plane
 
 from roceops.cli.lab_routing import attach_vty
 from roceops.device.oper import for_intent
@@ -15,14 +15,9 @@ from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.runtime import LabThread
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
-from roceops.verify.engine import VerifyOptions, VerifyUnavailable, preflight, running_plane
+from roceops.verify.engine import VerifyOptions, running_plane
 
-try:
-    preflight()
-    UNAVAILABLE = ""
-except VerifyUnavailable as exc:
-    UNAVAILABLE = str(exc)
-pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=UNAVAILABLE)
+pytestmark = needs_plane
 
 SWITCHES = {"leaf-su1-r1": "sonic", "leaf-su2-r1": "cumulus"}
 

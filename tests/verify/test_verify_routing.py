@@ -15,9 +15,9 @@ import time
 from functools import cache
 from pathlib import Path
 
-import pytest
 from conftest import REPO, example_dict
 from frrkit import legacy_config_db
+from planekit import needs_plane
 
 from roceops.device.change import RenderedDevice
 from roceops.device.intent import SwitchIntent
@@ -26,15 +26,10 @@ from roceops.plan import plan
 from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
-from roceops.verify.engine import VerifyOptions, VerifyResult, VerifyUnavailable, preflight, verify_routing
+from roceops.verify.engine import VerifyOptions, VerifyResult, verify_routing
 from roceops.verify.netns import namespaces_with_prefix
 
-try:
-    preflight()
-    UNAVAILABLE = ""
-except VerifyUnavailable as exc:
-    UNAVAILABLE = str(exc)
-pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=UNAVAILABLE)
+pytestmark = needs_plane
 
 
 @cache
