@@ -23,6 +23,7 @@ from common import lab_fabric
 from parse_cost import InProcessConnection
 
 from roceops.device.intent import SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.health.balance import uplinks
 from roceops.health.catalog import Sample
 from roceops.health.engine import evaluate
@@ -66,11 +67,11 @@ def main() -> None:
             t0 = time.process_time()
             first = driver.collect(conn, intent, ports)
             t1 = time.process_time()
-            sample = Sample(observed=driver.observe(first), first=driver.operational(first, intent))
+            sample = Sample(observed=driver.observe(first), first=for_intent(driver.operational(first), intent))
             t2 = time.process_time()
             second = driver.collect_counters(conn, intent, ports)
             t3 = time.process_time()
-            sample.second = driver.operational(second, intent)
+            sample.second = for_intent(driver.operational(second), intent)
             sample.window_s = 1.0
             t4 = time.process_time()
             samples[name] = sample
