@@ -90,18 +90,43 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     return True
 
 
+class _Logins:
+    """Counts down the devices still logging in and reading their first counters; ``done`` is set when none is.
+
+    Until then the rest of each first sample waits (its reads and parsing would hold the CPU, the lab's and
+    Python's lock, that the last logins need): every window starts sooner, and the run ends sooner."""
+
+    def __init__(self, devices: int) -> None:
+        self._left = devices
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+        if devices <= 0:
+            self.done.set()
+
+    def one_done(self) -> None:
+        with self._lock:
+            self._left -= 1
+            if self._left <= 0:
+                self.done.set()
+
+
 def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
                    sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore,
-                   keep: dict[str, object] | None = None) -> None:
+                   keep: dict[str, object] | None = None, logins: _Logins | None = None) -> None:
     """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again.
 
-    The first sample is parsed while the window runs, the second as soon as it arrives, so nothing is
-    left to parse when the last device answers. With ``keep`` a fully sampled device's session stays open,
-    stored there (the traffic test runs over it), and the caller closes it.
+    The window starts with a read of the counters alone (``collect_counters``, as the second sample reads them);
+    the rest of the first sample (``collect_rest``) is read and parsed while the window runs, once every
+    device has logged in (``logins``; at the latest half way through the window), and the second as soon as it
+    arrives, so nothing is left to parse when the last device answers. A driver without ``collect_rest`` reads
+    its first sample in one ``collect``. With ``keep`` a fully sampled device's session stays open, stored there
+    (the traffic test runs over it), and the caller closes it.
     """
     driver = get_driver(intent.platform)
+    rest = getattr(driver, "collect_rest", None)  # None: a driver that reads its first sample in one collect
     phase = "connect"
     kept = False
+    counted = False
     try:
         with gate:
             remaining = deadline - time.monotonic()
@@ -114,7 +139,14 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             conn = connect_host(host, Config())
             phase = "first sample"
             t0 = time.monotonic()
-            first = driver.collect(conn, intent, ports)
+            first = driver.collect_counters(conn, intent, ports) if rest else driver.collect(conn, intent, ports)
+        if logins is not None:
+            logins.one_done()
+            counted = True
+            logins.done.wait(max(0.0, t0 + window_s / 2 - time.monotonic()))
+        if rest:
+            with gate:
+                first = rest(conn, intent, first, ports)
         if not _parse_into(sample, host.name, intent, first, first=True):
             return
         wait = t0 + window_s - time.monotonic()
@@ -134,6 +166,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
         sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
+        if logins is not None and not counted:
+            logins.one_done()
         if not kept:
             _close(host)
 
@@ -145,6 +179,17 @@ def _close(host: NornirHost) -> None:
         host.close_connection("netmiko")
     except Exception:
         host.connections.pop("netmiko", None)
+
+
+def _switches_first(threads: list[threading.Thread], names: list[str],
+                    hosts: set[str]) -> list[threading.Thread]:
+    """The sampling threads in the order to start them: the switches', then the hosts'.
+
+    A leaf serves every node cabled to it and its reads are the largest (its host-facing ports and uplinks);
+    started first, its second sample runs while the hosts' windows still do, and the run ends with a host's
+    short one (bench/RESULTS.md, "Ninth round: issue 29 health_scale")."""
+    pairs = list(zip(threads, names, strict=True))
+    return [t for t, n in pairs if n not in hosts] + [t for t, n in pairs if n in hosts]
 
 
 def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
@@ -178,12 +223,13 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     gate = threading.Semaphore(opts.max_parallel)
     host_names = {h.name for h in nodes}
     sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
+    logins = _Logins(len(sampled_devices))
     threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
                                 args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
                                       deadline - ANSWER_RESERVE_S, gate,
-                                      sessions if opts.traffic and n in host_names else None))
+                                      sessions if opts.traffic and n in host_names else None, logins))
                for n in sampled_devices]
-    for t in threads:
+    for t in _switches_first(threads, sampled_devices, host_names):
         t.start()
     for t in threads:
         t.join(max(0.0, deadline - ANSWER_RESERVE_S - time.monotonic()))

@@ -1,0 +1,130 @@
+"""How health takes a device's first sample when its driver splits it (``collect_rest``): counters when the window
+starts, the rest once every device has logged in; and the order the devices are started in."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES
+
+import roceops.health.engine as engine
+from roceops.device.observed import ObservedHost
+from roceops.device.oper import OperState
+from roceops.health.catalog import Sample
+from roceops.model.loader import load_intent
+from roceops.plan import plan
+from roceops.topology.expand import expand
+
+
+class _Host:
+    name = "gpu001"
+    hostname = "127.0.0.1"
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+        self.connection_options = {"netmiko": SimpleNamespace(extras={})}
+        self.connections: dict[str, Any] = {}
+
+    def get_connection(self, plugin: str, config: Any) -> object:
+        self.connections[plugin] = SimpleNamespace(remote_conn="an open channel")
+        return self.connections[plugin]
+
+    def close_connection(self, plugin: str) -> None:
+        self.connections.pop(plugin, None)
+
+
+class _SplitDriver:
+    """Counters read twice (``{"n": "1"}`` then ``{"n": "2"}``), the rest once; records when each read came."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+        self.counters = iter([{"n": "1"}, {"n": "2"}])
+
+    def collect(self, conn: Any, intent: Any, ports: Any = None) -> dict[str, str]:
+        raise AssertionError("a splitting driver's first sample is not read in one collect")
+
+    def collect_counters(self, conn: Any, intent: Any, ports: Any = None) -> dict[str, str]:
+        self.calls.append(("counters", time.monotonic()))
+        return next(self.counters)
+
+    def collect_rest(self, conn: Any, intent: Any, counters: dict[str, str], ports: Any = None) -> dict[str, str]:
+        self.calls.append(("rest", time.monotonic()))
+        return {"config": "x", **counters}
+
+    def observe(self, outputs: dict[str, str]) -> ObservedHost:
+        return ObservedHost(tools=dict.fromkeys(sorted(outputs), True))
+
+    def operational(self, outputs: dict[str, str]) -> OperState:
+        return OperState(os_version=f"{sorted(outputs.items())}")
+
+
+@pytest.fixture(scope="module")
+def intent() -> Any:
+    return plan(expand(load_intent(EXAMPLES["lab-mini"])), "gpu001")
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, intent: Any, driver: _SplitDriver, window_s: float,
+         logins: Any = None) -> tuple[Sample, threading.Thread]:
+    monkeypatch.setattr(engine, "get_driver", lambda platform: driver)
+    sample = Sample()
+    thread = threading.Thread(target=engine._sample_device, args=(
+        _Host(), intent, None, sample, window_s, time.monotonic() + 30, threading.Semaphore(2), None, logins))
+    thread.start()
+    return sample, thread
+
+
+def test_counters_start_the_window_and_the_rest_completes_the_first_sample(monkeypatch: pytest.MonkeyPatch,
+                                                                           intent: Any) -> None:
+    driver = _SplitDriver()
+    sample, thread = _run(monkeypatch, intent, driver, 0.2)
+    thread.join(10)
+    assert [what for what, _ in driver.calls] == ["counters", "rest", "counters"]
+    assert sample.error is None
+    assert sample.observed == ObservedHost(tools={"config": True, "n": True})
+    assert sample.first is not None and sample.first.os_version == "[('config', 'x'), ('n', '1')]"
+    assert sample.second is not None and sample.second.os_version == "[('n', '2')]"
+    # the window runs from (just before) the first counter read to the second
+    assert sample.window_s >= 0.2 and abs(sample.window_s - (driver.calls[2][1] - driver.calls[0][1])) < 0.05
+
+
+def test_the_rest_waits_for_the_other_logins(monkeypatch: pytest.MonkeyPatch, intent: Any) -> None:
+    logins = engine._Logins(2)  # this device and one still logging in
+    driver = _SplitDriver()
+    sample, thread = _run(monkeypatch, intent, driver, 2.0, logins)
+    time.sleep(0.3)
+    assert [what for what, _ in driver.calls] == ["counters"] and not logins.done.is_set()
+    logins.one_done()  # the other device's counters are in
+    thread.join(10)
+    assert [what for what, _ in driver.calls] == ["counters", "rest", "counters"]
+    assert driver.calls[1][1] - driver.calls[0][1] >= 0.3 and sample.error is None
+
+
+def test_the_rest_waits_at_most_half_the_window(monkeypatch: pytest.MonkeyPatch, intent: Any) -> None:
+    logins = engine._Logins(2)  # the other device never logs in
+    driver = _SplitDriver()
+    sample, thread = _run(monkeypatch, intent, driver, 0.6, logins)
+    thread.join(10)
+    (_, counters), (_, rest), (_, again) = driver.calls
+    assert 0.3 - 0.05 <= rest - counters < again - counters and sample.error is None
+
+
+def test_a_device_that_fails_to_log_in_counts_as_done(monkeypatch: pytest.MonkeyPatch, intent: Any) -> None:
+    logins = engine._Logins(1)
+
+    def refuse(host: Any, config: Any) -> Any:
+        raise ConnectionRefusedError("connection refused")
+
+    monkeypatch.setattr(engine, "connect_host", refuse)
+    sample, thread = _run(monkeypatch, intent, _SplitDriver(), 0.2, logins)
+    thread.join(10)
+    assert logins.done.is_set() and sample.error is not None and "connect failed" in sample.error
+
+
+def test_switches_are_started_before_hosts() -> None:
+    threads = [threading.Thread(name=n) for n in ("gpu001", "gpu002", "leaf1", "gpu003", "leaf2")]
+    order = engine._switches_first(threads, [t.name for t in threads], {"gpu001", "gpu002", "gpu003"})
+    assert [t.name for t in order] == ["leaf1", "leaf2", "gpu001", "gpu002", "gpu003"]
