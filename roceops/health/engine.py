@@ -32,6 +32,7 @@ from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
+from roceops.platforms.driver import RoomDriver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact
 from roceops.report.result import Result
@@ -118,12 +119,12 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
     The window starts with a read of the counters alone (``collect_counters``, as the second sample reads them);
     the rest of the first sample (``collect_rest``) is read and parsed while the window runs, once every
     device has logged in (``logins``; at the latest half way through the window), and the second as soon as it
-    arrives, so nothing is left to parse when the last device answers. A driver without ``collect_rest`` reads
-    its first sample in one ``collect``. With ``keep`` a fully sampled device's session stays open, stored there
-    (the traffic test runs over it), and the caller closes it.
+    arrives, so nothing is left to parse when the last device answers. A Driver that is not a room's
+    (:class:`RoomDriver`) reads its first sample in one ``collect``. With ``keep`` a fully sampled device's
+    session stays open, stored there (the traffic test runs over it), and the caller closes it.
     """
     driver = get_driver(intent.platform)
-    rest = getattr(driver, "collect_rest", None)  # None: a driver that reads its first sample in one collect
+    split = isinstance(driver, RoomDriver)  # every room; another Driver (a test double) reads it in one collect
     phase = "connect"
     kept = False
     counted = False
@@ -139,14 +140,14 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             conn = connect_host(host, Config())
             phase = "first sample"
             t0 = time.monotonic()
-            first = driver.collect_counters(conn, intent, ports) if rest else driver.collect(conn, intent, ports)
+            first = driver.collect_counters(conn, intent, ports) if split else driver.collect(conn, intent, ports)
         if logins is not None:
             logins.one_done()
             counted = True
             logins.done.wait(max(0.0, t0 + window_s / 2 - time.monotonic()))
-        if rest:
+        if split:
             with gate:
-                first = rest(conn, intent, first, ports)
+                first = driver.collect_rest(conn, intent, first, ports)
         if not _parse_into(sample, host.name, intent, first, first=True):
             return
         wait = t0 + window_s - time.monotonic()

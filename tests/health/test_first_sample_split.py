@@ -17,6 +17,7 @@ from roceops.device.oper import OperState
 from roceops.health.catalog import Sample
 from roceops.model.loader import load_intent
 from roceops.plan import plan
+from roceops.platforms.driver import RoomDriver
 from roceops.topology.expand import expand
 
 
@@ -37,7 +38,7 @@ class _Host:
         self.connections.pop(plugin, None)
 
 
-class _SplitDriver:
+class _SplitDriver(RoomDriver):
     """Counters read twice (``{"n": "1"}`` then ``{"n": "2"}``), the rest once; records when each read came."""
 
     def __init__(self) -> None:
