@@ -7,11 +7,13 @@ arrived at the deadline is reported as unknown, naming the device that did not a
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
@@ -225,13 +227,18 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     host_names = {h.name for h in nodes}
     sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
     logins = _Logins(len(sampled_devices))
-    threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
-                                args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
+    done: queue.SimpleQueue[str] = queue.SimpleQueue()  # the devices whose sampling is over
+    threads = [threading.Thread(target=_sampled, daemon=True, name=f"health-{n}",
+                                args=(done, n, inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
                                       deadline - ANSWER_RESERVE_S, gate,
                                       sessions if opts.traffic and n in host_names else None, logins))
                for n in sampled_devices]
     for t in _switches_first(threads, sampled_devices, host_names):
         t.start()
+    checked: dict[str, list[Result]] = {}
+    if not opts.traffic and opts.counters_from is None:  # else results come after sampling (traffic, Prometheus)
+        checked = _check_while_sampling(fabric, nodes, intents, live, done, len(threads), set(leaves),
+                                        deadline - ANSWER_RESERVE_S, opts.thresholds)
     for t in threads:
         t.join(max(0.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
     samples: dict[str, Sample] = {}
@@ -254,7 +261,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
             for n in list(sessions):
                 _close(inventory.hosts[n])
     tested = time.monotonic()
-    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic)
+    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic, checked)
     end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
                         fabric=fabric.intent.name,
@@ -284,31 +291,80 @@ def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostInt
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
              samples: dict[str, Sample], thresholds: Thresholds,
-             traffic: list[Result] | None = None) -> list[Result]:
-    """Every check's results; ``traffic``: the traffic test's results (None: not asked for)."""
+             traffic: list[Result] | None = None, checked: dict[str, list[Result]] | None = None) -> list[Result]:
+    """Every check's results; ``traffic``: the traffic test's results (None: not asked for); ``checked``: nodes
+    already checked over these same samples while others were sampled (:func:`_check_while_sampling`)."""
     results: list[Result] = []
-    checks = [cls() for cls in LINK_CHECKS]
-    views = LeafViews.of(samples, {n.leaf for h in nodes for n in h.nics})  # nic.rail's index of the leaves
+    checker = NodeChecks(fabric, nodes, intents, samples, thresholds, traffic)
     for host in nodes:
+        results.extend(checked[host.name] if checked and host.name in checked else checker.results(host))
+    results.extend(firmware_consistency(nodes, samples))
+    results.extend(uplink_results(nodes, intents, samples, thresholds))
+    return results
+
+
+class NodeChecks:
+    """The checks of one node at a time: those of the node and of each of its NICs with its leaf port. A node's
+    results read only its own sample and its leaves' (and every leaf's LLDP and neighbour views, built here)."""
+
+    def __init__(self, fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
+                 samples: dict[str, Sample], thresholds: Thresholds, traffic: list[Result] | None = None) -> None:
+        self.fabric, self.intents, self.samples, self.thresholds, self.traffic = (fabric, intents, samples,
+                                                                                 thresholds, traffic)
+        self.checks = [cls() for cls in LINK_CHECKS]
+        self.views = LeafViews.of(samples, {n.leaf for h in nodes for n in h.nics})  # nic.rail's index of the leaves
+
+    def results(self, host: Host) -> list[Result]:
+        fabric, intents, samples, thresholds = self.fabric, self.intents, self.samples, self.thresholds
+        results: list[Result] = []
         hi = intents[host.name]
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
         results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
-        results.extend(rail_results(host.name, hi, samples, views))
+        results.extend(rail_results(host.name, hi, samples, self.views))
         results.extend(acs_results(host.name, hi, samples[host.name]))
-        results.extend(r for r in traffic or [] if r.node == host.name)
+        results.extend(r for r in self.traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]
             assert isinstance(leaf, SwitchIntent)
             ctx = LinkContext(node=host.name, nic=hi.nics[nic.netdev], host=samples[host.name], leaf=leaf,
                               leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
-            for check in checks:
+            for check in self.checks:
                 results.extend(check.test(ctx))
             results.extend(loop_results(host.name, ctx.nic, ctx.host, leaf, ctx.switch, fabric.intent.health.cc_loop))
-    results.extend(firmware_consistency(nodes, samples))
-    results.extend(uplink_results(nodes, intents, samples, thresholds))
-    return results
+        return results
+
+
+def _sampled(done: queue.SimpleQueue[str], name: str, *args: Any) -> None:
+    """:func:`_sample_device` (``args``), then ``name`` into ``done``: its sample no longer changes."""
+    try:
+        _sample_device(*args)
+    finally:
+        done.put(name)
+
+
+def _check_while_sampling(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
+                          live: dict[str, Sample], done: queue.SimpleQueue[str], devices: int, leaves: set[str],
+                          stop: float, thresholds: Thresholds) -> dict[str, list[Result]]:
+    """Wait until ``devices`` are sampled or ``stop``; meanwhile check each node as soon as its sample and every
+    leaf's are in (the leaves start first, so the checks run while the last hosts are still sampled). The results
+    are those :func:`evaluate` gives for the node afterwards: a sampled device's sample no longer changes."""
+    finished: set[str] = set()
+    checker: NodeChecks | None = None
+    checked: dict[str, list[Result]] = {}
+    while len(finished) < devices:
+        try:
+            finished.add(done.get(timeout=max(0.0, stop - time.monotonic())))
+        except queue.Empty:
+            break
+        if checker is None and finished >= leaves:
+            checker = NodeChecks(fabric, nodes, intents, live, thresholds)
+        if checker is not None:
+            for host in nodes:
+                if host.name in finished and host.name not in checked:
+                    checked[host.name] = checker.results(host)
+    return checked
 
 
 def uplink_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],

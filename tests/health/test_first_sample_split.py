@@ -1,8 +1,10 @@
 """How health takes a device's first sample when its driver splits it (``collect_rest``): counters when the window
-starts, the rest once every device has logged in; and the order the devices are started in."""
+starts, the rest once every device has logged in; the order the devices are started in; and nodes checked while
+others are still sampled."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from types import SimpleNamespace
@@ -10,13 +12,19 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES
+from labtools import InProcess, lab_mini
 
 import roceops.health.engine as engine
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import OperState
+from roceops.device.oper import OperState, for_intent
 from roceops.health.catalog import Sample
+from roceops.health.engine import evaluate
+from roceops.health.model import Thresholds
+from roceops.lab.fabric_specs import lab_specs
+from roceops.lab.personality import SessionInfo, get_personality
 from roceops.model.loader import load_intent
 from roceops.plan import plan
+from roceops.platforms.base import get_driver
 from roceops.platforms.driver import RoomDriver
 from roceops.topology.expand import expand
 
@@ -129,3 +137,58 @@ def test_switches_are_started_before_hosts() -> None:
     threads = [threading.Thread(name=n) for n in ("gpu001", "gpu002", "leaf1", "gpu003", "leaf2")]
     order = engine._switches_first(threads, [t.name for t in threads], {"gpu001", "gpu002", "gpu003"})
     assert [t.name for t in order] == ["leaf1", "leaf2", "gpu001", "gpu002", "gpu003"]
+
+
+def _lab_samples() -> tuple[Any, list[Any], dict[str, Any], dict[str, Sample]]:
+    """lab-mini's nodes and leaves sampled as health does, without SSH (their lab personalities in-process, the
+    clocks moved 2 s between the samples), a pause storm on one leaf port so not every result is ok."""
+    fabric = lab_mini()
+    nodes = list(fabric.hosts)
+    leaf_ports: dict[str, set[str]] = {}
+    for host in nodes:
+        for nic in host.nics:
+            leaf_ports.setdefault(nic.leaf, set()).add(nic.leaf_port)
+    names = [h.name for h in nodes] + sorted(leaf_ports)
+    intents = {n: plan(fabric, n) for n in names}
+    samples: dict[str, Sample] = {}
+    for spec in lab_specs(fabric, names, configured=True):
+        personality = get_personality(spec.platform)
+        state = personality.state_factory(spec.name, spec.platform, spec.extra)
+        now = [state.physical.clock() + 100.0]
+        state.physical.clock = lambda now=now: now[0]  # type: ignore[misc]
+        if spec.name == "leaf-su1-r1":
+            state.physical.apply("pause_storm", nodes[0].nics[0].leaf_port)
+        conn = InProcess(personality.session_factory(state, SessionInfo(username="admin", pty=True)))
+        driver, intent = get_driver(spec.platform), intents[spec.name]
+        ports = frozenset(leaf_ports[spec.name]) if spec.name in leaf_ports else None
+        first = driver.collect_rest(conn, intent, driver.collect_counters(conn, intent, ports), ports)
+        now[0] += 2.0
+        second = driver.collect_counters(conn, intent, ports)
+        samples[spec.name] = Sample(observed=driver.observe(first), first=for_intent(driver.operational(first), intent),
+                                    second=for_intent(driver.operational(second), intent), window_s=2.0)
+    return fabric, nodes, intents, samples
+
+
+def test_nodes_checked_while_others_are_sampled_get_what_evaluate_gives() -> None:
+    fabric, nodes, intents, samples = _lab_samples()
+    whole = evaluate(fabric, nodes, intents, samples, Thresholds())
+    assert {r.status for r in whole} == {"ok", "fail"}
+    leaves = {n.leaf for h in nodes for n in h.nics}
+    done: queue.SimpleQueue[str] = queue.SimpleQueue()
+    for name in [nodes[0].name, *sorted(leaves), *(h.name for h in nodes[1:])]:  # a node before the leaves too
+        done.put(name)
+    checked = engine._check_while_sampling(fabric, nodes, intents, samples, done, len(samples), leaves,
+                                           time.monotonic() + 10, Thresholds())
+    assert set(checked) == {h.name for h in nodes}
+    assert evaluate(fabric, nodes, intents, samples, Thresholds(), None, checked) == whole
+
+
+def test_no_node_is_checked_before_every_leaf_is_in() -> None:
+    fabric, nodes, intents, samples = _lab_samples()
+    leaves = sorted({n.leaf for h in nodes for n in h.nics})
+    done: queue.SimpleQueue[str] = queue.SimpleQueue()
+    for name in [*(h.name for h in nodes), *leaves[1:]]:  # one leaf never answers
+        done.put(name)
+    checked = engine._check_while_sampling(fabric, nodes, intents, samples, done, len(samples), set(leaves),
+                                           time.monotonic() + 0.2, Thresholds())
+    assert checked == {}

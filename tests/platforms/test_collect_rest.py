@@ -8,52 +8,14 @@ from functools import cache
 from typing import Any
 
 import pytest
-from labtools import lab_mini
+from labtools import InProcess, lab_mini
 
 from roceops.device.intent import SwitchIntent
 from roceops.health.balance import uplinks
 from roceops.lab.fabric_specs import lab_specs
-from roceops.lab.personality import Session, SessionInfo, get_personality
+from roceops.lab.personality import SessionInfo, get_personality
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
-
-
-class InProcess:
-    """Just enough of a Netmiko connection for the drivers' reads: each written line is answered by the lab
-    personality at once, echoed and followed by the prompt, as the SSH lab does. ``lines``: what was sent."""
-
-    RETURN = "\n"
-    remote_conn = None
-    read_timeout_override = None
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.pending = ""
-        self.lines: list[str] = []
-        self.base_prompt = session.prompt().rstrip().rstrip("#$>").strip()
-
-    def write_channel(self, data: str) -> None:
-        lines = data.split("\n")
-        for line in lines[:-1] if data.endswith("\n") else lines:
-            self.lines.append(line)
-            reply: Any = self.session.handle(line)
-            text = str(getattr(reply, "text", reply))
-            self.pending += f"{line}\n{text}{'' if not text or text.endswith(chr(10)) else chr(10)}"
-            self.pending += self.session.prompt()
-
-    def read_channel(self) -> str:
-        out, self.pending = self.pending, ""
-        return out
-
-    def normalize_cmd(self, command: str) -> str:
-        return command.rstrip("\n") + "\n"
-
-    def find_prompt(self) -> str:
-        return self.session.prompt().strip()
-
-    def enable(self) -> None:
-        self.write_channel("enable\n")
-        self.read_channel()
 
 
 @cache
