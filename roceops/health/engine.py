@@ -120,7 +120,7 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
 
     The window starts with a read of the counters alone (``collect_counters``, as the second sample reads them);
     the rest of the first sample (``collect_rest``) is read and parsed while the window runs, once every
-    device has logged in (``logins``; at the latest half way through the window), and the second as soon as it
+    device has logged in (``logins``; at the latest when its window ends), and the second as soon as it
     arrives, so nothing is left to parse when the last device answers. A Driver that is not a room's
     (:class:`RoomDriver`) reads its first sample in one ``collect``. With ``keep`` a fully sampled device's
     session stays open, stored there (the traffic test runs over it), and the caller closes it.
@@ -146,10 +146,9 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         if logins is not None:
             logins.one_done()
             counted = True
-            logins.done.wait(max(0.0, t0 + window_s / 2 - time.monotonic()))
-        if split:
-            with gate:
-                first = driver.collect_rest(conn, intent, first, ports)
+            logins.done.wait(max(0.0, t0 + window_s - time.monotonic()))
+        if split:  # outside the gate: the logins it bounds come first
+            first = driver.collect_rest(conn, intent, first, ports)
         if not _parse_into(sample, host.name, intent, first, first=True):
             return
         wait = t0 + window_s - time.monotonic()
