@@ -62,7 +62,7 @@ class HealthReport:
     verdicts: list[Verdict]
     seconds: float
     devices: int
-    phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, sample+parse, checks
+    phases: dict[str, float] = field(default_factory=dict)  # wall s: plan, sample+parse (+ checks meanwhile), checks
     fabric: str = ""  # the fabric's name (reports)
 
     @property

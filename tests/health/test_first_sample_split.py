@@ -104,6 +104,9 @@ def test_the_rest_waits_for_the_other_logins(monkeypatch: pytest.MonkeyPatch, in
     logins = engine._Logins(2)  # this device and one still logging in
     driver = _SplitDriver()
     sample, thread = _run(monkeypatch, intent, driver, 2.0, logins)
+    limit = time.monotonic() + 5
+    while not driver.calls and time.monotonic() < limit:
+        time.sleep(0.01)
     time.sleep(0.3)
     assert [what for what, _ in driver.calls] == ["counters"] and not logins.done.is_set()
     logins.one_done()  # the other device's counters are in
