@@ -16,6 +16,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from roceops.util.picklable import PicklableError
+
 FILE_MODE = 0o644
 
 _KINDS = (
@@ -28,7 +30,7 @@ _KINDS = (
 )
 
 
-class WriteRefused(Exception):
+class WriteRefused(PicklableError):
     """An output cannot be written: ``str()`` is ``cannot write PATH: REASON``."""
 
     def __init__(self, path: Path | str, reason: str) -> None:
