@@ -102,6 +102,61 @@ def test_canonical_config_db_dumps_any_valid_document_as_before(doc: dict[str, d
     assert sonic_render.canonical_config_db(text) == sonic_render.dump_config_db({t: e for t, e in doc.items() if e})
 
 
+KEYS = st.sampled_from(["a", "b", ":", 'x": "y', "\\u003a", "é", ""])
+VALUES = st.one_of(KEYS, st.lists(KEYS, max_size=2))
+
+
+def _object(pairs: list[tuple[str, str]]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+
+
+def _json_key(key: str, escaped: bool) -> str:
+    text = json.dumps(key, ensure_ascii=False)
+    return text.replace(":", "\\u003a") if escaped else text  # a colon written as an escape, as a text may
+
+
+PAIRS = st.lists(st.tuples(KEYS, st.booleans()), max_size=3)
+TEXTS = st.lists(st.tuples(KEYS, st.lists(st.tuples(KEYS, st.lists(st.tuples(KEYS, st.booleans(), VALUES),
+                                                                    max_size=3)), max_size=3)), max_size=3).map(
+    lambda tables: _object([(_json_key(t, False), _object([(_json_key(k, False), _object(
+        [(_json_key(f, esc), json.dumps(v, ensure_ascii=False)) for f, esc, v in fields])) for k, fields in entries]))
+        for t, entries in tables]))
+
+
+def _checked_only(text: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    with monkeypatch.context() as m:
+        m.setattr(sonic_render, "_dumped_without_duplicates", lambda body: None)
+        return _outcome(text)
+
+
+def _outcome(text: str) -> str:
+    try:
+        return sonic_render.canonical_config_db(text)
+    except sonic_render.SonicRenderError as exc:
+        return f"error: {exc}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_duplicate_keys_are_found_without_the_per_object_hook(text: str) -> None:
+    """Repeated keys at any depth, colons in keys and values, colons written as \\u003a: the fast path (plain
+    parse, colon count) gives what the checking parse gives, dump or error."""
+    patch = pytest.MonkeyPatch()
+    try:
+        assert _outcome(text) == _checked_only(text, patch)
+    finally:
+        patch.undo()
+
+
+def test_a_repeated_key_is_still_named() -> None:
+    text = '{"PORT": {"Ethernet0": {"mtu": "9100", "mtu": "9216"}}, "A": {}}'
+    with pytest.raises(sonic_render.SonicRenderError, match="key 'mtu' twice"):
+        sonic_render.canonical_config_db(text)
+    assert sonic_render._dumped_without_duplicates(text) is None
+    assert sonic_render._dumped_without_duplicates(text.replace('"mtu": "9100", ', "")) == (
+        '{\n  "PORT": {\n    "Ethernet0": {"mtu": "9216"}\n  }\n}\n')
+
+
 @pytest.mark.parametrize(("text", "error"), [
     ('{"PORT": {"Ethernet0": {"mtu": 9216}}}', "strings or lists of strings"),
     ('{"PORT": {"Ethernet0": {"lanes": ["1", 2]}}}', "strings or lists of strings"),

@@ -90,6 +90,8 @@ def canonical_config_db(text: str) -> str:
     """
     body, first = _blank_markers(text)  # blank marker lines, keeping line numbers for error messages
     device = first.strip()[len(MARKER):].partition(" ")[2] if first is not None else "<unknown device>"
+    if (fast := _dumped_without_duplicates(body)) is not None:
+        return fast
     try:
         doc = json.loads(body, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
@@ -107,6 +109,27 @@ def canonical_config_db(text: str) -> str:
         _check_shape(device, doc)  # names the first value that is not CONFIG_DB (or passes: lists of strings)
     doc = {table: entries for table, entries in doc.items() if entries}
     return _dump_plain(doc) if _C_ENCODE is not None else dump_config_db(doc)
+
+
+def _dumped_without_duplicates(body: str) -> str | None:
+    """The canonical dump of ``body`` when it parses (C parser, no per-object hook) as a plain CONFIG_DB document
+    with no key twice in one object; None leaves every other case to the checking parse.
+
+    A key repeated in an object is dropped by ``json.loads`` (the last one wins), and with it its ``:``. Outside
+    strings every ``:`` of the text follows a key, and a string's own ``:`` reaches the dump unescaped unless the
+    text wrote it as ``\\u003a``; so, for a text without ``\\u`` escapes, the text has no repeated key exactly
+    when it holds as many ``:`` as the dump plus one per dropped empty table (``"TABLE": {}``)."""
+    if "\\u" in body or _C_ENCODE is None:
+        return None
+    try:
+        doc = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if not _plain_config_db(doc):
+        return None
+    tables = {table: entries for table, entries in doc.items() if entries}
+    out = _dump_plain(tables)
+    return out if out.count(":") + len(doc) - len(tables) == body.count(":") else None
 
 
 def _check_shape(device: str, doc: Any) -> None:
