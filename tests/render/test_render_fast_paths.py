@@ -212,3 +212,51 @@ def test_plain_config_db_passes_exactly_what_the_shape_check_passes(doc: Any) ->
     except sonic_render.SonicRenderError:
         shaped = False
     assert sonic_render._plain_config_db(doc) == shaped
+
+
+# ------------------------------------------------------------------ SONiC: PG/queue ranges per port shape
+
+
+def _reference_ranges(device: Any, ports: list[Any], model: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """BUFFER_PG and BUFFER_QUEUE entries worked out port by port (the code before the per-shape memo)."""
+    from roceops.platforms.sonic import render as sonic
+
+    pgs: list[dict[str, str]] = []
+    queues: list[dict[str, str]] = []
+    used_pgs = set(device.qos.tc_to_pg.values()) | {0}
+    for p in ports:
+        by_pg = {pg: sonic.INGRESS_LOSSY_PROFILE for pg in used_pgs - set(p.headroom)}
+        by_pg.update({pg: "NULL" if model == "dynamic" else h.profile for pg, h in p.headroom.items()})
+        pgs += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in sonic.grouped_ranges(by_pg)]
+        lossless = {device.qos.pfc_priority_to_queue[x] for x in p.pfc_priorities}
+        by_queue = {q: sonic.EGRESS_LOSSLESS_PROFILE if q in lossless else device.qos.lossy_queue_profile
+                    for q in range(sonic.UNICAST_QUEUES)}
+        queues += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in sonic.grouped_ranges(by_queue)]
+    return pgs, queues
+
+
+@pytest.mark.parametrize("model", ["traditional", "dynamic"])
+def test_pg_and_queue_ranges_per_port_shape_are_the_per_port_ones(model: str) -> None:
+    """Ports that differ in PFC priorities or headroom PGs, mixed: every port gets its own ranges."""
+    from conftest import example_dict
+
+    from roceops.model.intent import FabricIntent
+    from roceops.plan import plan
+    from roceops.platforms.sonic import render as sonic
+    from roceops.topology.expand import expand
+
+    fabric = expand(FabricIntent.model_validate(example_dict("fabric")))
+    leaf = plan(fabric, next(d.name for d in fabric.devices() if d.platform == "sonic" and d.role == "leaf"))
+    ports = sorted(leaf.ports.values(), key=lambda p: sonic.port_key(p.name))
+    lossless = [p for p in ports if p.pfc_priorities and p.headroom]
+    assert len(lossless) >= 4
+    first_pg = next(iter(lossless[1].headroom))
+    varied = {p.name: p for p in ports}
+    varied[lossless[1].name] = lossless[1].model_copy(update={"pfc_priorities": lossless[1].pfc_priorities[:1]})
+    varied[lossless[2].name] = lossless[2].model_copy(update={"headroom": {}})
+    varied[lossless[3].name] = lossless[3].model_copy(
+        update={"headroom": {first_pg: lossless[3].headroom[first_pg]}, "pfc_priorities": []})
+    mixed = [varied[p.name] for p in ports]
+    got = sonic._buffers(leaf, mixed, model)  # type: ignore[arg-type]
+    assert (got["pgs"], got["queues"]) == _reference_ranges(leaf, mixed, model)
+    assert len({e["profile"] for e in got["queues"]}) == 2 and len(got["queues"]) > len(ports)
