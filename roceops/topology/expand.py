@@ -324,14 +324,15 @@ def _summarize(b: _Build) -> list[TierSummary]:
     down_bw: Counter[str] = Counter()
     up_bw: Counter[str] = Counter()
     role_of = {sw.name: sw.role for sw in b.switches}
-    for link in b.links:
-        lower, upper = role_of.get(link.a.device, "host"), role_of[link.b.device]
-        used[lower] += 1
-        used[upper] += 1
-        up[lower] += 1
-        up_bw[lower] += link.speed
-        down[upper] += 1
-        down_bw[upper] += link.speed
+    # links counted by (lower role, upper role, speed) in one pass (C-level counting), then summed per role
+    kinds = Counter((role_of.get(link.a.device, "host"), role_of[link.b.device], link.speed) for link in b.links)
+    for (lower, upper, speed), n in kinds.items():
+        used[lower] += n
+        used[upper] += n
+        up[lower] += n
+        up_bw[lower] += n * speed
+        down[upper] += n
+        down_bw[upper] += n * speed
     out: list[TierSummary] = []
     for role in ("leaf", "spine", "core"):
         members = [sw for sw in b.switches if sw.role == role]
