@@ -126,6 +126,7 @@ TEXTS = st.lists(st.tuples(KEYS, st.lists(st.tuples(KEYS, st.lists(st.tuples(KEY
 def _checked_only(text: str, monkeypatch: pytest.MonkeyPatch) -> str:
     with monkeypatch.context() as m:
         m.setattr(sonic_render, "_dumped_without_duplicates", lambda body: None)
+        m.setattr(sonic_render, "_dumped_by_section", lambda pieces: None)
         return _outcome(text)
 
 
@@ -146,6 +147,41 @@ def test_duplicate_keys_are_found_without_the_per_object_hook(text: str) -> None
         assert _outcome(text) == _checked_only(text, patch)
     finally:
         patch.undo()
+
+
+SECTION_PIECES = st.sampled_from([
+    '"A": {"k": {"f": "v"}}', '"B": {"k": {"f": "v", "g": ["x", "y"]}}', '"A": {}', '"C": {"k": {"f": "1:2"}}',
+    '"D": {"k": {"f": "v"}, "k": {"f": "w"}}', '"E": {"k": {"f": 1}}', '"F": {"k": {"f": "\\u003a"}}', "",
+    '"G": {"k": {"f": "v"}', '"H": {"k": {"f": "v"}}, "I": {"j": {"f": "v"}}', '"J": {"k": {"f": "é"}}'])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(SECTION_PIECES, st.sampled_from([",", "", ",,", " ,"])), max_size=5),
+       st.sampled_from(["{", "", "{,"]), st.sampled_from(["}", "", "},"]))
+def test_sections_dumped_one_by_one_give_what_the_whole_text_gives(
+        sections: list[tuple[str, str]], start: str, end: str) -> None:
+    """Marker-separated sections: valid, empty, missing or doubled commas, a table in two sections, repeated
+    keys, non-strings, escapes, broken JSON: the by-section path gives what the whole text's checked parse gives."""
+    lines = [start]
+    for i, (members, comma) in enumerate(sections):
+        lines += [f"  {sonic_render.MARKER}s{i}.j2 leaf1", members + (comma if i < len(sections) - 1 else "")]
+    text = "\n".join([*lines, end]) + "\n"
+    patch = pytest.MonkeyPatch()
+    try:
+        assert _outcome(text) == _checked_only(text, patch)
+    finally:
+        patch.undo()
+
+
+def test_a_section_seen_before_is_not_parsed_again() -> None:
+    section = '"PORT": {"Ethernet0": {"mtu": "9100"}}'
+    texts = [f'{{\n{sonic_render.MARKER}ports.j2 leaf{n}\n{section},\n{sonic_render.MARKER}meta.j2 leaf{n}\n'
+             f'"DEVICE_METADATA": {{"localhost": {{"hostname": "leaf{n}"}}}}\n}}\n' for n in (1, 2)]
+    sonic_render._section.cache_clear()
+    outs = [sonic_render.canonical_config_db(t) for t in texts]
+    assert sonic_render._section.cache_info().hits == 1  # leaf2's PORT section: leaf1's dump
+    assert outs[1] == sonic_render.dump_config_db({"DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}},
+                                                   "PORT": {"Ethernet0": {"mtu": "9100"}}})
 
 
 def test_a_repeated_key_is_still_named() -> None:
