@@ -101,21 +101,21 @@ def _superpod(sus: int) -> FabricIntent:
 
 def test_16_sus_lint_under_3_seconds() -> None:
     intent = _superpod(16)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a loaded CI machine must not fail a cost bound
     report = lint(intent)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert report.ok, str(report)
     assert report.fabric is not None and len(report.fabric.hosts) == 512
-    assert elapsed < 3.0, f"lint of 16 SUs (expansion included) took {elapsed:.2f} s"
+    assert elapsed < 3.0, f"lint of 16 SUs (expansion included) took {elapsed:.2f} CPU s"
 
 
 @pytest.mark.slow
 def test_64_sus_lint_beyond_expansion_under_3_seconds(tmp_path: Path) -> None:
     intent = _superpod(64)
     fabric = expand(intent)
-    start = time.perf_counter()
+    start = time.process_time()
     report = lint(intent, fabric)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(fabric.links) > 45_000
     assert report.ok, str(report)
     assert elapsed < 3.0, f"lint of 64 SUs took {elapsed:.2f} s beyond expansion"

@@ -30,9 +30,9 @@ def _line_of(path: Path, needle: str) -> int:
 
 
 def _refused(path: Path, *args: str) -> str:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: the bound is the cost of refusing, not the machine's load
     result = runner.invoke(app, [*args, "-f", str(path)])
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert result.exit_code == 3, result.output
     assert isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output and "LINT000" not in result.output, result.output
@@ -109,10 +109,10 @@ def test_yaml_bombs_are_refused_quickly(tmp_path: Path, text: str, reason: str) 
 def test_a_playbook_alias_bomb_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "play.yaml"
     path.write_text(_alias_bomb().split("kind:")[0] + "name: x\nsteps: [{name: v, run: validate}]\n")
-    start = time.perf_counter()
+    start = time.process_time()
     result = runner.invoke(app, ["play", str(path)])
     assert result.exit_code == 3 and "aliases are expanded" in result.output, result.output
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_the_writer_refuses_paths_outside_out(tmp_path: Path) -> None:
