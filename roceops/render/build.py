@@ -16,7 +16,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
-from roceops.util.safe_write import WriteRefused, make_folder, replace_file, write_file
+from roceops.util.safe_write import WriteRefused, create_file, make_folder, replace_file, write_file
 
 MANIFEST = "manifest.json"
 
@@ -137,7 +137,9 @@ def _write_folder(folder: _DeviceFolder, files: list[tuple[str, bytes]]) -> tupl
             changed = _write_if_changed(path, data)
         else:
             changed = entry is None or not _holds(path, data)
-            if changed:
+            if entry is None:
+                create_file(path, data)
+            elif changed:
                 replace_file(path, data)
         written += changed
         unchanged += not changed
