@@ -93,8 +93,9 @@ def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str]
         and not (device in top and top[device].is_symlink())
     if not plain and ((resolved := folder.resolve()) == root or not resolved.is_relative_to(root)):
         raise UnsafePath(f"refusing to write {folder}: it resolves to {resolved}, outside {root}")
+    unlisted = plain and top is not None and device not in top  # not in the build folder's listing: no folder yet
     try:
-        existing = {e.name: e for e in os.scandir(folder)}
+        existing = {} if unlisted else {e.name: e for e in os.scandir(folder)}
     except (FileNotFoundError, NotADirectoryError):  # not there yet; a file in its place fails when written
         existing = {}
     names = frozenset(names)
