@@ -7,6 +7,7 @@ host-leaf links need (:class:`~roceops.audit.checks.EndFacts`), never the raw ou
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -107,24 +108,34 @@ def plan_observation(fabric: Fabric, name: str) -> Observation:
     return Observation(device=name, platform=intent.platform, intent=intent, expected=driver.expected(intent))
 
 
+# Planning, parsing and checking are pure Python: the GIL runs them one thread at a time anyway. Taking turns
+# through this lock, a worker thread does its device's part without being switched with the other workers' parts
+# every few milliseconds (those hand-offs and the cache misses after them cost ~10 % more CPU: bench/RESULTS.md,
+# "Ninth round: issue 32 audit"); device I/O and Paramiko's threads run between turns as before. Held by no
+# thread while an audit forks its shards, and never while a device is read.
+_TURNS = threading.Lock()
+
+
 def audit_device(task: Task, fabric: Fabric, hint_context: tuple[str, ...] = ()) -> DeviceAudit:
     """Plan, read, parse and check one device. Never raises: whatever fails becomes the device's finding."""
     name = task.host.name
     clock = _PhaseClock()
     try:
-        obs = plan_observation(fabric, name)
+        with _TURNS:
+            obs = plan_observation(fabric, name)
     except Exception as exc:  # a planning bug must not stop the audit of the other devices
         return DeviceAudit(name, str(task.host.data.get("roceops_platform", "")), [error_finding(name, exc, "audit")])
     clock.lap("plan")
     collect_device(task, obs)
     clock.lap("read")
-    parse_observation(obs)
-    clock.lap("parse")
-    try:
-        findings, ends = device_findings(fabric, obs, hint_context), end_facts(fabric, obs)
-    except Exception as exc:
-        findings, ends = [error_finding(name, exc, "audit")], {}
-    clock.lap("check")
+    with _TURNS:
+        parse_observation(obs)
+        clock.lap("parse")
+        try:
+            findings, ends = device_findings(fabric, obs, hint_context), end_facts(fabric, obs)
+        except Exception as exc:
+            findings, ends = [error_finding(name, exc, "audit")], {}
+        clock.lap("check")
     wall = {k: v for k, v in clock.wall.items() if k != "read"} | obs.phases  # read = connect + collect
     return DeviceAudit(name, obs.platform, findings, ends, wall, clock.cpu)
 

@@ -16,28 +16,38 @@ What EOS does to the intent (see :mod:`roceops.platforms.eos.render`):
 from __future__ import annotations
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchQos
-from roceops.device.observed import ObservedEcn, ObservedQueue, ObservedSwitch, as_observed
-from roceops.platforms.eos.parsers import ACTION_OF_WATCHDOG, DEFAULT_QUEUE, DEFAULT_TC_TO_QUEUE, bgp_order
+from roceops.device.observed import ObservedEcn, ObservedQueue, ObservedSwitch
+from roceops.platforms.eos.parsers import (
+    ACTION_OF_WATCHDOG,
+    DEFAULT_QUEUE,
+    DEFAULT_TC_TO_QUEUE,
+    neighbor_sort_key,
+    network_order,
+)
 from roceops.platforms.eos.render import TRUST, WATCHDOG_ACTIONS, eos_mtu, kbytes
 
 
 def expected(intent: SwitchIntent) -> ObservedSwitch:
-    """``intent`` as an EOS switch shows it (every field set; see the module docstring)."""
-    obs = as_observed(intent, ObservedSwitch)
-    assert obs.qos is not None and obs.qos.pfc_watchdog is not None and obs.bgp is not None
-    wd = intent.qos.pfc_watchdog
-    queues = expected_queues(intent.qos)
-    port_qos = {"trust": TRUST[intent.qos.trust], "queues": queues}
-    ports = {name: port.model_copy(update={
-        "mtu": eos_mtu(intent.ports[name].mtu), **port_qos,
-        "pfc_watchdog": port.pfc_watchdog and wd.enabled and bool(port.pfc_priorities)})
-        for name, port in (obs.ports or {}).items()}
-    action = ACTION_OF_WATCHDOG[WATCHDOG_ACTIONS[wd.action]]
-    qos = obs.qos.model_copy(update={"queues": {qid: queues[qid] for qid in intent.qos.queues},
-                                     "pfc_watchdog": obs.qos.pfc_watchdog.model_copy(update={"action": action})})
-    neighbors, networks = bgp_order(obs.bgp.neighbors or [], obs.bgp.networks or [])
-    bgp = obs.bgp.model_copy(update={"neighbors": neighbors, "networks": networks})
-    return obs.model_copy(update={"qos": qos, "ports": ports, "bgp": bgp})
+    """``intent`` as an EOS switch shows it (every field set; see the module docstring).
+
+    The intent's plain data with EOS's changes made in it, validated once as an ObservedSwitch (the result equals
+    :func:`~roceops.device.observed.as_observed` followed by a copy of each changed model with its changes:
+    tests/platforms/eos/test_eos_expected_once.py)."""
+    data = intent.model_dump()
+    qos = intent.qos
+    wd = qos.pfc_watchdog
+    queues = expected_queues(qos)  # ObservedQueue models: validation keeps them as they are
+    trust = TRUST[qos.trust]
+    for port in data["ports"].values():
+        port.update(mtu=eos_mtu(port["mtu"]), trust=trust, queues=queues,
+                    pfc_watchdog=bool(port["pfc_watchdog"] and wd.enabled and port["pfc_priorities"]))
+    shown_qos = data["qos"]
+    shown_qos["queues"] = {qid: queues[qid] for qid in qos.queues}
+    shown_qos["pfc_watchdog"]["action"] = ACTION_OF_WATCHDOG[WATCHDOG_ACTIONS[wd.action]]
+    bgp = data["bgp"]
+    bgp["neighbors"] = sorted(bgp["neighbors"], key=lambda n: neighbor_sort_key(n["ip"]))
+    bgp["networks"] = network_order(bgp["networks"])
+    return ObservedSwitch.model_validate(data)
 
 
 def expected_queues(qos: SwitchQos) -> dict[int, ObservedQueue]:

@@ -274,10 +274,20 @@ def _observed_port(intf: dict[str, Any], device_queues: frozenset[int]) -> Obser
 
 
 def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tuple[list[ObservedBgpNeighbor], list[str]]:
-    """BGP neighbours sorted by address, networks de-duplicated and sorted by prefix: the one order both
-    :func:`observe_config` and the driver's ``expected`` use (lists are compared as a whole)."""
-    return (sorted(neighbors, key=lambda n: ip_sort_key(n.ip or "")),
-            sorted(dict.fromkeys(networks), key=_prefix_sort_key))
+    """BGP neighbours sorted by address (:func:`neighbor_sort_key`), networks de-duplicated and sorted by prefix
+    (:func:`network_order`): the one order both :func:`observe_config` and the driver's ``expected`` use (lists
+    are compared as a whole)."""
+    return sorted(neighbors, key=lambda n: neighbor_sort_key(n.ip)), network_order(networks)
+
+
+def neighbor_sort_key(ip: str | None) -> tuple[int, int, str]:
+    """Where a BGP neighbour with address ``ip`` goes in :func:`bgp_order`."""
+    return ip_sort_key(ip or "")
+
+
+def network_order(networks: list[str]) -> list[str]:
+    """BGP networks de-duplicated and sorted by prefix, as :func:`bgp_order` lists them."""
+    return sorted(dict.fromkeys(networks), key=_prefix_sort_key)
 
 
 def _prefix_sort_key(prefix: str) -> tuple[int, int, int, str]:

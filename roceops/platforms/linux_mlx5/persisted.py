@@ -102,9 +102,20 @@ def _check(node: nodes.Node, parent: nodes.Node | None, grandparent: nodes.Node 
         _check(child, node, parent)
 
 
-@lru_cache(maxsize=8)
+# An audit's worker threads plan their first hosts at the same moment: without a lock each of them parsed every
+# template (slot_safe) and rendered the class (bench/RESULTS.md, "Ninth round: issue 32 audit"). One thread does
+# that work while the others wait for its result.
+_FIRST_USE = threading.Lock()
+
+
 def slot_safe(outputs: tuple[str, ...]) -> bool:
     """Whether the templates of these outputs (and everything they include) only print the marked values."""
+    with _FIRST_USE:
+        return _slot_safe(outputs)
+
+
+@lru_cache(maxsize=8)
+def _slot_safe(outputs: tuple[str, ...]) -> bool:
     env = environment(PLATFORM)
     assert env.loader is not None
     seen: set[str] = set()
@@ -154,20 +165,24 @@ def _marked_nic(nic: NicContext, first: int) -> NicContext:
 
 
 class _ClassCache:
-    """Rendered marked files per class of hosts (a bounded dict; a race renders twice, harmlessly)."""
+    """Rendered marked files per class of hosts (a bounded dict). A class missing is rendered by one thread while
+    the others asking for it wait (:data:`_FIRST_USE`)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._items: dict[Any, dict[str, str]] = {}
 
-    def get(self, key: Any) -> dict[str, str] | None:
-        return self._items.get(key)
-
-    def put(self, key: Any, files: dict[str, str]) -> None:
-        with self._lock:
-            if len(self._items) >= _CACHE_SIZE:
-                self._items.pop(next(iter(self._items)))
-            self._items[key] = files
+    def get(self, key: Any, make: Callable[[], dict[str, str] | None]) -> dict[str, str] | None:
+        """The class's files; on a miss ``make()``'s, kept unless None."""
+        found = self._items.get(key)
+        if found is not None:
+            return found
+        with _FIRST_USE:
+            found = self._items.get(key)  # made by the thread this one waited for
+            if found is None and (found := make()) is not None:
+                if len(self._items) >= _CACHE_SIZE:
+                    self._items.pop(next(iter(self._items)))
+                self._items[key] = found
+            return found
 
 
 _CACHE = _ClassCache()
@@ -214,13 +229,10 @@ def persisted_files(intent: HostIntent, only: Sequence[str], *,
         return render_device(intent, only=wanted).files
     rest = tuple((k, v) for k, v in sorted(context.items()) if k in MARKED_CONTEXT - {"host", "nics"})
     key = (wanted, intent.model, intent.roce_mtu, tuple(_nic_key(n) for n in context["nics"]), rest)
-    marked = _CACHE.get(key)
+    marked = _CACHE.get(key, lambda: _render_marked(
+        platform.outputs, wanted, {**dict(rest), **_marked_context(intent, context)}, len(values)))
     if marked is None:
-        marked = _render_marked(platform.outputs, wanted, {**dict(rest), **_marked_context(intent, context)},
-                                len(values))
-        if marked is None:
-            return render_device(intent, only=wanted).files
-        _CACHE.put(key, marked)
+        return render_device(intent, only=wanted).files
     return _filled(platform.outputs, platform.code.postprocess, marked, values)
 
 

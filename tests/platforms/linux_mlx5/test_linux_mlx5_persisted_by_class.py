@@ -4,11 +4,17 @@ printing them are refused (the full rendering is used instead)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from conftest import example_dict
 
+from roceops.device.intent import HostIntent
 from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
@@ -87,3 +93,39 @@ def test_printing_a_host_value_is_accepted(template: str) -> None:
 
 def test_the_shipped_persisted_templates_are_safe_to_fill_in() -> None:
     assert by_class.slot_safe(tuple(PERSISTED))
+
+
+def test_threads_planning_their_first_hosts_at_once_check_and_render_the_class_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit's worker threads plan their first hosts at the same moment: one of them checks the templates and
+    renders the class, the others wait for it and get the same bytes as the full rendering."""
+    fabric = expand(FabricIntent.model_validate(example_dict("lab-mini")))
+    hosts = [plan(fabric, d.name) for d in fabric.devices() if isinstance(d, Host)]
+    by_class._slot_safe.cache_clear()
+    by_class._CACHE._items.clear()
+    checks: list[tuple[str, ...]] = []
+    renders: list[int] = []
+    real_check, real_render = by_class._slot_safe.__wrapped__, by_class._render_marked
+
+    def slow_check(outputs: tuple[str, ...]) -> bool:
+        checks.append(outputs)
+        time.sleep(0.05)  # long enough for every other thread to ask meanwhile
+        return real_check(outputs)
+
+    def counted_render(*args: Any) -> dict[str, str] | None:
+        renders.append(1)
+        time.sleep(0.05)
+        return real_render(*args)
+
+    monkeypatch.setattr(by_class, "_slot_safe", functools.lru_cache(maxsize=8)(slow_check))
+    monkeypatch.setattr(by_class, "_render_marked", counted_render)
+    start = threading.Barrier(len(hosts))
+
+    def one(intent: HostIntent) -> dict[str, str]:
+        start.wait()
+        return by_class.persisted_files(intent, PERSISTED)
+
+    with ThreadPoolExecutor(len(hosts)) as pool:
+        got = list(pool.map(one, hosts))
+    assert len(checks) == 1 and len(renders) == 1
+    assert got == [render_device(intent, only=PERSISTED).files for intent in hosts]

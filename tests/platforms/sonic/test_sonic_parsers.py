@@ -3,6 +3,7 @@ and the driver's pure side (patch scope, restore, expected/observed models, oper
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 from functools import cache
@@ -214,6 +215,22 @@ def test_config_db_ports_share_what_they_bind() -> None:
     assert a.queues is not None and b.queues is not None
     assert all(a.queues[q] is b.queues[q] for q in a.queues)
 
+
+
+def test_config_db_parse_leaves_no_reference_cycles() -> None:
+    """The reader's cached readers are dropped once the document is read: its objects are freed at once rather than
+    left to the cyclic GC (about 1,200 a switch before; bench/RESULTS.md "Ninth round: issue 32 audit")."""
+    db = config_db("config_db_qos_mellanox4600c_c64.json")
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        out = parse_config_db(db)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
+    assert out.ports and out.qos is not None
 
 def test_config_db_dell_qos() -> None:
     out = parse_config_db(config_db("config_db_qos_dell9332.json"))
