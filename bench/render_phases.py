@@ -15,13 +15,13 @@ import time
 from pathlib import Path
 
 _STARTED = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])  # clock ticks after boot
-_BOOT = time.time() - (time.clock_gettime(time.CLOCK_BOOTTIME) - _STARTED / os.sysconf("SC_CLK_TCK"))
+_PROCESS_START = time.time() - (time.clock_gettime(time.CLOCK_PROCESS_STARTTIME) - _STARTED / os.sysconf("SC_CLK_TCK"))
 from roceops.cli.main import app  # noqa: E402, F401  # what the CLI imports at start-up
 
 
 def _at() -> float:
     """Wall seconds since this process started (its start time in /proc, as the CLI's would be)."""
-    return time.time() - _BOOT
+    return time.time() - _PROCESS_START
 
 
 def main() -> None:
