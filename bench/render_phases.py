@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 _STARTED = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])  # clock ticks after boot
-_PROCESS_START = time.time() - (time.clock_gettime(time.CLOCK_PROCESS_STARTTIME) - _STARTED / os.sysconf("SC_CLK_TCK"))
+_PROCESS_START = time.time() - (time.clock_gettime(time.CLOCK_BOOTTIME) - _STARTED / os.sysconf("SC_CLK_TCK"))
 from roceops.cli.main import app  # noqa: E402, F401  # what the CLI imports at start-up
 
 
