@@ -1,8 +1,9 @@
 """Bench: CPU per device and platform of what ``health`` does with each device, without SSH in the way.
 
-As bench/parse_cost.py (the audit's reads) but with health's reads: the first sample (``collect`` narrowed to
-the host-facing ports and uplinks of each leaf), ``observe`` + ``operational`` of it, then the second sample
-(``collect_counters``) and its ``operational``; then the checks (``evaluate``) over every node. Each device is
+As bench/parse_cost.py (the audit's reads) but with health's reads: the first sample (``collect_counters`` then
+``collect_rest``, or ``collect`` in trees without it, narrowed to the host-facing ports and uplinks of each leaf),
+``observe`` + ``operational`` of it, then the second sample (``collect_counters``) and its ``operational``; then
+the checks (``evaluate``) over every node. Each device is
 served in-process by its lab personality. Prints ms of CPU per device: the lab's side, the driver's reads, the
 parsing; and the checks' total. Deterministic enough to compare two trees on a loaded machine.
 
@@ -23,6 +24,7 @@ from common import lab_fabric
 from parse_cost import InProcessConnection
 
 from roceops.device.intent import SwitchIntent
+from roceops.device.oper import for_intent
 from roceops.health.balance import uplinks
 from roceops.health.catalog import Sample
 from roceops.health.engine import evaluate
@@ -64,13 +66,16 @@ def main() -> None:
             driver = get_driver(spec.platform)
             ports = frozenset(leaf_ports[name]) if name in leaf_ports else None
             t0 = time.process_time()
-            first = driver.collect(conn, intent, ports)
+            if hasattr(driver, "collect_rest"):  # as health reads it: counters, then the rest (trees before: collect)
+                first = driver.collect_rest(conn, intent, driver.collect_counters(conn, intent, ports), ports)
+            else:
+                first = driver.collect(conn, intent, ports)
             t1 = time.process_time()
-            sample = Sample(observed=driver.observe(first), first=driver.operational(first, intent))
+            sample = Sample(observed=driver.observe(first), first=for_intent(driver.operational(first), intent))
             t2 = time.process_time()
             second = driver.collect_counters(conn, intent, ports)
             t3 = time.process_time()
-            sample.second = driver.operational(second, intent)
+            sample.second = for_intent(driver.operational(second), intent)
             sample.window_s = 1.0
             t4 = time.process_time()
             samples[name] = sample

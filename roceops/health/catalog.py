@@ -147,10 +147,11 @@ class NicRoce(Check):
 
 
 def _norm(value: Any) -> Any:
+    """Dicts keyed by strings, lists sorted, all the way down (scalars are not passed down: a DSCP map has 64)."""
     if isinstance(value, dict):
-        return {str(k): _norm(v) for k, v in value.items()}
+        return {str(k): _norm(v) if isinstance(v, dict | list) else v for k, v in value.items()}
     if isinstance(value, list):
-        return sorted(_norm(v) for v in value)
+        return sorted(_norm(v) if isinstance(v, dict | list) else v for v in value)
     return value
 
 

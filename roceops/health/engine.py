@@ -7,11 +7,13 @@ arrived at the deadline is reported as unknown, naming the device that did not a
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nornir.core.configuration import Config
 from nornir.core.inventory import Host as NornirHost
@@ -32,6 +34,7 @@ from roceops.nornir_glue.inventory import build_inventory
 from roceops.nornir_glue.runner import connect_host, skip_logout
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
+from roceops.platforms.driver import RoomDriver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason, redact
 from roceops.report.result import Result
@@ -59,7 +62,7 @@ class HealthReport:
     verdicts: list[Verdict]
     seconds: float
     devices: int
-    phases: dict[str, float] = field(default_factory=dict)  # wall seconds: plan, sample+parse, checks
+    phases: dict[str, float] = field(default_factory=dict)  # wall s: plan, sample+parse (+ checks meanwhile), checks
     fabric: str = ""  # the fabric's name (reports)
 
     @property
@@ -90,18 +93,43 @@ def _parse_into(sample: Sample, name: str, intent: SwitchIntent | HostIntent, ou
     return True
 
 
+class _Logins:
+    """Counts down the devices still logging in and reading their first counters; ``done`` is set when none is.
+
+    Until then the rest of each first sample waits (its reads and parsing would hold the CPU, the lab's and
+    Python's lock, that the last logins need): every window starts sooner, and the run ends sooner."""
+
+    def __init__(self, devices: int) -> None:
+        self._left = devices
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+        if devices <= 0:
+            self.done.set()
+
+    def one_done(self) -> None:
+        with self._lock:
+            self._left -= 1
+            if self._left <= 0:
+                self.done.set()
+
+
 def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: frozenset[str] | None,
                    sample: Sample, window_s: float, deadline: float, gate: threading.Semaphore,
-                   keep: dict[str, object] | None = None) -> None:
+                   keep: dict[str, object] | None = None, logins: _Logins | None = None) -> None:
     """Sample one device twice, ``window_s`` apart: everything the checks read, then its counters again.
 
-    The first sample is parsed while the window runs, the second as soon as it arrives, so nothing is
-    left to parse when the last device answers. With ``keep`` a fully sampled device's session stays open,
-    stored there (the traffic test runs over it), and the caller closes it.
+    The window starts with a read of the counters alone (``collect_counters``, as the second sample reads them);
+    the rest of the first sample (``collect_rest``) is read and parsed while the window runs, once every
+    device has logged in (``logins``; at the latest when its window ends), and the second as soon as it
+    arrives, so nothing is left to parse when the last device answers. A Driver that is not a room's
+    (:class:`RoomDriver`) reads its first sample in one ``collect``. With ``keep`` a fully sampled device's
+    session stays open, stored there (the traffic test runs over it), and the caller closes it.
     """
     driver = get_driver(intent.platform)
+    split = isinstance(driver, RoomDriver)  # every room; another Driver (a test double) reads it in one collect
     phase = "connect"
     kept = False
+    counted = False
     try:
         with gate:
             remaining = deadline - time.monotonic()
@@ -114,7 +142,13 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
             conn = connect_host(host, Config())
             phase = "first sample"
             t0 = time.monotonic()
-            first = driver.collect(conn, intent, ports)
+            first = driver.collect_counters(conn, intent, ports) if split else driver.collect(conn, intent, ports)
+        if logins is not None:
+            logins.one_done()
+            counted = True
+            logins.done.wait(max(0.0, t0 + window_s - time.monotonic()))
+        if split:  # outside the gate: the logins it bounds come first
+            first = driver.collect_rest(conn, intent, first, ports)
         if not _parse_into(sample, host.name, intent, first, first=True):
             return
         wait = t0 + window_s - time.monotonic()
@@ -134,6 +168,8 @@ def _sample_device(host: NornirHost, intent: SwitchIntent | HostIntent, ports: f
         why = AUTH_FAILED if is_auth_failure(exc) else reason(exc)
         sample.error = redact(f"{host.name} {phase} failed: {why}")[:300]
     finally:
+        if logins is not None and not counted:
+            logins.one_done()
         if not kept:
             _close(host)
 
@@ -145,6 +181,17 @@ def _close(host: NornirHost) -> None:
         host.close_connection("netmiko")
     except Exception:
         host.connections.pop("netmiko", None)
+
+
+def _switches_first(threads: list[threading.Thread], names: list[str],
+                    hosts: set[str]) -> list[threading.Thread]:
+    """The sampling threads in the order to start them: the switches', then the hosts'.
+
+    A leaf serves every node cabled to it and its reads are the largest (its host-facing ports and uplinks);
+    started first, its second sample runs while the hosts' windows still do, and the run ends with a host's
+    short one (bench/RESULTS.md, "Ninth round: issue 29 health_scale")."""
+    pairs = list(zip(threads, names, strict=True))
+    return [t for t, n in pairs if n not in hosts] + [t for t, n in pairs if n in hosts]
 
 
 def resolve_nodes(fabric: Fabric, names: list[str]) -> list[Host]:
@@ -178,13 +225,19 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
     gate = threading.Semaphore(opts.max_parallel)
     host_names = {h.name for h in nodes}
     sessions: dict[str, object] = {}  # the nodes' sessions the traffic test runs over
-    threads = [threading.Thread(target=_sample_device, daemon=True, name=f"health-{n}",
-                                args=(inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
+    logins = _Logins(len(sampled_devices))
+    done: queue.SimpleQueue[str] = queue.SimpleQueue()  # the devices whose sampling is over
+    threads = [threading.Thread(target=_sampled, daemon=True, name=f"health-{n}",
+                                args=(done, n, inventory.hosts[n], intents[n], ports[n], live[n], opts.window_s,
                                       deadline - ANSWER_RESERVE_S, gate,
-                                      sessions if opts.traffic and n in host_names else None))
+                                      sessions if opts.traffic and n in host_names else None, logins))
                for n in sampled_devices]
-    for t in threads:
+    for t in _switches_first(threads, sampled_devices, host_names):
         t.start()
+    checked: dict[str, list[Result]] = {}
+    if not opts.traffic and opts.counters_from is None:  # else results come after sampling (traffic, Prometheus)
+        checked = _check_while_sampling(fabric, nodes, intents, live, done, len(threads), set(leaves),
+                                        deadline - ANSWER_RESERVE_S, opts.thresholds)
     for t in threads:
         t.join(max(0.0, deadline - ANSWER_RESERVE_S - time.monotonic()))
     samples: dict[str, Sample] = {}
@@ -207,7 +260,7 @@ def run_health(fabric: Fabric, node_names: list[str], opts: HealthOptions) -> He
             for n in list(sessions):
                 _close(inventory.hosts[n])
     tested = time.monotonic()
-    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic)
+    results = evaluate(fabric, nodes, intents, samples, opts.thresholds, traffic, checked)
     end = time.monotonic()
     return HealthReport(nodes=[h.name for h in nodes], results=results, verdicts=verdicts(nodes, results),
                         fabric=fabric.intent.name,
@@ -237,31 +290,80 @@ def traffic_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostInt
 
 def evaluate(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
              samples: dict[str, Sample], thresholds: Thresholds,
-             traffic: list[Result] | None = None) -> list[Result]:
-    """Every check's results; ``traffic``: the traffic test's results (None: not asked for)."""
+             traffic: list[Result] | None = None, checked: dict[str, list[Result]] | None = None) -> list[Result]:
+    """Every check's results; ``traffic``: the traffic test's results (None: not asked for); ``checked``: nodes
+    already checked over these same samples while others were sampled (:func:`_check_while_sampling`)."""
     results: list[Result] = []
-    checks = [cls() for cls in LINK_CHECKS]
-    views = LeafViews.of(samples, {n.leaf for h in nodes for n in h.nics})  # nic.rail's index of the leaves
+    checker = NodeChecks(fabric, nodes, intents, samples, thresholds, traffic)
     for host in nodes:
+        results.extend(checked[host.name] if checked and host.name in checked else checker.results(host))
+    results.extend(firmware_consistency(nodes, samples))
+    results.extend(uplink_results(nodes, intents, samples, thresholds))
+    return results
+
+
+class NodeChecks:
+    """The checks of one node at a time: those of the node and of each of its NICs with its leaf port. A node's
+    results read only its own sample and its leaves' (and every leaf's LLDP and neighbour views, built here)."""
+
+    def __init__(self, fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
+                 samples: dict[str, Sample], thresholds: Thresholds, traffic: list[Result] | None = None) -> None:
+        self.fabric, self.intents, self.samples, self.thresholds, self.traffic = (fabric, intents, samples,
+                                                                                 thresholds, traffic)
+        self.checks = [cls() for cls in LINK_CHECKS]
+        self.views = LeafViews.of(samples, {n.leaf for h in nodes for n in h.nics})  # nic.rail's index of the leaves
+
+    def results(self, host: Host) -> list[Result]:
+        fabric, intents, samples, thresholds = self.fabric, self.intents, self.samples, self.thresholds
+        results: list[Result] = []
         hi = intents[host.name]
         assert isinstance(hi, HostIntent)
         leaves = {n.leaf: leaf for n in host.nics if isinstance(leaf := intents[n.leaf], SwitchIntent)}
         results.extend(node_checks(NodeContext(host.name, hi, samples[host.name], leaves)))
         results.extend(transport_results(host.name, hi, samples[host.name], fabric.intent.health.transport))
-        results.extend(rail_results(host.name, hi, samples, views))
+        results.extend(rail_results(host.name, hi, samples, self.views))
         results.extend(acs_results(host.name, hi, samples[host.name]))
-        results.extend(r for r in traffic or [] if r.node == host.name)
+        results.extend(r for r in self.traffic or [] if r.node == host.name)
         for nic in host.nics:
             leaf = intents[nic.leaf]
             assert isinstance(leaf, SwitchIntent)
             ctx = LinkContext(node=host.name, nic=hi.nics[nic.netdev], host=samples[host.name], leaf=leaf,
                               leaf_port=leaf.ports[nic.leaf_port], switch=samples[nic.leaf], thresholds=thresholds)
-            for check in checks:
+            for check in self.checks:
                 results.extend(check.test(ctx))
             results.extend(loop_results(host.name, ctx.nic, ctx.host, leaf, ctx.switch, fabric.intent.health.cc_loop))
-    results.extend(firmware_consistency(nodes, samples))
-    results.extend(uplink_results(nodes, intents, samples, thresholds))
-    return results
+        return results
+
+
+def _sampled(done: queue.SimpleQueue[str], name: str, *args: Any) -> None:
+    """:func:`_sample_device` (``args``), then ``name`` into ``done``: its sample no longer changes."""
+    try:
+        _sample_device(*args)
+    finally:
+        done.put(name)
+
+
+def _check_while_sampling(fabric: Fabric, nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent],
+                          live: dict[str, Sample], done: queue.SimpleQueue[str], devices: int, leaves: set[str],
+                          stop: float, thresholds: Thresholds) -> dict[str, list[Result]]:
+    """Wait until ``devices`` are sampled or ``stop``; meanwhile check each node as soon as its sample and every
+    leaf's are in (the leaves start first, so the checks run while the last hosts are still sampled). The results
+    are those :func:`evaluate` gives for the node afterwards: a sampled device's sample no longer changes."""
+    finished: set[str] = set()
+    checker: NodeChecks | None = None
+    checked: dict[str, list[Result]] = {}
+    while len(finished) < devices:
+        try:
+            finished.add(done.get(timeout=max(0.0, stop - time.monotonic())))
+        except queue.Empty:
+            break
+        if checker is None and finished >= leaves:
+            checker = NodeChecks(fabric, nodes, intents, live, thresholds)
+        if checker is not None:
+            for host in nodes:
+                if host.name in finished and host.name not in checked:
+                    checked[host.name] = checker.results(host)
+    return checked
 
 
 def uplink_results(nodes: list[Host], intents: dict[str, SwitchIntent | HostIntent], samples: dict[str, Sample],

@@ -20,7 +20,7 @@ linux_mlx5    captures values, runs the setup commands    nothing / re-apply cap
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 from roceops.device.change import Change, DeviceFacts, RenderedDevice, Snapshot
@@ -122,6 +122,13 @@ class Driver(Protocol):
         """
         ...
 
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        """``collect``'s outputs, given ``counters`` that ``collect_counters`` read just before: only the reads those
+        lack are made. Health takes a first sample this way, counters when its window starts and the rest while
+        the window runs (``observe``/``operational`` give what they give for ``collect``'s outputs)."""
+        ...
+
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         """Read the device back: every departure of what ``observe`` sees from ``expected`` (``skip``: top-level
         parts a deploy did not set). Rooms get it from :class:`RoomDriver`."""
@@ -157,9 +164,25 @@ class RoomDriver:
     def nic_mode_problems(self, conn: Any, intent: Intent) -> list[str]:
         return []
 
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        """All of ``collect`` read again, with the earlier ``counters`` in place of the same commands' new outputs:
+        right for a room whose counter reads are commands ``collect`` runs too (rooms read only the rest)."""
+        driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in
+        return {cmd: counters.get(cmd, text) for cmd, text in driver.collect(conn, intent, ports).items()}
+
     def verify(self, conn: Any, intent: Intent, skip: Collection[str] = ()) -> list[Drift]:
         driver: Driver = self  # type: ignore[assignment]  # the room's driver class mixes this in
         return compare(driver.expected(intent), driver.observe(driver.collect(conn, intent)), skip=skip)
+
+
+def first_sample(commands: Sequence[str], counters: Mapping[str, str],
+                 read: Callable[[list[str]], dict[str, str]]) -> dict[str, str]:
+    """``commands``' outputs in their order: those ``counters`` holds from there, the others from one ``read`` of
+    them (a room's ``collect_rest``)."""
+    missing = [cmd for cmd in commands if cmd not in counters]
+    rest = read(missing) if missing else {}
+    return {cmd: counters[cmd] if cmd in counters else rest[cmd] for cmd in commands}
 
 
 class TrafficDriver(Protocol):

@@ -63,7 +63,7 @@ from roceops.platforms.cumulus.facts import INTERFACES_COMMAND, SYSTEM_COMMAND, 
 from roceops.platforms.cumulus.neighbors import NEIGH_JSON, parse_ip_neigh_json
 from roceops.platforms.cumulus.observe import observe
 from roceops.platforms.cumulus.render import is_set_leaf, nv_set_commands, nv_set_paths
-from roceops.platforms.driver import RoomDriver
+from roceops.platforms.driver import RoomDriver, first_sample
 
 __all__ = ["DRIVER", "CumulusDriver", "collect_commands", "diff_commands", "restarts_switchd", "split_marked"]
 
@@ -358,6 +358,10 @@ class CumulusDriver(RoomDriver):
 
     def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return run_batch(conn, counter_commands(intent, ports))
+
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        return first_sample(collect_commands(intent, ports), counters, lambda cmds: run_batch(conn, cmds))
 
     def _key(self, conn: Any, txn: str) -> tuple[str, int, str]:
         return str(getattr(conn, "host", "")), int(getattr(conn, "port", 0) or 0), txn

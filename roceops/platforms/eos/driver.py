@@ -38,7 +38,7 @@ from roceops.device.intent import Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import RoomDriver
+from roceops.platforms.driver import RoomDriver, first_sample
 from roceops.platforms.eos import parsers as p
 from roceops.platforms.eos.config_tree import hconfig
 from roceops.platforms.eos.expected import expected as eos_expected
@@ -378,6 +378,11 @@ class EosDriver(RoomDriver):
     def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         self._privileged(conn)
         return {cmd: self._send(conn, cmd) for cmd in COUNTERS}
+
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        self._privileged(conn)
+        return first_sample(COLLECT, counters, lambda cmds: {cmd: self._send(conn, cmd) for cmd in cmds})
 
 
 

@@ -41,7 +41,7 @@ from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
 from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
-from roceops.platforms.driver import RoomDriver
+from roceops.platforms.driver import RoomDriver, first_sample
 from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as observed
@@ -209,19 +209,22 @@ class LinuxMlx5Driver(RoomDriver):
         summary["commands"] = len(payload)
         return Change(diff=diff, payload=payload, summary=summary)
 
-    def collect_commands(self, intent: Intent, ports: Collection[str] | None = None) -> list[str]:
-        """Everything ``observe`` and ``operational`` read, for the NICs in ``ports`` (None: all)."""
+    def collect_commands(self, intent: Intent, ports: Collection[str] | None = None,
+                         link_apart: bool = False) -> list[str]:
+        """Everything ``observe`` and ``operational`` read, for the NICs in ``ports`` (None: all). With
+        ``link_apart`` the NICs' link and counter files are one sysfs read, the one ``counter_commands`` makes,
+        and their ECN files another (the parsers merge every sysfs read: ``observe.sysfs_dump``)."""
         host = _host(intent)
         nics = _nics(host, ports)
-        sysfs = []
-        for n in nics:
-            sysfs += [f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n)]
+        if link_apart:
+            sysfs = [[f"/sys/class/net/{n.netdev}/ecn/" for n in nics], [p for n in nics for p in _link_sysfs(n)]]
+        else:
+            sysfs = [[p for n in nics for p in (f"/sys/class/net/{n.netdev}/ecn/", *_link_sysfs(n))]]
         cmds = [dm.CMD_ADDR, dm.CMD_RDMA, dm.CMD_ROUTES, dm.CMD_UNAME,  # rdma: which netdev is which RDMA device
                 CMD_LLDP, CMD_PCI_TREE, CMD_PCI_BRIDGES, CMD_TOPO]  # each NIC's cable (lldp.py), GPU path (pcie.py)
         if host.sysctls:
             cmds.append(dm.cmd_sysctl(host.sysctls))
-        if sysfs:
-            cmds.append(dm.cmd_sysfs(sysfs))
+        cmds += [dm.cmd_sysfs(paths) for paths in sysfs if paths]
         for n in nics:
             cmds += [dm.cmd_mlnx_qos(n.netdev), f"ethtool -S {n.netdev}", f"ethtool -i {n.netdev}",
                      f"ethtool -I --show-fec {n.netdev}", dm.cmd_roce_mode(n.rdma_dev), dm.cmd_roce_tos(n.rdma_dev),
@@ -237,6 +240,13 @@ class LinuxMlx5Driver(RoomDriver):
         for n in nics:
             cmds += [f"ethtool -S {n.netdev}", f"ethtool -I --show-fec {n.netdev}"]
         return cmds
+
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        """``collect``'s reads in one round trip, but the link and counter files and ``ethtool`` counters come from
+        ``counters`` (read just before) and only the ECN files are read with the rest."""
+        return first_sample(self.collect_commands(intent, ports, link_apart=True), counters,
+                            lambda cmds: self._read(conn, cmds))
 
     def observe(self, outputs: dict[str, str]) -> ObservedHost:
         """The host's configuration as ``collect``'s outputs show it (:func:`observe.observe`)."""

@@ -57,7 +57,7 @@ from roceops.device.observed import ObservedSwitch
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.platforms.change_path import ChangePath
 from roceops.platforms.channel import prompt_pattern, read_timeout, read_until, send_line, strip_echo
-from roceops.platforms.driver import RoomDriver
+from roceops.platforms.driver import RoomDriver, first_sample
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
@@ -522,6 +522,10 @@ class SonicDriver(RoomDriver):
 
     def collect_counters(self, conn: Any, intent: Intent, ports: Collection[str] | None = None) -> dict[str, str]:
         return self._run(conn, intent, COUNTERS)
+
+    def collect_rest(self, conn: Any, intent: Intent, counters: dict[str, str],
+                     ports: Collection[str] | None = None) -> dict[str, str]:
+        return first_sample(COLLECT, counters, lambda cmds: self._run(conn, intent, tuple(cmds)))
 
     @staticmethod
     def _run(conn: Any, intent: Intent, commands: tuple[str, ...]) -> dict[str, str]:
