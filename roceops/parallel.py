@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
+import pickle
 import sys
 import threading
 from collections.abc import Callable, Generator, Sequence
@@ -23,10 +24,27 @@ R = TypeVar("R")
 _JOB: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 
 
+class WorkerFailed(RuntimeError):
+    """A forked worker's exception that cannot travel back as itself (it does not pickle): its type and message."""
+
+
 def _run_slice(bounds: tuple[int, int]) -> list[Any]:
     assert _JOB is not None
     fn, items = _JOB
-    return [fn(item) for item in items[bounds[0]:bounds[1]]]
+    try:
+        return [fn(item) for item in items[bounds[0]:bounds[1]]]
+    except Exception as exc:
+        raise _sendable(exc) from None
+
+
+def _sendable(exc: Exception) -> Exception:
+    """``exc`` if it survives pickling (the way back to the parent), else a :class:`WorkerFailed` naming it: an
+    exception that fails to unpickle would break the pool, and the parent would see a traceback, not the error."""
+    try:
+        back = pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return WorkerFailed(f"{type(exc).__name__}: {exc}")
+    return exc if type(back) is type(exc) and str(back) == str(exc) else WorkerFailed(f"{type(exc).__name__}: {exc}")
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = 64,

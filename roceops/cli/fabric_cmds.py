@@ -196,7 +196,6 @@ def render(
 
     Example: roceops render --out build/ --limit leaf,su1
     """
-    from roceops.lint import lint
     from roceops.monitoring import MONITORING_DIR, monitoring_files
     from roceops.render.build import UnsafePath, write_folder
 
@@ -204,6 +203,8 @@ def render(
     errors: list[int] = []
 
     def linted() -> bool:  # run while the workers render; they write nothing until it passed
+        from roceops.lint import lint  # imported here, after the workers forked: they need none of it
+
         report = lint(loaded.source.intent, loaded.fabric)
         errors.append(len(report.errors))
         return report.ok
@@ -212,7 +213,8 @@ def render(
     check_writable(out, folder=True)
     start = time.perf_counter()
     try:
-        with run_gc(acyclic=True):
+        # no collection first: since load_fabric_or_exit's (run_gc, then expand) only acyclic objects were made
+        with run_gc(acyclic=True, collect=False):
             done = _render_into(loaded, devices, out, None if skip_lint else linted)
         if done is None:
             fail(f"{errors[0]} lint errors; see `roceops validate -f {fabric}`", Exit.FINDINGS)

@@ -15,13 +15,15 @@ RUN_GC_THRESHOLDS = (20_000, 20, 10)
 
 
 @contextmanager
-def run_gc(*, acyclic: bool = False) -> Iterator[None]:
+def run_gc(*, acyclic: bool = False, collect: bool = True) -> Iterator[None]:
     """For one CLI run over a fabric: what exists now (the expanded fabric, planned intents) is frozen out of
     the cyclic GC's walks, then young collections are rare; with ``acyclic`` (expanding, planning and rendering
     leave no reference cycles: tests/render/test_render_properties.py) there are none until the block ends.
-    Settings are restored afterwards."""
+    Settings are restored afterwards. ``collect=False`` skips the full collection before freezing, for a caller
+    that made only acyclic objects since the last one (it would find nothing, after walking all of them)."""
     thresholds, enabled = gc.get_threshold(), gc.isenabled()
-    gc.collect()
+    if collect:
+        gc.collect()
     gc.freeze()
     gc.set_threshold(*RUN_GC_THRESHOLDS)
     if acyclic:

@@ -24,6 +24,7 @@ from roceops.device.intent import Intent, SwitchIntent
 from roceops.platforms.driver import Driver
 from roceops.platforms.login import AUTH_FAILED, is_auth_failure
 from roceops.redact import reason
+from roceops.util.picklable import PicklableError
 
 Status = Literal["unchanged", "would_change", "changed", "rolled_back", "failed", "unreachable", "not_touched",
                  "timeout", "interrupted", "not_started", "facts_mismatch", "backup_refused", "needs_bringup"]
@@ -35,7 +36,7 @@ class Connector(Protocol):
     def reconnect(self) -> Any: ...
 
 
-class VerifyFailed(DriverError):
+class VerifyFailed(PicklableError, DriverError):
     def __init__(self, drift: list[Drift]) -> None:
         first = "; ".join(f"{d.path}: expected {d.expected!r}, observed {d.observed!r}" for d in drift[:3])
         more = f" (+{len(drift) - 3} more)" if len(drift) > 3 else ""

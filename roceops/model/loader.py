@@ -38,6 +38,7 @@ from ruamel.yaml.scalarint import ScalarInt
 
 from roceops.model.intent import FabricIntent
 from roceops.util.bounded_read import ReadRefused, read_regular
+from roceops.util.picklable import PicklableError
 
 M = TypeVar("M", bound=BaseModel)
 Key = str | int
@@ -60,7 +61,7 @@ class Problem:
         return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
-class IntentError(Exception):
+class IntentError(PicklableError):
     """The intent file cannot be loaded; ``str()`` prints one ``file:line:col: path: message`` line per problem."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:

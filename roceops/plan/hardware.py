@@ -17,6 +17,7 @@ from roceops.hardware.dynamic_headroom import asic_of, mellanox_headroom
 from roceops.hardware.front_panel import FrontPanelPort, front_panel_of
 from roceops.hardware.models import BufferSpec, LosslessPgEntry, SwitchProfile
 from roceops.topology.fabric import Switch
+from roceops.util.picklable import PicklableError
 
 # sonic-swss cfgmgr/buffermgr.cpp @ e6b0c5b5d2ab52354c4ec941f7c9005aeec3f779 (doSpeedUpdateTask): the traditional
 # model's lossless profile is pg_lossless_<speed>_<cable>_profile in ingress_lossless_pool with the lookup row's xon,
@@ -27,7 +28,7 @@ LOSSLESS_PG_POOL = "ingress_lossless_pool"
 TOPOLOGY_OF_ROLE = {"leaf": "t0", "spine": "t1", "core": "t2"}
 
 
-class NoVendorHeadroom(ValueError):
+class NoVendorHeadroom(PicklableError, ValueError):
     """The SKU's vendor data gives no headroom for a port's speed and cable length (lint HDRM003 names it)."""
 
     def __init__(self, message: str, *, hwsku: str, speed: int, cable_m: int, supported: tuple[str, ...]) -> None:

@@ -59,6 +59,9 @@ class PlatformCode:
     # a switch's rendered routing file (``Platform.routing_source``) -> FRR's bgpd.conf: (device name, text) -> text
     routing_translation: Callable[[str, str], str] | None = None
     host_routing: Callable[[str, str], Any] | None = None  # a host's routing from (netplan.yaml, sysctl.conf)
+    # every output file of a device at once (file name -> text, in ``Platform.outputs`` order), exactly as the
+    # templates one by one give them, e.g. once per class of hosts filled in per host; None: each template renders
+    render_all: Callable[[Any], dict[str, str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ import re
 import time
 from typing import Any
 
-from paramiko.buffered_pipe import PipeTimeout  # type: ignore[import-untyped]
-
 from roceops.device.change import DriverError
 
 FALLBACK_POLL_S = 0.01  # connections without a Paramiko channel (telnet, serial, test doubles)
@@ -67,9 +65,17 @@ def _wait(conn: Any, timeout: float) -> bool:
         return True
     try:
         buffer.read(0, max(timeout, 0.001))  # waits for data (or the channel closing) and consumes none of it
-    except PipeTimeout:
+    except _pipe_timeout():  # evaluated only when the read raised
         return False
     return True
+
+
+def _pipe_timeout() -> type[Exception]:
+    """Paramiko's PipeTimeout, imported when first needed: the rooms import this module, and rendering (which
+    loads every room) needs no SSH library; paramiko and what it imports cost ~0.1 s of CPU at start-up."""
+    from paramiko.buffered_pipe import PipeTimeout  # type: ignore[import-untyped]
+
+    return PipeTimeout  # type: ignore[no-any-return]
 
 
 def wait_output(conn: Any, timeout: float) -> str:

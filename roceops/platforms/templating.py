@@ -86,12 +86,16 @@ def environment(platform: str, root: str | None = None) -> jinja2.Environment:
     return env
 
 
-def render_device(intent: Intent, only: Collection[str] | None = None) -> RenderedDevice:
-    """Render every output file of one device (or the ones named in ``only``). Raises jinja2 errors on
-    template bugs."""
+def render_device(intent: Intent, only: Collection[str] | None = None,
+                  context: dict[str, Any] | None = None) -> RenderedDevice:
+    """Render every output file of one device (or the ones named in ``only``), through the room's ``render_all``
+    where it has one and every file is wanted; ``context``: the device's render context, if made already.
+    Raises jinja2 errors on template bugs."""
     platform = get_platform(intent.platform)
+    if only is None and context is None and platform.code.render_all is not None:
+        return RenderedDevice(name=intent.name, platform=intent.platform, files=platform.code.render_all(intent))
     env = environment(intent.platform)
-    context = platform.render_context(intent)
+    context = platform.render_context(intent) if context is None else context
     files: dict[str, str] = {}
     finish = platform.code.postprocess
     for out in platform.outputs:

@@ -16,7 +16,7 @@ from roceops.plan import plan
 from roceops.platforms.base import get_platform
 from roceops.platforms.templating import environment, render_device
 from roceops.topology.fabric import Fabric, Host, Switch
-from roceops.util.safe_write import WriteRefused, make_folder, replace_file, write_file
+from roceops.util.safe_write import WriteRefused, create_file, make_folder, replace_file, write_file
 
 MANIFEST = "manifest.json"
 
@@ -93,8 +93,9 @@ def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str]
         and not (device in top and top[device].is_symlink())
     if not plain and ((resolved := folder.resolve()) == root or not resolved.is_relative_to(root)):
         raise UnsafePath(f"refusing to write {folder}: it resolves to {resolved}, outside {root}")
+    unlisted = plain and top is not None and device not in top  # not in the build folder's listing: no folder yet
     try:
-        existing = {e.name: e for e in os.scandir(folder)}
+        existing = {} if unlisted else {e.name: e for e in os.scandir(folder)}
     except (FileNotFoundError, NotADirectoryError):  # not there yet; a file in its place fails when written
         existing = {}
     names = frozenset(names)
@@ -104,11 +105,29 @@ def _checked_folder(out_dir: Path, root: Path, device: str, names: Iterable[str]
     return _DeviceFolder(path=folder, existing=existing, names=names)
 
 
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # never a link; never wait on a FIFO
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the regular file at ``path`` holds exactly ``data``: one open and one read of a byte more than
+    ``data`` (a longer file reads differently), no stat and no Python file object. False when it cannot be read."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return False  # the write that follows says why, if it fails too
+    try:
+        return os.read(fd, len(data) + 1) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _write_folder(folder: _DeviceFolder, files: list[tuple[str, bytes]]) -> tuple[int, int]:
     """(written, unchanged) for one checked device folder and its files (name, bytes), in order: made once (a
-    non-folder there is refused), each file rewritten only if its bytes differ (a size check first, then the
-    bytes). A path that holds anything but a regular file (a link, FIFO, device, folder), or a file in a
-    subfolder, goes through the per-file writer, which refuses the former (WriteRefused)."""
+    non-folder there is refused), each file rewritten only if its bytes differ (:func:`_holds`). A path that holds
+    anything but a regular file (a link, FIFO, device, folder), or a file in a subfolder, goes through the per-file
+    writer, which refuses the former (WriteRefused)."""
     if not folder.existing:
         make_folder(folder.path)
     written = unchanged = 0
@@ -118,9 +137,10 @@ def _write_folder(folder: _DeviceFolder, files: list[tuple[str, bytes]]) -> tupl
         if "/" in name or (entry is not None and not entry.is_file(follow_symlinks=False)):
             changed = _write_if_changed(path, data)
         else:
-            changed = entry is None or entry.stat(follow_symlinks=False).st_size != len(data) \
-                or path.read_bytes() != data
-            if changed:
+            changed = entry is None or not _holds(path, data)
+            if entry is None:
+                create_file(path, data)
+            elif changed:
                 replace_file(path, data)
         written += changed
         unchanged += not changed

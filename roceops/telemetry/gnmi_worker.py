@@ -29,6 +29,7 @@ from roceops.platforms.gnmi_paths import GnmiPaths, Interest, Reading
 from roceops.redact import redact
 from roceops.telemetry.store import Store
 from roceops.telemetry.targets import Target
+from roceops.util.picklable import PicklableError
 
 log = logging.getLogger("roceops.telemetry")
 
@@ -130,7 +131,7 @@ def subscribe_request(spec: GnmiPaths, interval_s: float) -> pb.SubscribeRequest
         mode=pb.SubscriptionList.Mode.Value("STREAM"), encoding=pb.Encoding.Value("JSON_IETF")))
 
 
-class StreamEnded(ConnectionError):
+class StreamEnded(PicklableError, ConnectionError):
     """A stream's final gRPC status (``code()``/``details()`` as grpc's errors, for :func:`describe`)."""
 
     def __init__(self, code: grpc.StatusCode, details: str) -> None:

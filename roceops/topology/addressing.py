@@ -5,8 +5,10 @@ from __future__ import annotations
 import ipaddress
 import math
 
+from roceops.util.picklable import PicklableError
 
-class PoolExhausted(ValueError):
+
+class PoolExhausted(PicklableError, ValueError):
     def __init__(self, pool_name: str, network: str, needed: int) -> None:
         super().__init__(f"addressing.{pool_name} {network} is too small: {needed} addresses needed")
         self.path = f"addressing.{pool_name}"

@@ -239,6 +239,7 @@ def _make_hosts(b: _Build) -> dict[str, str]:
     keys = [(rail, plane) for rail in range(1, node_p.rails + 1) for plane in range(1, planes + 1)]
     subnets = dict(zip(keys, split(intent.addressing.hosts, len(keys), "hosts"), strict=True))
     pools = {k: Pool("hosts", net) for k, net in subnets.items()}
+    nic_names: dict[tuple[int, int], tuple[str, str]] = {}  # (rail, plane) -> (netdev, rdma_dev): alike on every host
     node = 0
     for su in range(1, intent.scalable_units.count + 1):
         for k in range(intent.scalable_units.nodes_per_su):
@@ -258,12 +259,16 @@ def _make_hosts(b: _Build) -> dict[str, str]:
                 for plane in range(1, planes + 1):
                     leaf = b.leaves[(plane, su, rail, idx + 1)]
                     port_no = (rail - 1) * planes + (plane - 1)
-                    fmt = {"rail": rail, "nic": rail - 1, "plane": plane, "port": port_no}
+                    names = nic_names.get((rail, plane))
+                    if names is None:
+                        fmt = {"rail": rail, "nic": rail - 1, "plane": plane, "port": port_no}
+                        names = nic_names[(rail, plane)] = (_format(node_p.netdev, "node.netdev", NETDEV, **fmt),
+                                                            _format(node_p.rdma_dev, "node.rdma_dev", RDMA_DEV, **fmt))
                     block = pools[(rail, plane)].take(2)
                     leaf_port = _port(b, leaf, slot, host=True)
                     nic = Nic(
-                        netdev=_format(node_p.netdev, "node.netdev", NETDEV, **fmt),
-                        rdma_dev=_format(node_p.rdma_dev, "node.rdma_dev", RDMA_DEV, **fmt),
+                        netdev=names[0],
+                        rdma_dev=names[1],
                         rail=rail, plane=plane, speed=node_p.nic_speed, leaf=leaf.name, leaf_port=leaf_port,
                         address=f"{ip(block + 1)}/31", gateway=ip(block),
                         rail_subnet=subnets[(rail, plane)], table=100 + port_no,
@@ -319,14 +324,15 @@ def _summarize(b: _Build) -> list[TierSummary]:
     down_bw: Counter[str] = Counter()
     up_bw: Counter[str] = Counter()
     role_of = {sw.name: sw.role for sw in b.switches}
-    for link in b.links:
-        lower, upper = role_of.get(link.a.device, "host"), role_of[link.b.device]
-        used[lower] += 1
-        used[upper] += 1
-        up[lower] += 1
-        up_bw[lower] += link.speed
-        down[upper] += 1
-        down_bw[upper] += link.speed
+    # links counted by (lower role, upper role, speed) in one pass (C-level counting), then summed per role
+    kinds = Counter((role_of.get(link.a.device, "host"), role_of[link.b.device], link.speed) for link in b.links)
+    for (lower, upper, speed), n in kinds.items():
+        used[lower] += n
+        used[upper] += n
+        up[lower] += n
+        up_bw[lower] += n * speed
+        down[upper] += n
+        down_bw[upper] += n * speed
     out: list[TierSummary] = []
     for role in ("leaf", "spine", "core"):
         members = [sw for sw in b.switches if sw.role == role]

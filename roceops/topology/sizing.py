@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 
 from roceops.model.intent import FabricIntent
 from roceops.model.types import breakout_parts
+from roceops.util.picklable import PicklableError
 
 
-class TopologyError(ValueError):
+class TopologyError(PicklableError, ValueError):
     """The intent cannot be built as a Clos fabric; the message says why and what to change."""
 
     def __init__(self, message: str, path: str = "tiers") -> None:

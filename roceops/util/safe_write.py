@@ -16,6 +16,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from roceops.util.picklable import PicklableError
+
 FILE_MODE = 0o644
 
 _KINDS = (
@@ -28,7 +30,7 @@ _KINDS = (
 )
 
 
-class WriteRefused(Exception):
+class WriteRefused(PicklableError):
     """An output cannot be written: ``str()`` is ``cannot write PATH: REASON``."""
 
     def __init__(self, path: Path | str, reason: str) -> None:
@@ -104,6 +106,38 @@ def replace_file(path: Path, body: bytes) -> None:
             raise
     except OSError as exc:
         raise WriteRefused(path, _reason(exc, path)) from None
+
+
+def create_file(path: Path, body: bytes) -> None:
+    """:func:`replace_file` for a path the caller found absent (the files of a new build folder): the same atomic
+    write and checks, through a temporary file named after this process (``.NAME.PID.tmp``) made with ``os.open``
+    rather than :func:`tempfile.mkstemp` and a Python file object, which cost more than the write itself at ~18,000
+    files (a fresh 64-SU build). Where a file of that name is left (a process that died), :func:`replace_file`."""
+    tmp = f"{path.parent}{os.sep}.{path.name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    except FileExistsError:
+        replace_file(path, body)
+        return
+    except OSError as exc:
+        raise WriteRefused(path, _reason(exc, path)) from None
+    try:
+        try:
+            os.fchmod(fd, FILE_MODE)  # whatever the umask, as replace_file
+            view = memoryview(body)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if problem := file_problem(path):  # right before the rename: something may have appeared there
+            raise WriteRefused(path, problem)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WriteRefused(path, _reason(exc, path)) from None
+        raise
 
 
 def make_folder(path: Path) -> None:

@@ -18,6 +18,7 @@ from roceops.platforms.base import Platform, PlatformCode
 from roceops.platforms.linux_mlx5 import driver as _driver
 from roceops.platforms.linux_mlx5 import driver_model as _model
 from roceops.platforms.linux_mlx5.driver import DRIVER
+from roceops.platforms.linux_mlx5.persisted import all_files
 from roceops.platforms.linux_mlx5.render import (
     FIRMWARE_SCRIPT,
     INSTALL_TARGETS,
@@ -42,7 +43,7 @@ PLATFORM = Platform(
     outputs=OUTPUTS,
     netmiko=NETMIKO,
     code=PlatformCode(context=host_context, driver=DRIVER, host_routing=host_routing, postprocess=POSTPROCESS,
-                      traffic=DRIVER),
+                      traffic=DRIVER, render_all=all_files),  # once per class of hosts, filled in per host
     lab_device="roceops.lab.devices.linux_mlx5",
     persisted_outputs=PERSISTED,
     installs={name: (INSTALL_TARGETS[name].path, INSTALL_TARGETS[name].mode) for name in PERSISTED},

@@ -192,13 +192,36 @@ def _printable_as_is(value: str) -> bool:
     return "\n" not in value and "\r" not in value and encode_basestring_ascii(value) == f'"{value}"'
 
 
-def persisted_files(intent: HostIntent, only: Sequence[str]) -> dict[str, str]:
-    """The files ``only`` of this host exactly as :func:`render_device` renders them (see the module doc)."""
+def all_files(intent: HostIntent) -> dict[str, str]:
+    """Every output file of this host exactly as the templates render them (``PlatformCode.render_all``): the
+    files whose templates only print the host's own values from its class's rendering (:func:`persisted_files`),
+    the others (the firmware script reads the NICs' firmware settings) from their templates, with one context."""
+    platform = get_platform(PLATFORM)
+    context = platform.render_context(intent)
+    by_class = _by_class(platform.outputs)
+    files = persisted_files(intent, by_class, context=context) if by_class else {}
+    rest = [o.filename for o in platform.outputs if o.filename not in files]
+    if rest:
+        files |= render_device(intent, only=rest, context=context).files
+    return {o.filename: files[o.filename] for o in platform.outputs}
+
+
+@lru_cache(maxsize=4)
+def _by_class(outputs: tuple[RenderOutput, ...]) -> tuple[str, ...]:
+    """The outputs whose templates only print the host's own values (:func:`slot_safe`), in order."""
+    return tuple(o.filename for o in outputs if slot_safe((o.filename,)))
+
+
+def persisted_files(intent: HostIntent, only: Sequence[str], *,
+                    context: dict[str, Any] | None = None) -> dict[str, str]:
+    """The files ``only`` of this host exactly as :func:`render_device` renders them (see the module doc);
+    ``context``: the host's render context, if made already."""
     wanted = tuple(only)
     if not slot_safe(wanted):
         return render_device(intent, only=wanted).files
     platform = get_platform(PLATFORM)
-    context = platform.render_context(intent)  # the real context: validates the intent as a full render does
+    if context is None:
+        context = platform.render_context(intent)  # the real context: validates the intent as a full render does
     values = [intent.name]  # marker 0: the host's name, then each NIC's values (see _nic_values)
     for nic in context["nics"]:
         values += _nic_values(nic)
@@ -251,4 +274,4 @@ def _filled(outputs: Sequence[RenderOutput], finish: Mapping[str, Callable[[str]
     return files
 
 
-__all__ = ["HOST_ATTRS", "MARKED_CONTEXT", "SLOT_ATTRS", "HostView", "persisted_files", "slot_safe"]
+__all__ = ["HOST_ATTRS", "MARKED_CONTEXT", "SLOT_ATTRS", "HostView", "all_files", "persisted_files", "slot_safe"]

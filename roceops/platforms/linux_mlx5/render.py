@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from roceops.device.intent import FirmwareIntent, HostIntent, NcclIntent, NicIntent
 from roceops.platforms.base import NetmikoSettings, RenderOutput
+from roceops.util.picklable import PicklableError
 
 __all__ = [
     "FIRMWARE_SCRIPT",
@@ -420,7 +421,7 @@ _SIMPLE_SCRIPT = re.compile(
 )
 
 
-class ScriptError(ValueError):
+class ScriptError(PicklableError, ValueError):
     """A script line is not one simple command; ``problems`` lists (line number, line, reason)."""
 
     def __init__(self, problems: list[tuple[int, str, str]]) -> None:

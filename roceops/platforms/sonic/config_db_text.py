@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
@@ -23,6 +24,13 @@ def _blank_markers(text: str) -> tuple[str, str | None]:
     """``(text with every marker line blanked, the first marker line or None)``. A marker line is blanks, then
     :data:`MARKER`, then anything up to the newline (the regex ``^[ \t]*MARKER[^\n]*$``, multi-line), found with
     ``str.find``: such a regex tries every position of ~100 KB of text."""
+    pieces, first = _marker_split(text)
+    return "".join(pieces), first
+
+
+def _marker_split(text: str) -> tuple[list[str], str | None]:
+    """``(the text before, between and after the marker lines, the first marker line or None)``: joined, the pieces
+    are the text with every marker line blanked (see :func:`_blank_markers`)."""
     pieces: list[str] = []
     first: str | None = None
     done = 0  # text[:done] is in pieces
@@ -36,10 +44,8 @@ def _blank_markers(text: str) -> tuple[str, str | None]:
             pieces.append(text[done:start])
             done = end
         at = text.find(MARKER, end)
-    if not pieces:
-        return text, None
     pieces.append(text[done:])
-    return "".join(pieces), first
+    return pieces, first
 
 
 def _split_markers(text: str) -> tuple[str, list[tuple[int, str, str]]]:
@@ -88,8 +94,13 @@ def canonical_config_db(text: str) -> str:
     parsers keep the last one silently) and drops empty tables (CONFIG_DB has no empty tables).
     Errors name the device and the template section that produced the offending text.
     """
-    body, first = _blank_markers(text)  # blank marker lines, keeping line numbers for error messages
+    pieces, first = _marker_split(text)
+    if (fast := _dumped_by_section(pieces)) is not None:
+        return fast
+    body = "".join(pieces)  # marker lines blanked, keeping line numbers for error messages
     device = first.strip()[len(MARKER):].partition(" ")[2] if first is not None else "<unknown device>"
+    if (fast := _dumped_without_duplicates(body)) is not None:
+        return fast
     try:
         doc = json.loads(body, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
@@ -107,6 +118,73 @@ def canonical_config_db(text: str) -> str:
         _check_shape(device, doc)  # names the first value that is not CONFIG_DB (or passes: lists of strings)
     doc = {table: entries for table, entries in doc.items() if entries}
     return _dump_plain(doc) if _C_ENCODE is not None else dump_config_db(doc)
+
+
+def _dumped_without_duplicates(body: str) -> str | None:
+    """The canonical dump of ``body`` when it parses (C parser, no per-object hook) as a plain CONFIG_DB document
+    with no key twice in one object; None leaves every other case to the checking parse.
+
+    A key repeated in an object is dropped by ``json.loads`` (the last one wins), and with it its ``:``. Outside
+    strings every ``:`` of the text follows a key, and a string's own ``:`` reaches the dump unescaped unless the
+    text wrote it as ``\\u003a``; so, for a text without ``\\u`` escapes, the text has no repeated key exactly
+    when it holds as many ``:`` as the dump plus one per dropped empty table (``"TABLE": {}``)."""
+    if "\\u" in body or _C_ENCODE is None:
+        return None
+    try:
+        doc = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if not _plain_config_db(doc):
+        return None
+    tables = {table: entries for table, entries in doc.items() if entries}
+    out = _dump_plain(tables)
+    return out if out.count(":") + len(doc) - len(tables) == body.count(":") else None
+
+
+def _dumped_by_section(pieces: list[str]) -> str | None:
+    """The canonical dump of the document the pieces between marker lines make, from each section's own dump
+    (:func:`_section`, kept for the next switch: most sections of a fabric's leaves are the same text); None leaves
+    every other case to the whole text's parse.
+
+    The whole text is ``{``, then the sections' members separated by commas, then ``}``: it is that document
+    exactly when the first piece is the ``{``, every section but the last ends with its comma, the last with the
+    ``}``, and each holds members of its own (an object once braced). It has no repeated key when no section has
+    one (:func:`_section`) and no two sections name the same table; the dump is every section's tables in order."""
+    if _C_ENCODE is None or len(pieces) < 2 or pieces[0].strip() != "{":
+        return None
+    blocks: dict[str, str] = {}
+    names: set[str] = set()
+    last = len(pieces) - 1
+    for i in range(1, last + 1):
+        part = pieces[i].strip()
+        if not part.endswith("," if i < last else "}"):
+            return None
+        done = _section(part[:-1])
+        if done is None or not names.isdisjoint(done[1]):
+            return None
+        blocks.update(done[0])
+        names.update(done[1])
+    return "{\n" + ",\n".join(blocks[t] for t in sorted(blocks)) + "\n}\n" if blocks else "{\n}\n"
+
+
+@lru_cache(maxsize=64)
+def _section(members: str) -> tuple[dict[str, str], tuple[str, ...]] | None:
+    """One section's members (``"TABLE": {...}, ...``): (each non-empty table's dumped block, every table it
+    names), or None unless they brace into a plain CONFIG_DB object without a repeated key (see
+    :func:`_dumped_without_duplicates`)."""
+    text = "{" + members + "}"
+    if not members.strip() or "\\u" in text:
+        return None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not _plain_config_db(doc):
+        return None
+    blocks = {table: _table_block(table, entries) for table, entries in doc.items() if entries}
+    if sum(b.count(":") for b in blocks.values()) + len(doc) - len(blocks) != text.count(":"):
+        return None
+    return blocks, tuple(doc)
 
 
 def _check_shape(device: str, doc: Any) -> None:
@@ -168,24 +246,25 @@ def _encode(value: Any) -> str:
 
 def _dump_plain(doc: dict[str, dict[str, dict[str, Any]]]) -> str:
     """:func:`dump_config_db` of a document whose tables are non-empty objects of objects of strings or lists of
-    strings, with one C encoder call per table. Between two entries of the encoded table ``{"k1": {...}, "k2":
-    {...}}`` stands ``}, "``; when the table holds no other ``}, "`` (a string may end in ``}, ``), one
-    ``replace`` puts each entry on its own line; otherwise that table is encoded entry by entry."""
+    strings, with one C encoder call per table (:func:`_table_block`)."""
     assert _C_ENCODE is not None
-    out = ["{"]
-    tables = sorted(doc)
-    for ti, table in enumerate(tables):
-        entries = doc[table]
-        encoded = "".join(_C_ENCODE(entries, 0))
-        out.append(f"  {encode_basestring_ascii(table)}: {{")
-        if encoded.count('}, "') == len(entries) - 1:
-            out.append("    " + encoded[1:-1].replace('}, "', '},\n    "'))
-        else:
-            keys = sorted(entries)
-            out.extend(f"    {_encode(k)}: {_encode(entries[k])}{',' if k != keys[-1] else ''}" for k in keys)
-        out.append("  }," if ti < len(tables) - 1 else "  }")
-    out.append("}")
-    return "\n".join(out) + "\n"
+    if not doc:
+        return "{\n}\n"
+    return "{\n" + ",\n".join(_table_block(table, doc[table]) for table in sorted(doc)) + "\n}\n"
+
+
+def _table_block(table: str, entries: dict[str, dict[str, Any]]) -> str:
+    """One table of :func:`dump_config_db`'s text, without the comma after it. Between two entries of the encoded
+    table ``{"k1": {...}, "k2": {...}}`` stands ``}, "``; when the table holds no other ``}, "`` (a string may end
+    in ``}, ``), one ``replace`` puts each entry on its own line; otherwise the table is encoded entry by entry."""
+    assert _C_ENCODE is not None
+    encoded = "".join(_C_ENCODE(entries, 0))
+    if encoded.count('}, "') == len(entries) - 1:
+        lines = "    " + encoded[1:-1].replace('}, "', '},\n    "')
+    else:
+        keys = sorted(entries)
+        lines = "\n".join(f"    {_encode(k)}: {_encode(entries[k])}{',' if k != keys[-1] else ''}" for k in keys)
+    return f"  {encode_basestring_ascii(table)}: {{\n{lines}\n  }}"
 
 
 def dump_config_db(doc: dict[str, dict[str, dict[str, Any]]]) -> str:

@@ -298,14 +298,24 @@ def _buffers(device: SwitchIntent, ports: list[SwitchPort], model: BufferModel) 
     pgs: list[dict[str, str]] = []
     buffer_queues: list[dict[str, str]] = []
     used_pgs = set(qos.tc_to_pg.values()) | {0}
+    # a port's PG and queue ranges follow from its headroom profiles and PFC priorities alone: worked out once
+    # per distinct set of them (most ports of a switch share one), not once per port
+    pg_ranges: dict[tuple[tuple[int, str], ...], list[tuple[str, str]]] = {}
+    queue_ranges: dict[tuple[int, ...], list[tuple[str, str]]] = {}
     for p in ports:
-        by_pg = {pg: INGRESS_LOSSY_PROFILE for pg in used_pgs - set(p.headroom)}
-        by_pg.update({pg: "NULL" if model == "dynamic" else h.profile for pg, h in p.headroom.items()})
-        pgs += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_pg)]
-        lossless = _lossless_queues(device, p)
-        by_queue = {q: EGRESS_LOSSLESS_PROFILE if q in lossless else qos.lossy_queue_profile
-                    for q in range(UNICAST_QUEUES)}
-        buffer_queues += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in grouped_ranges(by_queue)]
+        shape = tuple((pg, h.profile) for pg, h in p.headroom.items())
+        if (by_pg_ranges := pg_ranges.get(shape)) is None:
+            by_pg = {pg: INGRESS_LOSSY_PROFILE for pg in used_pgs - set(p.headroom)}
+            by_pg.update({pg: "NULL" if model == "dynamic" else profile for pg, profile in shape})
+            by_pg_ranges = pg_ranges[shape] = grouped_ranges(by_pg)
+        pgs += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in by_pg_ranges]
+        priorities = tuple(p.pfc_priorities)
+        if (by_queue_ranges := queue_ranges.get(priorities)) is None:
+            lossless = _lossless_queues(device, p)
+            by_queue = {q: EGRESS_LOSSLESS_PROFILE if q in lossless else qos.lossy_queue_profile
+                        for q in range(UNICAST_QUEUES)}
+            by_queue_ranges = queue_ranges[priorities] = grouped_ranges(by_queue)
+        buffer_queues += [{"key": f"{p.name}|{r}", "profile": prof} for r, prof in by_queue_ranges]
     profile_lists = {
         "ingress": [(p.name, ",".join(p.ingress_profiles)) for p in ports if p.ingress_profiles],
         "egress": [(p.name, ",".join(p.egress_profiles)) for p in ports if p.egress_profiles],
