@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -71,19 +72,25 @@ def _compare_models(expected: BaseModel, observed: BaseModel, path: str, skip: C
     """:func:`compare`; ``same`` holds the (expected, observed) object pairs already found equal in this call:
     the ports of a switch share their maps and queue objects on both sides, so each pair is walked once."""
     out: list[Drift] = []
-    cls = type(expected)
-    open_names = open_fields(cls)
-    wanted, seen = expected.model_fields_set, observed.model_fields_set
+    # the attributes behind model_fields_set and model_fields (pydantic's properties cost more than the lookups)
+    wanted, seen = expected.__pydantic_fields_set__, observed.__pydantic_fields_set__
     exp_values, obs_values = expected.__dict__, observed.__dict__  # the fields' values, as getattr would give
-    for name in cls.model_fields:
+    for name, is_open in _fields(type(expected)):
         if name not in seen or name not in wanted or name in skip:
             continue
         exp_val = exp_values[name]
         obs_val = obs_values[name]
         if (id(exp_val), id(obs_val)) in same or _plain_equal(exp_val, obs_val):
             continue
-        out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, same, name in open_names))
+        out.extend(_compare_value(exp_val, obs_val, f"{path}.{name}" if path else name, same, is_open))
     return out
+
+
+@cache
+def _fields(cls: type[BaseModel]) -> tuple[tuple[str, bool], ...]:
+    """``cls``'s fields in order, each with whether it is an open map (:func:`open_fields`)."""
+    open_names = open_fields(cls)
+    return tuple((name, name in open_names) for name in cls.model_fields)
 
 
 def _compare_value(exp_val: Any, obs_val: Any, path: str, same: set[tuple[int, int]],

@@ -13,6 +13,7 @@ more digits goes to ``json.loads`` too (every integer of at most 18 digits is wi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -29,3 +30,23 @@ def loads(text: str) -> Any:
         except orjson.JSONDecodeError:
             pass
     return json.loads(text)
+
+
+class LastParsed:
+    """``read(text)`` kept for the text object read last: an audit's steps that each read the same output (one
+    ``str`` object of the outputs) parse it once. The value is shared between them, so they only read it.
+
+    The text is kept with its value and compared by identity (``is``), so a hit is always that very text; a
+    miss, from another device or thread, parses anew. One (text, value) pair is held at a time."""
+
+    def __init__(self, read: Callable[[str], Any]) -> None:
+        self._read = read
+        self._last: tuple[str, Any] | None = None
+
+    def __call__(self, text: str) -> Any:
+        last = self._last  # one read of the attribute: another thread may replace the pair, never half of it
+        if last is not None and last[0] is text:
+            return last[1]
+        value = self._read(text)
+        self._last = (text, value)
+        return value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from roceops.util.json_text import loads
+from roceops.util.json_text import LastParsed, loads
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 
@@ -61,3 +61,31 @@ def test_captured_json_outputs_read_as_json_loads() -> None:
         assert same(loads(text), expected), path
         read += 1
     assert read > 0
+
+
+# --------------------------------------------------------------------------- LastParsed
+
+
+def test_last_parsed_reads_a_text_object_once_and_anything_else_anew() -> None:
+    reads: list[str] = []
+
+    def read(text: str) -> object:
+        reads.append(text)
+        return loads(text)
+
+    once = LastParsed(read)
+    text = "".join(['{"a": ', "[1, 2]}"])  # built at run time: a str object of its own
+    first = once(text)
+    assert once(text) is first and reads == [text]  # the same object: the kept value, not parsed again
+    equal = "".join(['{"a": ', "[1, 2]}"])
+    assert equal == text and equal is not text
+    assert once(equal) == first and once(equal) is not first and len(reads) == 2  # equal text, other object: anew
+    assert once(text) == first and len(reads) == 3  # only the last text is kept
+
+
+def test_last_parsed_keeps_no_error() -> None:
+    once = LastParsed(loads)
+    bad = "".join(["{", "nope"])
+    for _ in range(2):  # the same error each time, nothing kept
+        with pytest.raises(json.JSONDecodeError):
+            once(bad)

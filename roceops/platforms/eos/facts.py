@@ -4,13 +4,13 @@ from ``show interfaces | json`` (keys as in ANTA's show version tests, aristanet
 from __future__ import annotations
 
 from roceops.device.change import DeviceFacts
-from roceops.platforms.eos.parsers import CMD_INTERFACES, CMD_VERSION, load_json, parse_version_json
+from roceops.platforms.eos.parsers import CMD_INTERFACES, CMD_VERSION, interfaces_document, parse_version_json
 
 COMMANDS = (CMD_VERSION, CMD_INTERFACES)
 
 
 def parse_facts(version_json: str, interfaces_json: str) -> DeviceFacts:
     version = parse_version_json(version_json)
-    interfaces = load_json(interfaces_json, "show interfaces").get("interfaces") or {}
+    interfaces = interfaces_document(interfaces_json).get("interfaces") or {}
     return DeviceFacts(nos_version=version["version"] or None, hardware=version["model"] or None,
                        ports=frozenset(name for name in interfaces if name.startswith("Ethernet")))

@@ -410,10 +410,15 @@ def load_json(text: str, command: str) -> dict[str, Any]:
     return data
 
 
+# An audit's operational and facts both read CMD_INTERFACES's output: parsed once for the two, which only read it
+# (tests/platforms/eos/test_eos_interfaces_parsed_once.py)
+interfaces_document = json_text.LastParsed(lambda text: load_json(text, "show interfaces"))
+
+
 def parse_interfaces_json(text: str) -> dict[str, dict[str, Any]]:
     """``show interfaces | json`` -> name: oper_up, mtu, speed (Mb/s), counters (neutral names)."""
     out = {}
-    for name, d in load_json(text, "show interfaces")["interfaces"].items():
+    for name, d in interfaces_document(text)["interfaces"].items():
         c = d.get("interfaceCounters") or {}
         errs = c.get("inputErrorsDetail") or {}
         counters = {k: int(v) for k, v in (("rx_packets", c.get("inUcastPkts")), ("tx_packets", c.get("outUcastPkts")),

@@ -130,6 +130,11 @@ def _load(snapshot: Snapshot | str, what: str) -> dict[str, Any]:
     return doc
 
 
+# An audit's observe, facts and mode_problems each read PRINT_DATA's output (~140 KB of JSON): parsed once for the
+# three, which only read the document (tests/platforms/sonic/test_config_db_parsed_once.py)
+_print_data = json_text.LastParsed(lambda text: _load(text, f"`{PRINT_DATA}`"))
+
+
 def scoped(current: dict[str, Any], rendered: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the part of ``current`` roceops manages, the rendered target) — see the module docstring."""
     src: dict[str, Any] = {}
@@ -199,7 +204,7 @@ def expected(intent: Intent) -> ObservedSwitch:
 
 def observe(outputs: dict[str, str]) -> ObservedSwitch:
     """The running CONFIG_DB (``PRINT_DATA``'s output), and nothing else, as an ObservedSwitch."""
-    return parse_config_db(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"))
+    return parse_config_db(_print_data(outputs[PRINT_DATA]))
 
 
 def _optional(outputs: dict[str, str], command: str, parser: Any) -> Any:
@@ -422,7 +427,7 @@ class SonicDriver(RoomDriver):
 
     def facts(self, outputs: dict[str, str]) -> DeviceFacts:
         """The facts in ``collect``'s outputs (an audit's)."""
-        return parse_facts(outputs[VERSION], _load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"))
+        return parse_facts(outputs[VERSION], _print_data(outputs[PRINT_DATA]))
 
     def read_facts(self, conn: Any, current: Snapshot) -> DeviceFacts:
         """Release and HwSKU from ``show version``, ports from ``current`` (the CONFIG_DB just read)."""
@@ -446,7 +451,7 @@ class SonicDriver(RoomDriver):
         text = outputs.get(MODES_COMMAND)
         out = [] if text is None else mode_problems(text, buffer_model_of(sw))
         if PRINT_DATA in outputs:
-            out += breakout_problems(_load(outputs[PRINT_DATA], f"`{PRINT_DATA}`"), breakout_cfg(sw))
+            out += breakout_problems(_print_data(outputs[PRINT_DATA]), breakout_cfg(sw))
         return out
 
     def read_mode_problems(self, conn: Any, intent: Intent, current: Snapshot | None = None) -> list[str]:
