@@ -33,13 +33,12 @@ import shlex
 import time
 import weakref
 from collections.abc import Collection
-from functools import lru_cache
 from typing import Any, Literal
 
 from roceops.device.change import Change, DriverError, RenderedDevice, Snapshot
 from roceops.device.intent import HostIntent, Intent, NicIntent
 from roceops.device.observed import ObservedHost
-from roceops.device.oper import LldpNeighbor, OperState, PcieGpuPath, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
+from roceops.device.oper import LldpNeighbor, OperState, PortOper, RdmaBandwidth, RdmaEnd, canonical_mac
 from roceops.platforms.channel import alive, current_prompt, read_timeout, wait_output
 from roceops.platforms.driver import RoomDriver, first_sample
 from roceops.platforms.linux_mlx5 import driver_boot as boot
@@ -48,6 +47,7 @@ from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
+from roceops.platforms.linux_mlx5.gpu_paths import gpu_paths
 from roceops.platforms.linux_mlx5.hw_counters import CC_COUNTERS, TRANSPORT_COUNTERS, transport_counters
 from roceops.platforms.linux_mlx5.lldp import CMD_LLDP, LldpParseError, parse_lldpcli_json
 from roceops.platforms.linux_mlx5.nic_mode import cmd_nic_mode, dpu_problems, parse_nic_mode
@@ -59,15 +59,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_ip_json,
     parse_rdma_links,
 )
-from roceops.platforms.linux_mlx5.pcie import (
-    CMD_PCI_BRIDGES,
-    CMD_PCI_TREE,
-    CMD_TOPO,
-    gpu_path,
-    parse_acs_control,
-    parse_lspci_tree,
-    parse_topo_matrix,
-)
+from roceops.platforms.linux_mlx5.pcie import CMD_PCI_BRIDGES, CMD_PCI_TREE, CMD_TOPO
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
 from roceops.platforms.text import marked_segments
 
@@ -299,7 +291,7 @@ class LinuxMlx5Driver(RoomDriver):
                     bus[name] = str(drv["bus_info"])
                 drivers.add(" ".join(x for x in (drv["driver"], drv["version"]) if x))
         uname = outputs.get(dm.CMD_UNAME, "").strip().splitlines()
-        return OperState(ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)), gpu_paths=_gpu_paths(outputs, rdma_of, bus),
+        return OperState(ports=ports, lldp=_lldp(outputs.get(CMD_LLDP)), gpu_paths=gpu_paths(outputs, rdma_of, bus),
                          firmware=",".join(sorted(firmware)) or None,
                          driver=",".join(sorted(drivers)) or None, os_version=uname[-1].strip() if uname else None)
 
@@ -489,42 +481,6 @@ def _lldp(text: str | None) -> dict[str, LldpNeighbor]:
                 parse_lldpcli_json(text).items()} if text else {}
     except LldpParseError:
         return {}
-
-
-def _gpu_paths(outputs: dict[str, str], nics: dict[str, str], bus: dict[str, str]) -> dict[str, PcieGpuPath]:
-    """Each rail NIC's (netdev -> RDMA device) PCIe path to its GPU (pcie.py), or why it could not be judged.
-    Where nvidia-smi answers, a NIC whose nearest GPU is beyond PXB shares no switch with one: skipped."""
-    if CMD_PCI_TREE not in outputs:  # not collected (a counters-only sample)
-        return {}
-    return dict(_paths_of(outputs.get(CMD_PCI_TREE) or "", outputs.get(CMD_PCI_BRIDGES) or "",
-                          outputs.get(CMD_TOPO) or "", tuple(sorted(nics.items())), tuple(sorted(bus.items()))))
-
-
-@lru_cache(maxsize=64)  # servers of one model print the same PCIe tree: parsed once per distinct host layout
-def _paths_of(tree_text: str, acs_text: str, topo_text: str, nics: tuple[tuple[str, str], ...],
-              bus_items: tuple[tuple[str, str], ...]) -> dict[str, PcieGpuPath]:
-    """:func:`_gpu_paths` of these texts (the result is shared: callers copy the dict; its values are frozen)."""
-    tree = parse_lspci_tree(tree_text)
-    acs = parse_acs_control(acs_text)
-    topo = parse_topo_matrix(topo_text)
-    bus = dict(bus_items)
-    out = {}
-    for netdev, rdma_dev in nics:
-        near = topo.get(rdma_dev)
-        nearest = f"{near[0]} {near[1]}" if near else None
-        if near is not None and near[1] not in ("PIX", "PXB"):
-            out[netdev] = PcieGpuPath(nearest_gpu=nearest, skipped=f"`{CMD_TOPO}`: {rdma_dev}'s nearest GPU is "
-                                                                   f"{nearest}: no PCIe switch shared with a GPU")
-            continue
-        if not tree:
-            out[netdev] = PcieGpuPath(skipped=f"`{CMD_PCI_TREE}` gave no devices (pciutils missing?)")
-        elif netdev not in bus:
-            out[netdev] = PcieGpuPath(skipped=f"no PCI address for {netdev} (`ethtool -i {netdev}` bus-info)")
-        else:
-            p = gpu_path(bus[netdev], tree, acs)
-            out[netdev] = PcieGpuPath(gpu=p.gpu, bridges=list(p.bridges), redirecting=list(p.redirecting),
-                                      skipped=p.skipped, nearest_gpu=nearest)
-    return out
 
 
 def _host(intent: Intent) -> HostIntent:
