@@ -98,7 +98,9 @@ TRANSPORT_FAULTS: dict[str, tuple[str, ...]] = {
     "refuse": (),  # TCP reset at accept, before the SSH banner
     "slow": ("ms",),  # delay before every response (prompt, command output, exec result)
     "auth_reject": (),  # every authentication attempt fails
-    "drop": ("after",),  # answer `after` more command lines, then reset on the next one
+    # answer `after` more command lines, then reset on the next one; or (`on`) reset on the first command line
+    # that starts with `on`, whatever came before (a fixed point in a sequence whose length may vary)
+    "drop": ("after", "on"),
 }
 _ALIASES = {"slow_ms": "slow", "drop_after": "drop", "refused": "refuse", "reject_auth": "auth_reject"}
 _PARAM_ALIASES = {"slow_ms": "ms", "drop_after": "after"}
@@ -141,6 +143,7 @@ class Faults:
     slow_ms: int = 0
     auth_reject: bool = False
     drop_after: int | None = None
+    drop_on: str | None = None
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def active(self) -> dict[str, Any]:
@@ -154,6 +157,8 @@ class Faults:
             out["auth_reject"] = {}
         if self.drop_after is not None:
             out["drop"] = {"after": self.drop_after}
+        if self.drop_on is not None:
+            out["drop"] = {"on": self.drop_on}
         out.update({k: dict(v) for k, v in self.extra.items()})
         return out
 
@@ -220,8 +225,12 @@ class DeviceState:
             self.faults.slow_ms = _int_param(fault, params, "ms")
         elif fault == "auth_reject":
             self.faults.auth_reject = True
+        elif fault == "drop" and "on" in params:
+            if "after" in params or not str(params["on"]).strip():
+                raise LabError("fault 'drop' takes either after= (a number of lines) or on= (a command's start)")
+            self.faults.drop_on, self.faults.drop_after = str(params["on"]).strip(), None
         elif fault == "drop":
-            self.faults.drop_after = _int_param(fault, params, "after", default=0)
+            self.faults.drop_after, self.faults.drop_on = _int_param(fault, params, "after", default=0), None
         elif fault in self.PERSONALITY_FAULTS:
             self.faults.extra[fault] = dict(params)
         else:
@@ -234,8 +243,13 @@ class DeviceState:
         """Remove every fault (override to also reset personality state tied to faults)."""
         self.faults = Faults()
 
-    def consume_command(self) -> bool:
+    def consume_command(self, line: str = "") -> bool:
         """Count one command line against ``drop``; True means: drop the connection now."""
+        if self.faults.drop_on is not None:
+            if not line.lstrip().startswith(self.faults.drop_on):
+                return False
+            self.faults.drop_on = None  # one-shot, as `after`
+            return True
         remaining = self.faults.drop_after
         if remaining is None:
             return False

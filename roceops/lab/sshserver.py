@@ -484,7 +484,7 @@ class LabServer:
         self, process: asyncssh.SSHServerProcess[bytes], dev: LabDevice, session: Session, nl: str
     ) -> None:
         command = process.command or ""
-        if command.strip() and dev.state.consume_command():
+        if command.strip() and dev.state.consume_command(command):
             raise _Dropped
         try:
             reply = self._call(dev, session, command)
@@ -523,7 +523,7 @@ class LabServer:
                 if item.interrupted:
                     _write(process, session.prompt() if pty else "")
                     continue
-                if item.text.strip() and dev.state.consume_command():
+                if item.text.strip() and dev.state.consume_command(item.text):
                     raise _Dropped
                 try:
                     reply = self._call(dev, session, item.text)

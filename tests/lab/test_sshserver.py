@@ -109,6 +109,20 @@ def test_line_buffer_split_and_joined_lines() -> None:
     assert buf.feed("\n") == ["\r\n", InputLine("")]
 
 
+def test_drop_on_a_command_resets_at_that_line_whatever_came_before() -> None:
+    state = DeviceState("leaf1", "echo")
+    state.apply_fault("drop", on="configure session")
+    assert state.faults.active() == {"drop": {"on": "configure session"}}
+    lines = ["terminal length 0", "enable", "enable", "show running-config", "  configure session s1", "show x"]
+    assert [state.consume_command(line) for line in lines] == [False, False, False, False, True, False]
+    assert state.faults.active() == {}  # one-shot: the device came back
+    with pytest.raises(LabError, match=r"either after= .* or on="):
+        state.apply_fault("drop", on="show", after=2)
+    state.apply_fault("drop", after=1)
+    state.apply_fault("drop", on="show")  # the later arming replaces the earlier
+    assert state.faults.active() == {"drop": {"on": "show"}}
+
+
 def test_fault_api_errors() -> None:
     state = DeviceState("leaf1", "echo")
     state.apply_fault("Slow", ms=250)
