@@ -15,7 +15,6 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -23,49 +22,11 @@ from common import lab_fabric
 
 from roceops.device.oper import for_intent
 from roceops.lab.fabric_specs import lab_specs
-from roceops.lab.personality import Session, SessionInfo, get_personality
+from roceops.lab.inprocess import InProcessConnection
+from roceops.lab.personality import SessionInfo, get_personality
 from roceops.plan import plan
 from roceops.platforms.base import get_driver
 from roceops.topology.expand import expand
-
-
-class InProcessConnection:
-    """Just enough of a Netmiko connection for the drivers' reads: each written line is answered by the
-    personality at once, echoed and followed by the prompt, as the SSH lab does."""
-
-    RETURN = "\n"
-    remote_conn = None
-    read_timeout_override = None
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.pending = ""
-        self.server_s = 0.0
-        self.base_prompt = session.prompt().rstrip().rstrip("#$>").strip()
-
-    def write_channel(self, data: str) -> None:
-        lines = data.split("\n")
-        for line in lines[:-1] if data.endswith("\n") else lines:
-            t0 = time.process_time()
-            reply: Any = self.session.handle(line)
-            text = reply.text if hasattr(reply, "text") else str(reply)
-            self.server_s += time.process_time() - t0
-            self.pending += f"{line}\n{text}{'' if not text or text.endswith(chr(10)) else chr(10)}"
-            self.pending += self.session.prompt()
-
-    def read_channel(self) -> str:
-        out, self.pending = self.pending, ""
-        return out
-
-    def normalize_cmd(self, command: str) -> str:
-        return command.rstrip("\n") + "\n"
-
-    def find_prompt(self) -> str:
-        return self.session.prompt().strip()
-
-    def enable(self) -> None:
-        self.write_channel("enable\n")
-        self.read_channel()
 
 
 def main() -> None:

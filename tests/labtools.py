@@ -13,7 +13,7 @@ import yaml
 from conftest import EXAMPLES
 from netmiko import ConnectHandler
 
-from roceops.lab.personality import Session
+from roceops.lab.inprocess import InProcessConnection
 from roceops.lab.runtime import LabThread
 from roceops.model.intent import FabricIntent
 from roceops.platforms.base import get_platform
@@ -59,39 +59,4 @@ def wait_until(check: Callable[[], bool], timeout: float = 8.0, step: float = 0.
     return False
 
 
-class InProcess:
-    """Just enough of a Netmiko connection for the drivers' reads: each written line is answered by the lab
-    personality at once, echoed and followed by the prompt, as the SSH lab does. ``lines``: what was sent."""
-
-    RETURN = "\n"
-    remote_conn = None
-    read_timeout_override = None
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.pending = ""
-        self.lines: list[str] = []
-        self.base_prompt = session.prompt().rstrip().rstrip("#$>").strip()
-
-    def write_channel(self, data: str) -> None:
-        lines = data.split("\n")
-        for line in lines[:-1] if data.endswith("\n") else lines:
-            self.lines.append(line)
-            reply: Any = self.session.handle(line)
-            text = str(getattr(reply, "text", reply))
-            self.pending += f"{line}\n{text}{'' if not text or text.endswith(chr(10)) else chr(10)}"
-            self.pending += self.session.prompt()
-
-    def read_channel(self) -> str:
-        out, self.pending = self.pending, ""
-        return out
-
-    def normalize_cmd(self, command: str) -> str:
-        return command.rstrip("\n") + "\n"
-
-    def find_prompt(self) -> str:
-        return self.session.prompt().strip()
-
-    def enable(self) -> None:
-        self.write_channel("enable\n")
-        self.read_channel()
+InProcess = InProcessConnection  # the tests' name for it

@@ -120,6 +120,18 @@ def canonical_config_db(text: str) -> str:
     return _dump_plain(doc) if _C_ENCODE is not None else dump_config_db(doc)
 
 
+def _plain_loads(text: str) -> dict[str, Any] | None:
+    """``text`` parsed (C parser, no hook) when it has no ``\\u`` escape and is a plain CONFIG_DB document (the
+    colon count of the callers needs both); None otherwise."""
+    if "\\u" in text:
+        return None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return doc if _plain_config_db(doc) else None
+
+
 def _dumped_without_duplicates(body: str) -> str | None:
     """The canonical dump of ``body`` when it parses (C parser, no per-object hook) as a plain CONFIG_DB document
     with no key twice in one object; None leaves every other case to the checking parse.
@@ -128,13 +140,8 @@ def _dumped_without_duplicates(body: str) -> str | None:
     strings every ``:`` of the text follows a key, and a string's own ``:`` reaches the dump unescaped unless the
     text wrote it as ``\\u003a``; so, for a text without ``\\u`` escapes, the text has no repeated key exactly
     when it holds as many ``:`` as the dump plus one per dropped empty table (``"TABLE": {}``)."""
-    if "\\u" in body or _C_ENCODE is None:
-        return None
-    try:
-        doc = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if not _plain_config_db(doc):
+    doc = _plain_loads(body) if _C_ENCODE is not None else None
+    if doc is None:
         return None
     tables = {table: entries for table, entries in doc.items() if entries}
     out = _dump_plain(tables)
@@ -173,13 +180,8 @@ def _section(members: str) -> tuple[dict[str, str], tuple[str, ...]] | None:
     names), or None unless they brace into a plain CONFIG_DB object without a repeated key (see
     :func:`_dumped_without_duplicates`)."""
     text = "{" + members + "}"
-    if not members.strip() or "\\u" in text:
-        return None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    if not _plain_config_db(doc):
+    doc = _plain_loads(text) if members.strip() else None
+    if doc is None:
         return None
     blocks = {table: _table_block(table, entries) for table, entries in doc.items() if entries}
     if sum(b.count(":") for b in blocks.values()) + len(doc) - len(blocks) != text.count(":"):
