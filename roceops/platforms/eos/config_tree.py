@@ -110,32 +110,32 @@ def _copied(text: str, node: Any) -> ConfigLine:
 
 
 def _plain_tree(text: str) -> ConfigLine:
+    lines = text.splitlines()
+    # a running-config repeats most of its lines: read each distinct line once
+    read = {raw: _plain_line(raw) for raw in dict.fromkeys(lines)}
     root = ConfigLine("", [])
     sections = [root]
-    open_: list[tuple[int, list[Line]]] = [(-1, root.children)]  # (indent, children) from the root to the parent
+    children, parent = root.children, -1  # where lines go now, and the indentation of the line they are under
+    enclosing: list[tuple[int, list[Line]]] = []  # (parent, children) of the sections around that one
     last = -1  # the indentation of the line read last
-    seen: dict[str, tuple[str, int] | None] = {}  # a running-config repeats most of its lines: read each once
-    for raw in text.splitlines():
-        if raw in seen:
-            read = seen[raw]
-        else:
-            read = seen[raw] = _plain_line(raw)
-        if read is None:
+    for got in map(read.__getitem__, lines):
+        if got is None:
             continue
-        body, indent = read
-        siblings = open_[-1][1]
-        if indent > last and siblings:  # under the line read last, which becomes a section
-            section = ConfigLine(siblings[-1], [])  # type: ignore[arg-type]  # that line is still a str here
-            siblings[-1] = section
+        body, indent = got
+        if indent > last and children:  # under the line read last, which becomes a section
+            section = ConfigLine(children[-1], [])  # type: ignore[arg-type]  # that line is still a str here
+            children[-1] = section
             sections.append(section)
-            open_.append((last, section.children))
+            enclosing.append((parent, children))
+            children, parent = section.children, last
         else:
-            while indent <= open_[-1][0]:  # the root's indentation (-1) stops the walk
-                open_.pop()
-        open_[-1][1].append(body)
+            while indent <= parent:  # the root's indentation (-1) stops the walk
+                parent, children = enclosing.pop()
+        children.append(body)
         last = indent
     for section in sections:  # hier_config refuses a line twice in one section
-        if len(section.children) > 1 and len({line_text(c) for c in section.children}) < len(section.children):
+        kids = section.children
+        if len(kids) > 1 and len({c if c.__class__ is str else c.text for c in kids}) < len(kids):  # type: ignore[union-attr]
             raise _NeedsHConfig
     return root
 
@@ -144,14 +144,20 @@ def _plain_line(raw: str) -> tuple[str, int] | None:
     """(text, indentation) of one line as hier_config's loader reads it, None for a line it drops."""
     if raw.startswith("banner "):
         raise _NeedsHConfig
-    line = " " * (len(raw) - len(raw.lstrip())) + " ".join(raw.split())
+    words = raw.split()
+    if not words:  # a blank line
+        return None
+    body = " ".join(words)  # whitespace collapsed: no space at either end
+    indent = len(raw) - len(raw.lstrip())
+    line = " " * indent + body
     if _ANY_LINE_SUB.search(line):  # else no substitution changes the line
         for pattern, replace in _LINE_SUBS:
             line = pattern.sub(replace, line)
-    line = line.rstrip()
-    if not line:
-        return None
-    body = line.lstrip()
+        line = line.rstrip()
+        if not line:
+            return None
+        body = line.lstrip()
+        indent = len(line) - len(body)
     if body in _EXITS:
         raise _NeedsHConfig
-    return body, len(line) - len(body)
+    return body, indent

@@ -23,6 +23,7 @@ from roceops.platforms.eos.parsers import (
     DEFAULT_TC_TO_QUEUE,
     neighbor_sort_key,
     network_order,
+    share_queues,
 )
 from roceops.platforms.eos.render import TRUST, WATCHDOG_ACTIONS, eos_mtu, kbytes
 
@@ -47,7 +48,9 @@ def expected(intent: SwitchIntent) -> ObservedSwitch:
     bgp = data["bgp"]
     bgp["neighbors"] = sorted(bgp["neighbors"], key=lambda n: neighbor_sort_key(n["ip"]))
     bgp["networks"] = network_order(bgp["networks"])
-    return ObservedSwitch.model_validate(data)
+    shown = ObservedSwitch.model_validate(data)
+    share_queues((shown.ports or {}).values())  # every port: one dict of the same queue objects again
+    return shown
 
 
 def expected_queues(qos: SwitchQos) -> dict[int, ObservedQueue]:

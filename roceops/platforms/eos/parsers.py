@@ -34,7 +34,10 @@ of the TC->queue map that an interface does not configure), the TC->queue identi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
+from socket import inet_aton, inet_ntoa
 from typing import Any
 
 from roceops.device.observed import (
@@ -57,7 +60,7 @@ from roceops.platforms.eos.config_tree import (
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
 from roceops.platforms.eos.render import SPEED_KEYWORDS
 from roceops.util import json_text
-from roceops.util.sorting import INVALID_IP_VERSION, ip_key, ip_sort_key, port_key, prefix_key
+from roceops.util.sorting import INVALID_IP_VERSION, ip_sort_key, port_key, prefix_key
 
 CMD_RUNNING = "show running-config"
 CMD_INTERFACES = "show interfaces | json"
@@ -154,19 +157,25 @@ def _tx_queue(lines: tuple[str, ...]) -> ObservedQueue:
     return ObservedQueue(scheduler="dwrr" if dwrr else "strict", weight=weight, ecn=ecn)
 
 
-def parse_interface(intf: Line) -> dict[str, Any]:
+def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | None] | None = None) -> dict[str, Any]:
     """One ``interface`` section -> ObservedSwitchPort fields: name, speed (Mb/s, None for a keyword not in
     :data:`SPEED_OF_KEYWORD`), MTU, admin state, description, address, PFC, watchdog, ``trust`` (``none``
-    when not configured) and the ``queues`` it configures."""
+    when not configured) and the ``queues`` it configures.
+
+    ``leaf_memo`` (one per running-config: interfaces repeat most of their lines) remembers what each line
+    says (:func:`_interface_leaf`)."""
     values: dict[str, str] = {}  # the first line with each _INTF_VALUE prefix: the rest of it, stripped
     leaves = [c for c in line_children(intf) if isinstance(c, str)]  # the lines without lines under them
     no_drop: list[int] = []
+    memo = {} if leaf_memo is None else leaf_memo
     for t in leaves:
-        if m := _INTF_VALUE.match(t):
-            if m.group(1) not in values:
-                values[m.group(1)] = m.group(2).strip()
-        elif t.startswith("priority-flow-control priority ") and (m := _NO_DROP.fullmatch(t)):
-            no_drop.append(int(m.group(1)))
+        said = memo[t] if t in memo else memo.setdefault(t, _interface_leaf(t))
+        if said is None:
+            continue
+        if isinstance(said, int):
+            no_drop.append(said)
+        elif said[0] not in values:
+            values[said[0]] = said[1]
     speed = values.get("speed")
     mtu = values.get("mtu")
     out: dict[str, Any] = {
@@ -185,11 +194,22 @@ def parse_interface(intf: Line) -> dict[str, Any]:
     return out
 
 
+def _interface_leaf(t: str) -> tuple[str, str] | int | None:
+    """What one line of an interface section says: (:data:`_INTF_VALUE` prefix, the rest stripped), a no-drop
+    PFC priority, or None (nothing :func:`parse_interface` reads from values)."""
+    if m := _INTF_VALUE.match(t):
+        return m.group(1), m.group(2).strip()
+    if t.startswith("priority-flow-control priority ") and (m := _NO_DROP.fullmatch(t)):
+        return int(m.group(1))
+    return None
+
+
 def parse_running_config(text: str) -> dict[str, Any]:
     """Everything roceops reads from an EOS running-config, as plain data (:func:`observe_config` shapes it)."""
     hc = config_tree(text)
     top = [c for c in hc.children if isinstance(c, str)]
-    interfaces = {line_text(c).split(" ", 1)[1]: parse_interface(c) for c in hc.children
+    leaf_memo: dict[str, tuple[str, str] | int | None] = {}
+    interfaces = {line_text(c).split(" ", 1)[1]: parse_interface(c, leaf_memo) for c in hc.children
                   if line_text(c).startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
     tc_to_queue = dict(DEFAULT_TC_TO_QUEUE)
@@ -255,6 +275,7 @@ def observe_config(text: str) -> ObservedSwitch:
     ports = {name: _observed_port(intf, device_queues)
              for name, intf in sorted(cfg["interfaces"].items(), key=lambda kv: port_key(kv[0]))
              if FRONT_PANEL.fullmatch(name)}
+    share_queues(ports.values())
     qos = ObservedQos(dscp_to_tc=cfg["dscp_to_tc"], tc_to_queue=cfg["tc_to_queue"],
                       pfc_watchdog=ObservedPfcWatchdog.model_validate(cfg["pfc_watchdog"]))
     out: dict[str, Any] = {"name": cfg["hostname"], "qos": qos, "ports": ports, "bgp": _observed_bgp(cfg)}
@@ -273,6 +294,23 @@ def _observed_port(intf: dict[str, Any], device_queues: frozenset[int]) -> Obser
     return ObservedSwitchPort.model_validate({**intf, "queues": queues})
 
 
+def share_queues(ports: Iterable[ObservedSwitchPort]) -> None:
+    """Ports whose ``queues`` hold the same queue objects in the same order get one dict of them again.
+
+    Validation gives every port its own copy of the dict; with one shared dict per kind of port on each side,
+    the drift walk (:func:`roceops.device.compare.compare`, whose ``same`` pairs are found by identity) walks
+    each (expected, observed) pair of queue maps once, not once per port. The value is equal and the model
+    frozen; the dict is set where pydantic keeps the field (``__dict__``, as ``model_copy(update=...)`` does).
+    Proof of equal results: tests/platforms/eos/test_eos_shared_queues.py."""
+    shared: dict[tuple[tuple[int, int], ...], dict[int, ObservedQueue]] = {}
+    for port in ports:
+        queues = port.queues
+        if queues:
+            kept = shared.setdefault(tuple([(qid, id(q)) for qid, q in queues.items()]), queues)
+            if kept is not queues:
+                port.__dict__["queues"] = kept
+
+
 def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tuple[list[ObservedBgpNeighbor], list[str]]:
     """BGP neighbours sorted by address (:func:`neighbor_sort_key`), networks de-duplicated and sorted by prefix
     (:func:`network_order`): the one order both :func:`observe_config` and the driver's ``expected`` use (lists
@@ -281,8 +319,16 @@ def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tupl
 
 
 def neighbor_sort_key(ip: str | None) -> tuple[int, int, str]:
-    """Where a BGP neighbour with address ``ip`` goes in :func:`bgp_order`."""
-    return ip_sort_key(ip or "")
+    """Where a BGP neighbour with address ``ip`` goes in :func:`bgp_order`: :func:`ip_sort_key`, a canonical
+    dotted quad (one ``inet_ntoa`` gives back) read by ``inet_aton`` (as render.py's ``_neighbor_key``)."""
+    text = ip or ""
+    try:
+        packed = inet_aton(text)
+    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
+        return ip_sort_key(text)
+    if inet_ntoa(packed) != text:  # 1.2.3, 010.0.0.1, 0x1.2.3.4...: ip_key's answer or error
+        return ip_sort_key(text)
+    return 4, int.from_bytes(packed, "big"), text
 
 
 def network_order(networks: list[str]) -> list[str]:
@@ -303,20 +349,16 @@ def _observed_bgp(cfg: dict[str, Any]) -> ObservedBgp:
     if not bgp:
         return ObservedBgp(asn=None, router_id=None, neighbors=[], networks=[])
     port_of = SubnetIndex((network_key(p["address"]), n) for n, p in cfg["interfaces"].items() if p.get("address"))
-    neighbors = [ObservedBgpNeighbor(ip=ip, remote_asn=attrs.get("remote_asn"), port=_port_of(port_of, ip),
-                                     description=attrs.get("description", ""))
-                 for ip, attrs in bgp["neighbors"].items()]
-    neighbors, networks = bgp_order(neighbors, bgp["networks"])
-    return ObservedBgp(asn=bgp["asn"], router_id=bgp.get("router_id"), neighbors=neighbors, networks=networks)
-
-
-def _port_of(index: SubnetIndex, ip: str) -> str:
-    """The interface whose network holds ``ip`` ("" when none does, or ``ip`` is a peer-group name)."""
-    try:
-        key = ip_key(ip)
-    except ValueError:
-        return ""
-    return index.find(key) or ""
+    keyed = []  # (neighbor_sort_key, neighbour): each address read once, for its port and its place
+    for ip, attrs in bgp["neighbors"].items():
+        key = neighbor_sort_key(ip)
+        port = (port_of.find((key[0], key[1])) or "") if key[0] != INVALID_IP_VERSION else ""
+        keyed.append((key, ObservedBgpNeighbor(ip=ip, remote_asn=attrs.get("remote_asn"), port=port,
+                                               description=attrs.get("description", ""))))
+    keyed.sort(key=itemgetter(0))  # bgp_order's order (a stable sort by the same keys)
+    neighbors = [n for _, n in keyed]
+    return ObservedBgp(asn=bgp["asn"], router_id=bgp.get("router_id"), neighbors=neighbors,
+                       networks=network_order(bgp["networks"]))
 
 
 # --------------------------------------------------------------------------- text tables
