@@ -62,6 +62,7 @@ COLLECT = (p.CMD_RUNNING, p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD
            p.CMD_VERSION, p.CMD_NDP)
 COUNTERS = (p.CMD_INTERFACES, p.CMD_PFC, p.CMD_PFC_WATCHDOG, p.CMD_ECN)  # link state and counters only
 _PFC_NAMES = {prio: (f"pfc_rx_{prio}", f"pfc_tx_{prio}") for prio in range(8)}  # operational's counter names
+_ECN_NAMES = {q: f"ecn_marked_q{q}" for q in range(8)}  # the same for the ECN marks per queue
 MANAGED_PREFIXES = ("hostname ", "service routing protocols model ", "ip routing", "no ip routing", "qos map ",
                     "priority-flow-control ", "router bgp ")
 
@@ -186,7 +187,7 @@ class EosDriver(RoomDriver):
         ports: dict[str, PortOper] = {}
         for name in dict.fromkeys([*intfs, *pfc]):
             i = intfs.get(name)
-            counters = dict(i["counters"]) if i else {}
+            counters = i["counters"] if i else {}  # parse_interfaces_json's own dict, made for this call
             if name in pfc:
                 per = pfc[name]["priorities"]
                 if per:
@@ -198,8 +199,11 @@ class EosDriver(RoomDriver):
             if wd is not None:
                 counters["pfcwd_storms"] = wd.get(name, 0)
             if name in ecn:
-                counters["ecn_marked"] = sum(v for v in ecn[name].values() if v)
-                counters.update({f"ecn_marked_q{q}": v for q, v in ecn[name].items() if v is not None})
+                marked = ecn[name]
+                counters["ecn_marked"] = sum(v for v in marked.values() if v)
+                for q, v in marked.items():
+                    if v is not None:
+                        counters[_ECN_NAMES.get(q) or f"ecn_marked_q{q}"] = v
             ports[name] = PortOper(name=name, oper_up=i["oper_up"] if i else None, speed=i["speed"] if i else None,
                                    mtu=i["mtu"] if i else None, counters=counters)
         lldp = {port: LldpNeighbor(device=dev, port=rport)

@@ -23,7 +23,6 @@ from roceops.platforms.eos.parsers import (
     DEFAULT_TC_TO_QUEUE,
     neighbor_sort_key,
     network_order,
-    share_queues,
 )
 from roceops.platforms.eos.render import TRUST, WATCHDOG_ACTIONS, eos_mtu, kbytes
 
@@ -49,7 +48,8 @@ def expected(intent: SwitchIntent) -> ObservedSwitch:
     bgp["neighbors"] = sorted(bgp["neighbors"], key=lambda n: neighbor_sort_key(n["ip"]))
     bgp["networks"] = network_order(bgp["networks"])
     shown = ObservedSwitch.model_validate(data)
-    share_queues((shown.ports or {}).values())  # every port: one dict of the same queue objects again
+    for port in (shown.ports or {}).values():  # validation copied the dict per port: one for all again
+        port.__dict__["queues"] = queues  # equal (the same queue objects, in order); see parsers.share_queues
     return shown
 
 

@@ -50,7 +50,6 @@ from roceops.device.observed import (
     ObservedSwitch,
     ObservedSwitchPort,
 )
-from roceops.device.oper import canonical_mac
 from roceops.platforms.eos.config_tree import (
     Line,
     config_tree,
@@ -252,6 +251,8 @@ def _parse_bgp(sec: Line) -> dict[str, Any]:
     for t in map(line_text, line_children(sec)):
         if t.startswith("router-id "):
             out["router_id"] = t.split()[1]
+        elif not t.startswith(("neighbor ", "network ")):  # no pattern below matches it
+            continue
         elif m := _NEIGHBOR_AS.fullmatch(t):
             out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = asn_value(m.group(2))
         elif m := _NEIGHBOR_DESCRIPTION.fullmatch(t):
@@ -512,17 +513,34 @@ def parse_lldp_json(text: str) -> dict[str, tuple[str, str]]:
             for n in load_json(text, "show lldp neighbors").get("lldpNeighbors", [])}
 
 
+_SHORT_IFNAME = re.compile(r"Et(\d[\d/]*)")
+
+
 def _long_ifname(name: str) -> str:
     """EOS's short interface names (``Et1``, ``Et1/1``) in the long form the rest of the room uses."""
-    m = re.fullmatch(r"Et(\d[\d/]*)", name)
+    m = _SHORT_IFNAME.fullmatch(name)
     return f"Ethernet{m.group(1)}" if m else name
+
+
+_MAC_SEPARATORS = str.maketrans("", "", ".:-")
+_MAC_DIGITS = re.compile(r"[0-9a-f]{12}")
+
+
+def _mac(text: str) -> str | None:
+    """:func:`roceops.device.oper.canonical_mac` (the same answer: tests/platforms/eos/test_eos_observe_fast_paths.py)
+    with the separators dropped by ``str.translate`` and the pairs joined by one f-string: a neighbour table
+    holds a MAC per entry."""
+    digits = text.strip().lower().translate(_MAC_SEPARATORS)
+    if not _MAC_DIGITS.fullmatch(digits) or digits == "000000000000":
+        return None
+    return f"{digits[:2]}:{digits[2:4]}:{digits[4:6]}:{digits[6:8]}:{digits[8:10]}:{digits[10:]}"
 
 
 def parse_ipv6_neighbors_json(text: str) -> dict[str, list[str]]:
     """``show ipv6 neighbors | json`` -> {interface (long name): [MAC aa:bb:cc:dd:ee:ff, ...]}, each MAC once."""
     out: dict[str, list[str]] = {}
     for n in load_json(text, "show ipv6 neighbors").get("ipV6Neighbors") or []:
-        mac = canonical_mac(str(n.get("hwAddress", "")))
+        mac = _mac(str(n.get("hwAddress", "")))
         iface = _long_ifname(str(n.get("interface", "")))
         if mac is not None and iface and mac not in out.setdefault(iface, []):
             out[iface].append(mac)

@@ -6,6 +6,7 @@ code is kept here as the reference; every EOS switch of lab-mini and of a 2-SU l
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import cache
 from typing import Any
@@ -17,6 +18,7 @@ from labtools import lab_mini
 
 from roceops.device.compare import compare
 from roceops.device.observed import ObservedBgp, ObservedBgpNeighbor, ObservedSwitch, ObservedSwitchPort
+from roceops.device.oper import canonical_mac
 from roceops.lab.devices.eos.device import EosCli, EosState
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import SessionInfo
@@ -25,7 +27,7 @@ from roceops.plan import plan
 from roceops.platforms.eos import DRIVER
 from roceops.platforms.eos import config_tree as ct
 from roceops.platforms.eos import parsers as p
-from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
+from roceops.platforms.eos.parsers_addresses import _V4_INTERFACE, SubnetIndex, network_key
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 from roceops.util.sorting import ip_key, ip_sort_key, port_key
@@ -112,7 +114,7 @@ def old_observed_bgp(cfg: dict[str, Any]) -> ObservedBgp:
     bgp = cfg["bgp"]
     if not bgp:
         return ObservedBgp(asn=None, router_id=None, neighbors=[], networks=[])
-    port_of = SubnetIndex((network_key(q["address"]), n) for n, q in cfg["interfaces"].items() if q.get("address"))
+    port_of = SubnetIndex((old_network_key(q["address"]), n) for n, q in cfg["interfaces"].items() if q.get("address"))
 
     def port(ip: str) -> str:
         try:
@@ -128,11 +130,35 @@ def old_observed_bgp(cfg: dict[str, Any]) -> ObservedBgp:
                        networks=p.network_order(bgp["networks"]))
 
 
+def old_parse_bgp(sec: ct.Line) -> dict[str, Any]:
+    out: dict[str, Any] = {"asn": p.asn_value(ct.line_text(sec).split()[-1]), "neighbors": {}, "networks": []}
+    for t in map(ct.line_text, ct.line_children(sec)):
+        if t.startswith("router-id "):
+            out["router_id"] = t.split()[1]
+        elif m := p._NEIGHBOR_AS.fullmatch(t):
+            out["neighbors"].setdefault(m.group(1), {})["remote_asn"] = p.asn_value(m.group(2))
+        elif m := p._NEIGHBOR_DESCRIPTION.fullmatch(t):
+            out["neighbors"].setdefault(m.group(1), {})["description"] = m.group(2)
+        elif m := p._NETWORK.fullmatch(t):
+            out["networks"].append(m.group(1))
+    return out
+
+
+def old_network_key(prefix: str) -> tuple[int, int, int]:
+    if (m := _V4_INTERFACE.fullmatch(prefix)) and int(m.group(5)) <= 32:
+        mask = (0xFFFFFFFF << (32 - int(m.group(5)))) & 0xFFFFFFFF
+        a, b, c, d = (int(x) for x in m.groups()[:4])
+        return 4, mask, ((a << 24) | (b << 16) | (c << 8) | d) & mask
+    net = ipaddress.ip_interface(prefix).network
+    return net.version, int(net.netmask), int(net.network_address)
+
+
 def old_observe_config(text: str, monkeypatch: pytest.MonkeyPatch) -> ObservedSwitch:
     """observe_config as it was: the previous tree, interface and BGP readers, each port its own queue map."""
     with monkeypatch.context() as m:
         m.setattr(p, "config_tree", old_config_tree)
         m.setattr(p, "parse_interface", lambda intf, memo=None: old_parse_interface(intf))
+        m.setattr(p, "_parse_bgp", old_parse_bgp)
         cfg = p.parse_running_config(text)
     device_queues = frozenset(cfg["tc_to_queue"].values())
     ports = {name: ObservedSwitchPort.model_validate({**intf, "queues": {
@@ -203,6 +229,10 @@ def tree(node: ct.ConfigLine) -> list[tuple[str, list[Any]]]:
 
 
 # --------------------------------------------------------------------------- tests
+ADDRESSES = st.one_of(st.ip_addresses().map(str), st.text(alphabet="0123456789.x:abf", max_size=18),
+                      st.sampled_from(["1.2.3", "010.0.0.1", "0x1.2.3.4", "1.2.3.4 ", " 1.2.3.4", "256.1.1.1", "1",
+                                       "1.2.3.4\x00", "peers", "", "::ffff:1.2.3.4", "1.2.3.04"]))
+
 
 
 def test_every_lab_switch_as_before_with_and_without_drift(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,9 +288,25 @@ def test_config_tree_as_before_on_generated_text(lines: list[str]) -> None:
     test_config_tree_as_before_on_odd_text("\n".join(lines) + "\n")
 
 
-@given(st.one_of(st.ip_addresses().map(str), st.text(alphabet="0123456789.x:abf", max_size=18),
-                 st.sampled_from(["1.2.3", "010.0.0.1", "0x1.2.3.4", "1.2.3.4 ", " 1.2.3.4", "256.1.1.1", "1",
-                                  "1.2.3.4\x00", "peers", "", "::ffff:1.2.3.4", "1.2.3.04"])))
+@given(ADDRESSES)
 def test_neighbor_sort_key_is_ip_sort_key(ip: str) -> None:
     assert p.neighbor_sort_key(ip) == ip_sort_key(ip)
     assert p.neighbor_sort_key(None) == ip_sort_key("")
+
+
+@given(ADDRESSES, st.sampled_from(["/", "/0", "/31", "/032", "/32", "/33", "/128", "/²", "/3 ", "/24/1", ""]))
+def test_network_key_as_before(address: str, length: str) -> None:
+    try:
+        want = old_network_key(address + length)
+    except ValueError as exc:
+        with pytest.raises(type(exc)):
+            network_key(address + length)
+        return
+    assert network_key(address + length) == want
+
+
+@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEF.:- \t", max_size=20), st.text(max_size=16),
+                 st.sampled_from(["b8ce.f6a6.8561", "52:54:00:87:8F:2C", "0000.0000.0000", "00-00-00-00-00-01",
+                                  " aabb.ccdd.eeff\n", "aabb.ccdd.eef", "aabbccddeeff0"])))
+def test_neighbour_table_mac_is_canonical_mac(text: str) -> None:
+    assert p._mac(text) == canonical_mac(text)
