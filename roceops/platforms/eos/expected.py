@@ -49,7 +49,7 @@ def expected(intent: SwitchIntent) -> ObservedSwitch:
     bgp["networks"] = network_order(bgp["networks"])
     shown = ObservedSwitch.model_validate(data)
     for port in (shown.ports or {}).values():  # validation copied the dict per port: one for all again
-        port.__dict__["queues"] = queues  # equal (the same queue objects, in order); see parsers.share_queues
+        port.__dict__["queues"] = queues  # equal (the same queue objects, in order); as parsers._observed_ports
     return shown
 
 

@@ -34,7 +34,6 @@ of the TC->queue map that an interface does not configure), the TC->queue identi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 from operator import itemgetter
 from socket import inet_aton, inet_ntoa
@@ -132,11 +131,15 @@ def parse_tx_queues(intf: Line) -> dict[int, ObservedQueue]:
     weight, ECN."""
     out: dict[int, ObservedQueue] = {}
     for q in line_children(intf):
-        text = line_text(q)
-        if not text.startswith(("tx-queue ", "uc-tx-queue ")) or not (m := _TX_QUEUE.fullmatch(text)):
-            continue
-        out[int(m.group(1))] = _tx_queue(tuple(map(line_text, line_children(q))))
+        _read_tx_queue(q, q if isinstance(q, str) else q.text, out)
     return out
+
+
+def _read_tx_queue(q: Line, text: str, out: dict[int, ObservedQueue]) -> None:
+    """``out[N]`` for a ``[uc-]tx-queue N`` line ``q`` (whose text is ``text``): the queue its lines describe."""
+    if text.startswith(("tx-queue ", "uc-tx-queue ")) and (m := _TX_QUEUE.fullmatch(text)):
+        lines = () if isinstance(q, str) else tuple([c if isinstance(c, str) else c.text for c in q.children])
+        out[int(m.group(1))] = _tx_queue(lines)
 
 
 @lru_cache(maxsize=256)  # every interface has the same few tx-queue sections; the models are frozen, so shared
@@ -164,14 +167,19 @@ def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | Non
     ``leaf_memo`` (one per running-config: interfaces repeat most of their lines) remembers what each line
     says (:func:`_interface_leaf`)."""
     values: dict[str, str] = {}  # the first line with each _INTF_VALUE prefix: the rest of it, stripped
-    leaves = [c for c in line_children(intf) if isinstance(c, str)]  # the lines without lines under them
+    leaves: list[str] = []  # the lines without lines under them
     no_drop: list[int] = []
+    queues: dict[int, ObservedQueue] = {}  # parse_tx_queues(intf), read in the same pass
     memo = {} if leaf_memo is None else leaf_memo
-    for t in leaves:
-        said = memo[t] if t in memo else memo.setdefault(t, _interface_leaf(t))
-        if said is None:
+    for c in line_children(intf):
+        if not isinstance(c, str):
+            _read_tx_queue(c, c.text, queues)
             continue
-        if isinstance(said, int):
+        leaves.append(c)
+        said = memo[c] if c in memo else memo.setdefault(c, _interface_leaf(c))
+        if said is None:
+            _read_tx_queue(c, c, queues)  # a tx-queue line without lines under it is one too
+        elif isinstance(said, int):
             no_drop.append(said)
         elif said[0] not in values:
             values[said[0]] = said[1]
@@ -186,7 +194,7 @@ def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | Non
         "pfc_priorities": sorted(no_drop) if "priority-flow-control on" in leaves else [],
         "pfc_watchdog": "priority-flow-control pause watchdog" in leaves,
         "trust": values.get("qos trust") or "none",
-        "queues": parse_tx_queues(intf),
+        "queues": queues,
     }
     if speed is not None:
         out["speed"] = SPEED_OF_KEYWORD.get(speed.removeprefix("forced "))
@@ -208,8 +216,8 @@ def parse_running_config(text: str) -> dict[str, Any]:
     hc = config_tree(text)
     top = [c for c in hc.children if isinstance(c, str)]
     leaf_memo: dict[str, tuple[str, str] | int | None] = {}
-    interfaces = {line_text(c).split(" ", 1)[1]: parse_interface(c, leaf_memo) for c in hc.children
-                  if line_text(c).startswith("interface ")}
+    interfaces = {text.split(" ", 1)[1]: parse_interface(c, leaf_memo) for c in hc.children
+                  if (text := c if isinstance(c, str) else c.text).startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
     tc_to_queue = dict(DEFAULT_TC_TO_QUEUE)
     watchdog: dict[str, Any] = {}
@@ -272,11 +280,7 @@ def observe_config(text: str) -> ObservedSwitch:
     sorted by address and networks by prefix (:func:`bgp_order`), whatever order the config lists them in.
     """
     cfg = parse_running_config(text)
-    device_queues = frozenset(cfg["tc_to_queue"].values())
-    ports = {name: _observed_port(intf, device_queues)
-             for name, intf in sorted(cfg["interfaces"].items(), key=lambda kv: port_key(kv[0]))
-             if FRONT_PANEL.fullmatch(name)}
-    share_queues(ports.values())
+    ports = _observed_ports(cfg)
     qos = ObservedQos(dscp_to_tc=cfg["dscp_to_tc"], tc_to_queue=cfg["tc_to_queue"],
                       pfc_watchdog=ObservedPfcWatchdog.model_validate(cfg["pfc_watchdog"]))
     out: dict[str, Any] = {"name": cfg["hostname"], "qos": qos, "ports": ports, "bgp": _observed_bgp(cfg)}
@@ -285,31 +289,33 @@ def observe_config(text: str) -> ObservedSwitch:
     return ObservedSwitch.model_validate(out)
 
 
-def _observed_port(intf: dict[str, Any], device_queues: frozenset[int]) -> ObservedSwitchPort:
-    """One interface's dict (:func:`parse_interface`) as an ObservedSwitchPort; its queues are those the
-    interface configures plus, as EOS's default (strict, no weight, no ECN), every other queue of the device's
-    TC->queue map."""
-    queues: dict[int, ObservedQueue] = intf["queues"]
-    if not device_queues <= queues.keys():
-        queues = {qid: queues.get(qid, DEFAULT_QUEUE) for qid in sorted(device_queues | queues.keys())}
-    return ObservedSwitchPort.model_validate({**intf, "queues": queues})
+def _observed_ports(cfg: dict[str, Any]) -> dict[str, ObservedSwitchPort]:
+    """The front-panel interfaces (:func:`parse_interface` dicts) as ObservedSwitchPorts in port order; each
+    port's queues are those the interface configures plus, as EOS's default (strict, no weight, no ECN), every
+    other queue of the device's TC->queue map.
 
-
-def share_queues(ports: Iterable[ObservedSwitchPort]) -> None:
-    """Ports whose ``queues`` hold the same queue objects in the same order get one dict of them again.
-
-    Validation gives every port its own copy of the dict; with one shared dict per kind of port on each side,
-    the drift walk (:func:`roceops.device.compare.compare`, whose ``same`` pairs are found by identity) walks
-    each (expected, observed) pair of queue maps once, not once per port. The value is equal and the model
-    frozen; the dict is set where pydantic keeps the field (``__dict__``, as ``model_copy(update=...)`` does).
-    Proof of equal results: tests/platforms/eos/test_eos_shared_queues.py."""
-    shared: dict[tuple[tuple[int, int], ...], dict[int, ObservedQueue]] = {}
-    for port in ports:
-        queues = port.queues
-        if queues:
-            kept = shared.setdefault(tuple([(qid, id(q)) for qid, q in queues.items()]), queues)
-            if kept is not queues:
-                port.__dict__["queues"] = kept
+    Interfaces that configure the same queue objects (``_tx_queue`` is cached) share one queue map: worked out
+    once and, after validation (which copies the dict per port), set again as the port's value (equal; the model
+    is frozen; set where pydantic keeps the field, ``__dict__``, as ``model_copy(update=...)`` does). With one
+    map per kind of port on each side, the drift walk (:func:`roceops.device.compare.compare`, whose ``same``
+    pairs are found by identity) walks each (expected, observed) pair of maps once, not once per port.
+    Equal results: tests/platforms/eos/test_eos_observe_fast_paths.py."""
+    device_queues = frozenset(cfg["tc_to_queue"].values())
+    maps: dict[tuple[tuple[int, int], ...], dict[int, ObservedQueue]] = {}  # by (queue, id of its object)
+    ports = {}
+    for name, intf in sorted(cfg["interfaces"].items(), key=lambda kv: port_key(kv[0])):
+        if not FRONT_PANEL.fullmatch(name):
+            continue
+        queues: dict[int, ObservedQueue] = intf["queues"]
+        key = tuple([(qid, id(q)) for qid, q in queues.items()])
+        if (shared := maps.get(key)) is None:
+            if not device_queues <= queues.keys():
+                queues = {qid: queues.get(qid, DEFAULT_QUEUE) for qid in sorted(device_queues | queues.keys())}
+            shared = maps[key] = queues
+        port = ObservedSwitchPort.model_validate({**intf, "queues": shared})
+        port.__dict__["queues"] = shared
+        ports[name] = port
+    return ports
 
 
 def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tuple[list[ObservedBgpNeighbor], list[str]]:

@@ -86,6 +86,16 @@ def old_config_tree(text: str) -> ct.ConfigLine:
         return ct._copied("", ct.hconfig(text))
 
 
+def old_parse_tx_queues(intf: ct.Line) -> dict[int, Any]:
+    out = {}
+    for q in ct.line_children(intf):
+        text = ct.line_text(q)
+        if not text.startswith(("tx-queue ", "uc-tx-queue ")) or not (m := p._TX_QUEUE.fullmatch(text)):
+            continue
+        out[int(m.group(1))] = p._tx_queue(tuple(map(ct.line_text, ct.line_children(q))))
+    return out
+
+
 def old_parse_interface(intf: ct.Line) -> dict[str, Any]:
     values: dict[str, str] = {}
     leaves = [c for c in ct.line_children(intf) if isinstance(c, str)]
@@ -103,7 +113,7 @@ def old_parse_interface(intf: ct.Line) -> dict[str, Any]:
         "address": values.get("ip address"),
         "pfc_priorities": sorted(no_drop) if "priority-flow-control on" in leaves else [],
         "pfc_watchdog": "priority-flow-control pause watchdog" in leaves,
-        "trust": values.get("qos trust") or "none", "queues": p.parse_tx_queues(intf),
+        "trust": values.get("qos trust") or "none", "queues": old_parse_tx_queues(intf),
     }
     if speed is not None:
         out["speed"] = p.SPEED_OF_KEYWORD.get(speed.removeprefix("forced "))
@@ -310,3 +320,25 @@ def test_network_key_as_before(address: str, length: str) -> None:
                                   " aabb.ccdd.eeff\n", "aabb.ccdd.eef", "aabbccddeeff0"])))
 def test_neighbour_table_mac_is_canonical_mac(text: str) -> None:
     assert p._mac(text) == canonical_mac(text)
+
+
+@pytest.mark.parametrize("body", [
+    "   tx-queue 5\n   mtu 9000\n   tx-queue 3\n      no priority\n      bandwidth percent 40\n   uc-tx-queue 5\n"
+    "      no priority\n",
+    "   uc-tx-queue 2\n      no priority\n   tx-queue 2\n      bandwidth percent 10\n   shutdown\n",
+    "   tx-queue 1\n      no priority\n         deeper line\n      random-detect ecn minimum-threshold 1 mbytes"
+    " maximum-threshold 2 mbytes\n   priority-flow-control on\n   priority-flow-control priority 4 no-drop\n",
+    "   tx-queue x\n   tx-queue 1 2\n   speed forced 100gfull\n   speed 400g-8\n   description  a  b\n   tx-queue 6\n",
+    "",
+])
+def test_interface_sections_as_before(body: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Odd interface sections (a tx-queue line without lines under it, uc- and plain queues of one number,
+    nested lines, lines that only look like queues): the one-pass reader equals the previous one."""
+    text = f"hostname a\ninterface Ethernet1/1\n{body}interface Ethernet2/1\n{body}   description x\n"
+    tree_ = ct.config_tree(text)
+    memo: dict[str, Any] = {}
+    for c in tree_.children:
+        new, old = p.parse_interface(c, memo), old_parse_interface(c)
+        assert new == old
+        assert list(new.items()) == list(old.items()) and list(new["queues"].items()) == list(old["queues"].items())
+    same(p.observe_config(text), old_observe_config(text, monkeypatch))
