@@ -159,7 +159,10 @@ def _tx_queue(lines: tuple[str, ...]) -> ObservedQueue:
     return ObservedQueue(scheduler="dwrr" if dwrr else "strict", weight=weight, ecn=ecn)
 
 
-def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | None] | None = None) -> dict[str, Any]:
+_Leaf = tuple[str, str] | int | bool | None  # what a line of an interface section says (_interface_leaf)
+
+
+def parse_interface(intf: Line, leaf_memo: dict[str, _Leaf] | None = None) -> dict[str, Any]:
     """One ``interface`` section -> ObservedSwitchPort fields: name, speed (Mb/s, None for a keyword not in
     :data:`SPEED_OF_KEYWORD`), MTU, admin state, description, address, PFC, watchdog, ``trust`` (``none``
     when not configured) and the ``queues`` it configures.
@@ -178,6 +181,8 @@ def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | Non
         leaves.append(c)
         said = memo[c] if c in memo else memo.setdefault(c, _interface_leaf(c))
         if said is None:
+            continue
+        if said is True:
             _read_tx_queue(c, c, queues)  # a tx-queue line without lines under it is one too
         elif isinstance(said, int):
             no_drop.append(said)
@@ -201,21 +206,21 @@ def parse_interface(intf: Line, leaf_memo: dict[str, tuple[str, str] | int | Non
     return out
 
 
-def _interface_leaf(t: str) -> tuple[str, str] | int | None:
+def _interface_leaf(t: str) -> _Leaf:
     """What one line of an interface section says: (:data:`_INTF_VALUE` prefix, the rest stripped), a no-drop
-    PFC priority, or None (nothing :func:`parse_interface` reads from values)."""
+    PFC priority, True for a line that may be a tx-queue, or None (nothing :func:`parse_interface` reads)."""
     if m := _INTF_VALUE.match(t):
         return m.group(1), m.group(2).strip()
     if t.startswith("priority-flow-control priority ") and (m := _NO_DROP.fullmatch(t)):
         return int(m.group(1))
-    return None
+    return True if t.startswith(("tx-queue ", "uc-tx-queue ")) else None
 
 
 def parse_running_config(text: str) -> dict[str, Any]:
     """Everything roceops reads from an EOS running-config, as plain data (:func:`observe_config` shapes it)."""
     hc = config_tree(text)
     top = [c for c in hc.children if isinstance(c, str)]
-    leaf_memo: dict[str, tuple[str, str] | int | None] = {}
+    leaf_memo: dict[str, _Leaf] = {}
     interfaces = {text.split(" ", 1)[1]: parse_interface(c, leaf_memo) for c in hc.children
                   if (text := c if isinstance(c, str) else c.text).startswith("interface ")}
     dscp_to_tc = default_dscp_to_tc()
