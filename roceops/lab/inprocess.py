@@ -45,6 +45,6 @@ class InProcessConnection:
     def find_prompt(self) -> str:
         return self.session.prompt().strip()
 
-    def enable(self) -> None:
+    def enable(self, check_state: bool = True) -> None:  # Netmiko's keyword; the lab's enable needs no check
         self.write_channel("enable\n")
         self.read_channel()

@@ -268,7 +268,9 @@ class EosDriver(RoomDriver):
         if ")#" in prompt:
             self._send(conn, "end")
         elif prompt.endswith(">"):
-            conn.enable()
+            # the prompt just read says "not privileged": Netmiko's own first check (a newline and a prompt read,
+            # one round trip) would only say so again; its check after ``enable`` stays
+            conn.enable(check_state=False)
 
     def _sessions(self, conn: Any) -> dict[str, dict[str, Any]]:
         return p.parse_sessions_json(self._send(conn, p.CMD_SESSIONS))
