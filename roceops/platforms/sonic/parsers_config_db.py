@@ -33,7 +33,7 @@ bgp                        ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (
 Keys may name several ports (``Ethernet0,Ethernet4``) and id ranges or lists (``Ethernet0|0-2``,
 ``Ethernet0|3,4``). A port's copy of a setting SONiC binds per port is that port's own, so a queue changed on
 one port shows on that port alone. Ports share the few maps, schedulers and profiles they bind: each is read,
-and its Observed model built, once per document.
+and its Observed model built, once per document, and ports that bind the same map or queues hold the same object.
 """
 
 from __future__ import annotations
@@ -362,9 +362,12 @@ class _Reader:
             if h is not None:
                 headroom[pg] = h
         out["headroom"] = headroom
-        out.update(self.port_maps(qos))
-        out["queues"] = self.port_queues(name, qos)
-        return ObservedSwitchPort.model_validate(out)
+        # the maps and queues the reader built once per document, held as they are (int maps, ObservedQueue
+        # models: what validation would copy): ports that bind the same share them, as expected()'s ports do, so the
+        # drift walk compares each pair once (tests/platforms/sonic/test_sonic_audit_fast_paths.py)
+        shared = self.port_maps(qos)
+        shared["queues"] = self.port_queues(name, qos)
+        return ObservedSwitchPort.model_validate(out).model_copy(update=shared)
 
     # ---------------------------------------------------------------- addresses, bgp
 

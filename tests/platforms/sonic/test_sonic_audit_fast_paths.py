@@ -1,10 +1,12 @@
-"""The SONiC audit's fast paths give what the previous code gave: ``operational`` (its per-port loop) and the
-facts' breakout children (cached per switch profile and cage names). On every SONiC switch of lab-mini and of a
-2-SU lab fabric (bench/common.py ``lab_fabric``), on the real captures of shared/fixtures/sonic, and on outputs with
-N/A counters."""
+"""The SONiC audit's fast paths give what the previous code gave: ``operational`` (its per-port loop), the facts'
+breakout children (cached per switch profile and cage names), and the CONFIG_DB reader's ports, which share the
+maps and queues they bind instead of each validating its own copy (equal models, equal drift). On every SONiC
+switch of lab-mini and of a 2-SU lab fabric (bench/common.py ``lab_fabric``), on the real captures of
+shared/fixtures/sonic, and on outputs with N/A counters."""
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -14,14 +16,18 @@ from typing import Any
 import pytest
 from labtools import lab_mini
 
+from roceops.device.compare import compare
+from roceops.device.observed import ObservedQueue, ObservedSwitch, ObservedSwitchPort
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import SessionInfo, get_personality
+from roceops.plan import plan
 from roceops.platforms.sonic import driver as D
 from roceops.platforms.sonic import facts as F
 from roceops.platforms.sonic import parsers as P
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
+from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
 
@@ -215,3 +221,78 @@ def test_a_new_profile_object_is_not_answered_from_the_cache(monkeypatch: pytest
     fewer: Any = real.model_copy(update={"cages": tuple(c for c in real.cages if c.name != "Ethernet8")})
     monkeypatch.setattr(F, "switch_profile", lambda name: fewer)
     assert F.breakout_children("Dell-Z9864f-O64", cages) == frozenset()
+
+
+# ---------------------------------------------------------------------------------------------- observe
+
+
+def _revalidated(port: ObservedSwitchPort) -> ObservedSwitchPort:
+    """The port as the previous reader built it: every field it sets validated (own copies of maps and queues)."""
+    return ObservedSwitchPort.model_validate({f: getattr(port, f) for f in port.model_fields_set})
+
+
+def _types(value: Any) -> Any:
+    """The value's shape with the type of every part (an int key that became a str would show)."""
+    if isinstance(value, dict):
+        return {(type(k), k): _types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    if isinstance(value, ObservedQueue):
+        return (ObservedQueue, value.model_dump())
+    return type(value), value
+
+
+def _same_as_validated(observed: ObservedSwitch) -> None:
+    assert observed.ports
+    for port in observed.ports.values():
+        again = _revalidated(port)
+        assert port == again and port.model_fields_set == again.model_fields_set
+        assert [_types(getattr(port, f)) for f in type(port).model_fields] == [
+            _types(getattr(again, f)) for f in type(again).model_fields]
+
+
+def _drifted(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with one port's queue rescheduled, one port's DSCP map and one port's PFC changed."""
+    out = copy.deepcopy(doc)
+    queue = sorted(out.get("QUEUE") or {})
+    if queue:
+        out["QUEUE"][queue[len(queue) // 2]]["scheduler"] = "[SCHEDULER|roceops-none]"
+    qos = [k for k in sorted(out.get("PORT_QOS_MAP") or {}) if k != "global"]
+    if qos:
+        out["PORT_QOS_MAP"][qos[-1]]["dscp_to_tc_map"] = "[DSCP_TO_TC_MAP|missing]"
+        out["PORT_QOS_MAP"][qos[0]]["pfc_enable"] = "2"
+    return out
+
+
+def test_ports_share_their_maps_and_queues_and_equal_validated_copies_on_every_lab_switch() -> None:
+    seen = 0
+    for fabric in (lab_mini(), two_su()):
+        for spec in lab_specs(fabric, configured=True):
+            if spec.platform != "sonic":
+                continue
+            personality = get_personality(spec.platform)
+            state = personality.state_factory(spec.name, spec.platform, spec.extra)
+            session = personality.session_factory(state, SessionInfo(username="admin", pty=True))
+            doc = D._load(str(getattr(r := session.handle(D.PRINT_DATA), "text", r)), "print-data")
+            expected = D.DRIVER.expected(plan(fabric, spec.name))
+            for variant in (doc, _drifted(doc)):
+                observed = parse_config_db(variant)
+                _same_as_validated(observed)
+                ports = list(observed.ports.values())
+                assert len({id(p.queues) for p in ports}) < len(ports)  # shared (what the compare walk skips)
+                assert len({id(p.dscp_to_tc) for p in ports}) <= 2
+                previous = observed.model_copy(update={"ports": {n: _revalidated(p) for n, p in
+                                                                 observed.ports.items()}})
+                assert compare(expected, observed) == compare(expected, previous)
+            assert compare(expected, parse_config_db(_drifted(doc)))  # the drift is found
+            seen += 1
+    assert seen >= 4
+
+
+@pytest.mark.skipif(not FIX.is_dir(), reason="shared/fixtures/sonic is not present")
+@pytest.mark.parametrize("name", ["config_db_buffers_mellanox4600c_t1.json", "config_db_qos_dell9332.json",
+                                  "config_db_qos_mellanox4600c_c64.json"])
+def test_real_config_db_ports_equal_validated_copies(name: str) -> None:
+    doc = D._load((FIX / name).read_text(), name)
+    _same_as_validated(parse_config_db(doc))
+    _same_as_validated(parse_config_db(_drifted(doc)))
