@@ -1,8 +1,8 @@
 """The SONiC audit's fast paths give what the previous code gave: ``operational`` (its per-port loop), the facts'
 breakout children (cached per switch profile and cage names), and the CONFIG_DB reader's ports, which share the
-maps and queues they bind instead of each validating its own copy (equal models, equal drift). On every SONiC
-switch of lab-mini and of a 2-SU lab fabric (bench/common.py ``lab_fabric``), on the real captures of
-shared/fixtures/sonic, and on outputs with N/A counters."""
+maps and queues they bind instead of each validating its own copy (equal models, equal drift), and its BGP
+neighbours (validated with ObservedBgp in one call). On every SONiC switch of lab-mini and of a 2-SU lab fabric
+(bench/common.py ``lab_fabric``), on the real captures of shared/fixtures/sonic, and on outputs with N/A counters."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from labtools import lab_mini
 
 from roceops.device.compare import compare
-from roceops.device.observed import ObservedQueue, ObservedSwitch, ObservedSwitchPort
+from roceops.device.observed import ObservedBgp, ObservedBgpNeighbor, ObservedQueue, ObservedSwitch, ObservedSwitchPort
 from roceops.device.oper import BgpSession, LldpNeighbor, OperState, PortOper
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.personality import SessionInfo, get_personality
@@ -25,11 +25,13 @@ from roceops.plan import plan
 from roceops.platforms.sonic import driver as D
 from roceops.platforms.sonic import facts as F
 from roceops.platforms.sonic import parsers as P
+from roceops.platforms.sonic import parsers_config_db as C
 from roceops.platforms.sonic import parsers_control as PC
 from roceops.platforms.sonic import parsers_oper as O
 from roceops.platforms.sonic.parsers_config_db import parse_config_db
 from roceops.topology.expand import expand
 from roceops.topology.fabric import Fabric
+from roceops.util.sorting import ip_sort_key
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = ROOT.parent / "shared" / "fixtures" / "sonic"
@@ -296,3 +298,66 @@ def test_real_config_db_ports_equal_validated_copies(name: str) -> None:
     doc = D._load((FIX / name).read_text(), name)
     _same_as_validated(parse_config_db(doc))
     _same_as_validated(parse_config_db(_drifted(doc)))
+
+
+def bgp_before(r: Any, addresses: dict[str, str]) -> ObservedBgp | None:
+    """``_Reader.bgp`` as it was (main at c2d29b6), verbatim: one ObservedBgpNeighbor per neighbour."""
+    meta = r.t("DEVICE_METADATA").get("localhost", {})
+    table = r.t("BGP_NEIGHBOR")
+    if not table and "bgp_asn" not in meta and not r.t("BGP_GLOBALS"):
+        return None
+    local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
+    neighbors = sorted((ObservedBgpNeighbor(ip=key.rsplit("|", 1)[-1], remote_asn=C._int(f.get("asn")),
+                                            port=local_port.get(f.get("local_addr", ""), ""),
+                                            description=f.get("name", ""))
+                        for key, f in table.items()), key=lambda n: ip_sort_key(n.ip or ""))
+    out: dict[str, Any] = {"neighbors": neighbors}
+    instance = r.t("BGP_GLOBALS").get("default", {})
+    asn = instance.get("local_asn", meta.get("bgp_asn"))
+    router_id = instance.get("router_id", meta.get("bgp_router_id"))
+    if asn is not None:
+        out["asn"] = C._int(asn)
+    if router_id is not None:
+        out["router_id"] = router_id
+    if r.t("BGP_GLOBALS") or r.t("BGP_GLOBALS_AF_NETWORK"):
+        ours = "default|ipv4_unicast|"
+        nets = [k.removeprefix(ours) for k in r.t("BGP_GLOBALS_AF_NETWORK") if k.startswith(ours)]
+        out["networks"] = sorted(set(nets), key=C._prefix_key)
+    return ObservedBgp(**out)
+
+
+def _bgp_variants(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield doc
+    neighbors = doc.get("BGP_NEIGHBOR") or {}
+    # unsorted, VRF-keyed, without asn/name/local_addr, IPv6, no BGP_GLOBALS (DEVICE_METADATA's bgp_asn then)
+    odd = {f"default|{k}" if n % 2 else k: ({} if n % 3 == 0 else v) for n, (k, v) in
+           enumerate(reversed(list(neighbors.items())))}
+    odd["fc00::1"] = {"asn": "65001", "name": "v6"}
+    yield {**{k: v for k, v in doc.items() if k != "BGP_GLOBALS"}, "BGP_NEIGHBOR": odd}
+    yield {k: v for k, v in doc.items() if k not in ("BGP_NEIGHBOR", "BGP_GLOBALS", "BGP_GLOBALS_AF_NETWORK")}
+
+
+def _config_dbs() -> Iterator[dict[str, Any]]:
+    for _, outputs in lab_outputs():
+        yield D._load(outputs[D.PRINT_DATA], "print-data")
+    if FIX.is_dir():
+        for name in ("config_db_buffers_mellanox4600c_t1.json", "config_db_qos_dell9332.json",
+                     "config_db_qos_mellanox4600c_c64.json"):
+            yield D._load((FIX / name).read_text(), name)
+
+
+def test_bgp_equals_the_previous_reader() -> None:
+    seen = 0
+    for doc in _config_dbs():
+        for variant in _bgp_variants(doc):
+            r = C._Reader(variant)
+            addresses = r.addresses()
+            after, before = r.bgp(addresses), bgp_before(r, addresses)
+            assert after == before
+            assert (after is None) == (before is None)
+            if after is not None and before is not None:
+                assert after.model_fields_set == before.model_fields_set
+                assert [n.model_fields_set for n in after.neighbors or []] == [
+                    n.model_fields_set for n in before.neighbors or []]
+                seen += bool(after.neighbors)
+    assert seen >= 8
