@@ -74,6 +74,7 @@ class PortHardware:
         if host_breakout is not None and sw.role == "leaf":
             self.children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout)
                              or ()}
+        self.adds = bool(self.whole or self.children or spec is not None or headroom is not None)  # anything at all
 
     def facts(self, name: str, role: str) -> FrontPanelPort | None:
         return (self.children if role == "host" and self.children else self.whole).get(name)
@@ -98,6 +99,8 @@ class PortHardware:
     def breakouts(self, ports: dict[str, SwitchPort]) -> dict[str, int]:
         """Cage -> split count for the cages the used ports sit in, where the SKU (or ``host_breakout``) splits
         them."""
+        if not (self.whole or self.children):
+            return {}
         return {hw.cage: hw.breakout for name in sorted(ports)
                 if (hw := self.facts(name, ports[name].role)) and hw.breakout > 1}
 

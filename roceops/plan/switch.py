@@ -109,6 +109,7 @@ def plan_ports(intent: FabricIntent, fabric: Fabric, sw: Switch,
     pgs = qos_maps.lossless_pgs(intent.qos)
     mtu = sw.settings.mtu
     wd = sw.settings.pfc_watchdog.enabled and bool(lossless)
+    hw = hw if hw is not None and hw.adds else None
     ports: dict[str, SwitchPort] = {}
     cache: dict[tuple[int, int, int], Headroom] = {}
     for link in fabric.links_of(sw.name):
