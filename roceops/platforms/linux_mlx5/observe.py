@@ -60,7 +60,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_mlnx_qos,
     parse_rdma_links,
     parse_sysctl,
-    sysfs_values,
+    sysfs_dict,
 )
 from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_nccl_conf,
@@ -99,7 +99,7 @@ def sysfs_dump(outputs: dict[str, str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for cmd, text in outputs.items():
         if cmd.startswith("grep -r -H -s . "):
-            out.update(sysfs_values(text))
+            out.update(sysfs_dict(text))  # a copy: the parsed dict is shared
     return out
 
 
