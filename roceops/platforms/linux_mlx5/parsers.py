@@ -173,35 +173,14 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
 def ethtool_counters(text: str, names: Iterable[str]) -> dict[str, int]:
     """``parse_ethtool_stats(text)`` restricted to ``names`` (same ParseError), without converting the
     hundreds of counters nobody asked for."""
-    wanted = tuple(names)
-    if not _plain(text) or _STAT_TEXT.fullmatch(text + "\n") is None or _HEADER_WORD in wanted:
+    tokens = _stat_tokens(text)
+    if tokens is None:
         stats = parse_ethtool_stats(text)
-        return {n: stats[n] for n in wanted if n in stats}
-    if text.count(":") == text.count("NIC statistics:"):  # no counter line, only headers
+        return {n: stats[n] for n in names if n in stats}
+    if not tokens:
         raise ParseError("ethtool -S: no counters in the output")
-    out: dict[str, int] = {}
-    for n in wanted:
-        if n not in out and (value := _last_stat(text, n)) is not None:
-            out[n] = value
-    return out
-
-
-_HEADER_WORD = "statistics"  # a counter of this name would also be found in the header line (then: every line)
-_STAT_VALUE = re.compile(r"[ \t]*(-?[0-9]+)")
-
-
-def _last_stat(text: str, name: str) -> int | None:
-    """The value of the last ``name:`` line of a text :data:`_STAT_TEXT` accepts (as the whole-text parse keeps the
-    last of repeated names), found without reading the other lines. In such a text every ``name:`` that starts
-    the text or follows a blank, tab or newline is a counter line's name (names have no ``:`` or blank, the header
-    is ``NIC statistics:``), and its value follows."""
-    end = len(text)
-    while (at := text.rfind(name + ":", 0, end)) >= 0:
-        if at == 0 or text[at - 1] in " \t\n":
-            m = _STAT_VALUE.match(text, at + len(name) + 1)
-            return int(m.group(1)) if m is not None else None
-        end = at + len(name)  # a longer name ends in this one: look further back
-    return None
+    values = dict(zip(tokens[::2], tokens[1::2], strict=True))
+    return {n: int(values[n]) for n in names if n in values}
 
 
 def _stat_tokens(text: str) -> list[str] | None:
