@@ -56,7 +56,6 @@ from roceops.platforms.linux_mlx5.parsers import (
     ethtool_counters,
     parse_ethtool_driver,
     parse_ethtool_fec,
-    parse_ip_json,
     parse_rdma_links,
 )
 from roceops.platforms.linux_mlx5.pcie import CMD_PCI_BRIDGES, CMD_PCI_TREE, CMD_TOPO
@@ -246,10 +245,10 @@ class LinuxMlx5Driver(RoomDriver):
 
     def operational(self, outputs: dict[str, str]) -> OperState:
         """The rail NICs the outputs read (the caller keeps the planned ones: ``device.oper.for_intent``)."""
-        links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
+        links = observed.links_by_name(outputs.get(dm.CMD_ADDR, "[]"))  # shared with observe: only read
         sysfs = observed.sysfs_dump(outputs)
         rdma_of = {**observed.rdma_devices(outputs, None), **_read_nics(outputs)}  # netdev -> RDMA device
-        shown = {path.split("/")[4] for path in sysfs if path.startswith("/sys/class/net/")}
+        shown = {path[15:].partition("/")[0] for path in sysfs if path.startswith("/sys/class/net/")}  # its netdev
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()

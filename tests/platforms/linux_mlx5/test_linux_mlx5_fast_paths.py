@@ -6,6 +6,7 @@ stray marker, and on every host of lab-mini and of a 2-SU lab fabric (in-process
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -24,7 +25,7 @@ from roceops.platforms.linux_mlx5 import driver as drv
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as ob
 from roceops.platforms.linux_mlx5.driver import DriverError
-from roceops.platforms.linux_mlx5.parsers import parse_sysfs_grep
+from roceops.platforms.linux_mlx5.parsers import parse_ip_json, parse_sysfs_grep
 from roceops.platforms.text import marked_segments
 from roceops.topology.expand import expand
 
@@ -57,6 +58,15 @@ def old_ecn_entries(values: dict[str, str]) -> dict[str, list[tuple[str, str | N
             dev, side, prio, name = m.groups()
             out.setdefault(dev, []).append((side, prio, name, value))
     return out
+
+
+def old_named(outputs: dict[str, str], pattern: re.Pattern[str], whole: bool = True) -> dict[str, str]:
+    match = pattern.fullmatch if whole else pattern.match
+    return {m.group(1): text for cmd, text in outputs.items() if (m := match(cmd))}
+
+
+def old_shown(sysfs: dict[str, str]) -> set[str]:
+    return {path.split("/")[4] for path in sysfs if path.startswith("/sys/class/net/")}
 
 
 def old_sysfs_dump(outputs: dict[str, str]) -> dict[str, str]:
@@ -163,7 +173,46 @@ def test_every_lab_host_reads_and_parses_as_before(monkeypatch: pytest.MonkeyPat
         sysfs = ob.sysfs_dump(outputs)
         assert sysfs == old_sysfs_dump(outputs) and len(sysfs) > 100
         assert dm.ecn_entries(sysfs) == old_ecn_entries(sysfs) and len(dm.ecn_entries(sysfs)) == len(intent.nics)
+        assert {path[15:].partition("/")[0] for path in sysfs if path.startswith("/sys/class/net/")} \
+            == old_shown(sysfs)
+        for pattern, whole in NAMED:
+            assert ob._named(outputs, pattern, whole) == old_named(outputs, pattern, whole)
+        assert len(ob._named(outputs, ob._QOS_CMD)) == len(intent.nics)
+        assert ob.links_by_name(outputs[dm.CMD_ADDR]) == {e["ifname"]: e for e in parse_ip_json(outputs[dm.CMD_ADDR])}
     assert hosts == 8 + 64
+
+
+NAMED = [(ob._QOS_CMD, True), (ob._MODE_CMD, True), (ob._TOS_CMD, True), (ob._NIC_MODE_CMD, True),
+         (ob._MLXCONFIG_CMD, False)]
+
+
+@pytest.mark.parametrize(("pattern", "whole"), NAMED)
+def test_commands_are_named_as_by_the_pattern_alone(pattern: re.Pattern[str], whole: bool) -> None:
+    outputs = dict.fromkeys(["mlnx_qos -i eth0 -a", "mlnx_qos -i eth0 -a ", " mlnx_qos -i eth0 -a", "mlnx_qos -i  -a",
+                             "cma_roce_mode -d mlx5_0 -p 1", "cma_roce_tos -d mlx5_0 -p 1", "cma_roce_tos -d a b -p 1",
+                             "mlxconfig -d mlx5_0 -e query", "mlxconfig -d mlx5_0 -e query LINK_TYPE_P1 2>&1",
+                             "mlxconfig -d mlx5_0 -e queryx", "mlxconfig -e -d mlx5_1 query INTERNAL_CPU_MODEL 2>&1",
+                             dm.cmd_roce_mode("mlx5_3"), dm.cmd_mlnx_qos("eth9")], "x")
+    assert ob._named(outputs, pattern, whole) == old_named(outputs, pattern, whole)
+
+
+def test_shared_parses_are_left_as_parsed() -> None:
+    """observe and operational share the parsed ``ip -j addr show``, ``rdma`` and ``mlnx_qos`` answers: what they
+    return does not change them."""
+    intent, conn = next(lab_hosts())
+    outputs = DRIVER.collect(conn, intent)
+    links = copy.deepcopy(ob.links_by_name(outputs[dm.CMD_ADDR]))
+    qos = {cmd: copy.deepcopy(ob._qos_observed(text)) for cmd, text in outputs.items() if cmd.startswith("mlnx_qos")}
+    first = DRIVER.observe(outputs)
+    DRIVER.operational(outputs)
+    assert first.nics is not None and len(first.nics) == len(intent.nics)
+    nic = next(iter(first.nics.values()))
+    assert nic.pfc_priorities is not None and nic.dscp_to_priority is not None
+    nic.pfc_priorities.append(99)  # a caller changing what it got
+    nic.dscp_to_priority[99] = 99
+    assert ob.links_by_name(outputs[dm.CMD_ADDR]) == links
+    assert {cmd: ob._qos_observed(text) for cmd, text in outputs.items() if cmd.startswith("mlnx_qos")} == qos
+    assert DRIVER.observe(dict(outputs)) != first
 
 
 @pytest.mark.parametrize("path", [
