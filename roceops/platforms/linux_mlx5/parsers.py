@@ -20,6 +20,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from roceops.platforms.text import breaks_only_at_lf
 from roceops.util import json_text
 
 __all__ = [
@@ -327,8 +328,9 @@ def parse_dcb_text(text: str) -> dict[str, Any]:
 def parse_sysfs_grep(text: str) -> dict[str, str]:
     """``grep -r -H . <dirs/files>``: path -> value (``grep:`` error lines are skipped)."""
     out: dict[str, str] = {}
-    for line in text.splitlines():  # no "\r" left: splitlines() breaks there too
-        if line.startswith("/"):
+    # no "\r" left: splitlines() breaks there too (split("\n") is the same where "\n" is the only line break)
+    for line in text.split("\n") if breaks_only_at_lf(text) else text.splitlines():
+        if line[:1] == "/":
             path, sep, value = line.partition(":")
             if sep:
                 out[path] = value.strip()

@@ -233,3 +233,21 @@ def test_the_shared_sysfs_parse_is_not_changed_by_its_callers() -> None:
     first = ob.sysfs_dump(outputs)
     first["/sys/class/net/eth0/speed"] = "changed"
     assert ob.sysfs_dump(outputs) == parse_sysfs_grep(text)
+
+
+def old_parse_sysfs_grep(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("/"):
+            path, sep, value = line.partition(":")
+            if sep:
+                out[path] = value.strip()
+    return out
+
+
+@pytest.mark.parametrize("text", [
+    "/a/b:1\n/a/c: 2 \n", "/a/b:1\r\n/a/c:2\r\n", "/a/b:1\x0b/a/c:2\n", "/a/b:1\u2028/a/b:3", "grep: /x: denied\n/y:\n",
+    "\n\n/a\n/a:b:c\n x/y:1\n", "", "/only",
+])
+def test_sysfs_dumps_parse_as_line_by_line(text: str) -> None:
+    assert parse_sysfs_grep(text) == old_parse_sysfs_grep(text)
