@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hmac
 import os
 import re
 import socket
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from netmiko.exceptions import NetmikoTimeoutException
 from paramiko.buffered_pipe import BufferedPipe
 
@@ -155,3 +158,16 @@ def test_the_key_file_is_read_once_per_process_and_version(tmp_path) -> None:
     shell.key_file = str(path)
     open_session(shell, NetmikoSettings(device_type="linux"), timeout=2)
     assert shell.pkey is private_key(str(path), None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=70), st.binary(max_size=70), st.booleans())
+def test_packet_mac_check_is_equality_of_the_bytes(a: bytes, b: bytes, same: bool) -> None:
+    """After roceops.platforms.login is imported, Paramiko's per-packet MAC check is hmac.compare_digest: true
+    exactly when both byte strings are equal (what Paramiko's own loop returns), whatever their lengths."""
+    import paramiko.util
+
+    check = paramiko.util.constant_time_bytes_eq
+    assert check is hmac.compare_digest
+    assert check(a, a if same else b) == (a == (a if same else b))
+    assert check(a, bytes(a)) is True and check(a, a + b"\0") is False
