@@ -40,6 +40,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from roceops.device.observed import (
     ObservedBoot,
     ObservedDcqcn,
@@ -135,9 +137,12 @@ def _gids(outputs: dict[str, str]) -> list[ObservedGid] | None:
     if text is None:
         return None
     try:
-        return [ObservedGid.model_validate(row) for row in parse_show_gids(text)]
+        return _GID_ROWS.validate_python(parse_show_gids(text))  # one call for every row
     except ParseError:
         return None
+
+
+_GID_ROWS = TypeAdapter(list[ObservedGid])
 
 
 def rdma_devices(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, str]:

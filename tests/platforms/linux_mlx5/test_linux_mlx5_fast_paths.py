@@ -15,6 +15,7 @@ import pytest
 from conftest import example_dict
 
 from roceops.device.intent import HostIntent
+from roceops.device.observed import ObservedGid
 from roceops.lab.fabric_specs import lab_specs
 from roceops.lab.inprocess import InProcessConnection
 from roceops.lab.personality import SessionInfo, get_personality
@@ -25,7 +26,9 @@ from roceops.platforms.linux_mlx5 import driver as drv
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as ob
 from roceops.platforms.linux_mlx5.driver import DriverError
+from roceops.platforms.linux_mlx5.driver_boot import CMD_GIDS
 from roceops.platforms.linux_mlx5.parsers import parse_ip_json, parse_sysfs_grep
+from roceops.platforms.linux_mlx5.parsers_boot import parse_show_gids
 from roceops.platforms.text import marked_segments
 from roceops.topology.expand import expand
 
@@ -179,6 +182,8 @@ def test_every_lab_host_reads_and_parses_as_before(monkeypatch: pytest.MonkeyPat
             assert ob._named(outputs, pattern, whole) == old_named(outputs, pattern, whole)
         assert len(ob._named(outputs, ob._QOS_CMD)) == len(intent.nics)
         assert ob.links_by_name(outputs[dm.CMD_ADDR]) == {e["ifname"]: e for e in parse_ip_json(outputs[dm.CMD_ADDR])}
+        gids = [ObservedGid.model_validate(row) for row in parse_show_gids(outputs[CMD_GIDS])]
+        assert ob._gids(outputs) == gids and len(gids) >= len(intent.nics)
     assert hosts == 8 + 64
 
 
