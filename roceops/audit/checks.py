@@ -9,7 +9,7 @@ travels as :class:`EndFacts`: a few values per NIC or port, not the whole observ
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from roceops.device.change import DeviceFacts
 from roceops.device.compare import Drift, compare
@@ -106,38 +106,42 @@ def drift_findings(obs: Observation, hint_context: Sequence[str] = ()) -> list[R
 
 def end_facts(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
     """NIC netdev or switch port -> what the link checks need of it, for the host-leaf links of this device."""
-    facts = _end_config(fabric, obs)
-    for name, n in (obs.oper.lldp.items() if obs.oper is not None else ()):
-        if name in facts:  # the cable check (roceops.audit.cabling) reads both ends' LLDP
-            facts[name] = replace(facts[name], neighbor=(n.device, n.port))
-    if obs.oper is not None:  # and, where LLDP is absent, the MACs (a host NIC's own, a leaf port's neighbours')
-        for name, port in obs.oper.ports.items():
-            if name in facts and port.mac:
-                facts[name] = replace(facts[name], macs=(port.mac,))
-        for name, learned in obs.oper.neighbor_macs.items():
-            if name in facts and learned:
-                facts[name] = replace(facts[name], macs=tuple(learned))
+    oper = obs.oper
+    facts: dict[str, EndFacts] = {}
+    for name, config in _end_config(fabric, obs).items():
+        if oper is None:
+            facts[name] = EndFacts(*config)
+            continue
+        heard = oper.lldp.get(name)  # the cable check (roceops.audit.cabling) reads both ends' LLDP
+        # and, where LLDP is absent, the MACs (a host NIC's own, a leaf port's neighbours')
+        learned, port = oper.neighbor_macs.get(name), oper.ports.get(name)
+        macs = tuple(learned) if learned else (port.mac,) if port is not None and port.mac else ()
+        facts[name] = EndFacts(*config, neighbor=None if heard is None else (heard.device, heard.port), macs=macs)
     return facts
 
 
-def _end_config(fabric: Fabric, obs: Observation) -> dict[str, EndFacts]:
+_Config = tuple[list[int] | None, int | None, tuple[int, ...] | None, int | None]
+
+
+def _end_config(fabric: Fabric, obs: Observation) -> dict[str, _Config]:
+    """NIC netdev or host-facing port -> its :class:`EndFacts` configuration fields, in order."""
     observed = obs.observed
     if observed is None:
         return {}
     if isinstance(obs.intent, HostIntent):
         if not isinstance(observed, ObservedHost):
             return {}
-        out: dict[str, EndFacts] = {}
+        out: dict[str, _Config] = {}
         for netdev, nic in (observed.nics or {}).items():
             want = obs.intent.nics.get(netdev)
             if want is not None:
-                out[netdev] = EndFacts(nic.pfc_priorities, nic.mtu, tuple(want.pfc_priorities), want.mtu)
+                out[netdev] = (nic.pfc_priorities, nic.mtu, tuple(want.pfc_priorities), want.mtu)
         return out
     if not isinstance(observed, ObservedSwitch):
         return {}
     host_ports = {link.b.port if link.b.device == obs.device else link.a.port
                   for link in fabric.links_of(obs.device) if link.tier == "host-leaf"}
-    return {name: EndFacts(port.pfc_priorities, port.mtu)
+    return {name: (port.pfc_priorities, port.mtu, None, None)
             for name, port in (observed.ports or {}).items() if name in host_ports}
 
 

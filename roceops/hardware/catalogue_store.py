@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from roceops.hardware.models import SwitchProfile
 
 CATALOGUE_ENV = "ROCEOPS_HARDWARE_CATALOGUE"
 SHIPPED_CATALOGUE = Path(__file__).parent / "catalogue"
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)  # what Path.is_file() takes for "no file"
 
 
 class UnknownSwitchProfile(LookupError):
@@ -41,8 +44,14 @@ def switch_profile(name: str) -> SwitchProfile:
     """The profile of hwsku ``name``; :class:`UnknownSwitchProfile` (with the known names) when none has it."""
     for directory in catalogue_dirs():
         path = directory / f"{name}.json"
-        if path.is_file():
-            return _load(path, path.stat().st_mtime_ns)
+        try:
+            found = path.stat()  # one stat: is it a file, and its mtime (planning asks for every switch)
+        except OSError as exc:  # not here: the next catalogue; other errors raise, both as Path.is_file() does
+            if exc.errno in _NOT_THERE:
+                continue
+            raise
+        if stat.S_ISREG(found.st_mode):
+            return _load(path, found.st_mtime_ns)
     known = ", ".join(switch_profile_names()) or "none"
     raise UnknownSwitchProfile(
         f"no switch hardware profile {name!r} (known: {known}); add one with "

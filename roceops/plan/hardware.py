@@ -11,6 +11,8 @@ ToRRouter -> t0, LeafRouter -> t1, SpineRouter -> t2): leaf t0, spine t1, core t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from roceops.device.intent import BufferPool, BufferProfile, Headroom, SwitchPort
 from roceops.hardware import UnknownSwitchProfile, switch_profile
 from roceops.hardware.dynamic_headroom import asic_of, mellanox_headroom
@@ -59,48 +61,48 @@ def buffer_spec_of(sw: Switch, profile: SwitchProfile) -> BufferSpec | None:
     return profile.buffer_spec(TOPOLOGY_OF_ROLE[sw.role]) or profile.buffer_spec("t1")
 
 
-def _port_facts(sw: Switch, ports: dict[str, SwitchPort], host_breakout: str | None) -> dict[str, FrontPanelPort]:
-    """Used port name -> SKU facts: host-facing ports of a leaf whose model breaks cages out for hosts
-    (``host_breakout``) are child ports of those cages, every other port a port at ``port_speed``."""
-    whole = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
-    children: dict[str, FrontPanelPort] = {}
-    if host_breakout is not None and sw.role == "leaf":
-        children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout) or ()}
-    out: dict[str, FrontPanelPort] = {}
-    for name, port in ports.items():
-        hw = (children if port.role == "host" and children else whole).get(name)
-        if hw is not None:
-            out[name] = hw
-    return out
+class PortHardware:
+    """What a switch's SKU adds to each of its ports: the lanes/alias/index of the SKU port behind it (host-facing
+    ports of a leaf whose model breaks cages out for hosts (``host_breakout``) are child ports of those cages,
+    every other port a port at ``port_speed``), the buffer profile lists and the vendor's headroom."""
 
+    def __init__(self, sw: Switch, spec: BufferSpec | None, host_breakout: str | None = None,
+                 headroom: VendorHeadroom | None = None) -> None:
+        self.spec, self.headroom = spec, headroom
+        self.whole = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed) or ()}
+        self.children: dict[str, FrontPanelPort] = {}
+        if host_breakout is not None and sw.role == "leaf":
+            self.children = {p.name: p for p in front_panel_of(sw.hwsku, sw.platform, sw.port_speed, host_breakout)
+                             or ()}
+        self.adds = bool(self.whole or self.children or spec is not None or headroom is not None)  # anything at all
 
-def with_port_hardware(sw: Switch, ports: dict[str, SwitchPort], spec: BufferSpec | None,
-                       host_breakout: str | None = None,
-                       headroom: VendorHeadroom | None = None) -> dict[str, SwitchPort]:
-    """``ports`` with the SKU's lanes/alias/index, buffer profile lists and vendor headroom (``headroom``) filled
-    in, in one copy per port."""
-    facts = _port_facts(sw, ports, host_breakout)
-    out: dict[str, SwitchPort] = {}
-    for name, port in ports.items():
-        hw = facts.get(name)
-        update: dict[str, object] = {}
+    def facts(self, name: str, role: str) -> FrontPanelPort | None:
+        return (self.children if role == "host" and self.children else self.whole).get(name)
+
+    def fields(self, name: str, role: str, speed: int, cable: int, mtu: int,
+               headroom: dict[int, Headroom]) -> dict[str, object]:
+        """The SwitchPort fields the SKU sets for port ``name`` (the planned ``headroom`` replaced by the
+        vendor's where it has one); none without a SKU."""
+        hw = self.facts(name, role)
+        out: dict[str, object] = {}
         if hw is not None:
-            update.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index)
-        if spec is not None:
-            update.update(ingress_profiles=list(spec.ingress_profile_list),
-                          egress_profiles=list(spec.egress_profile_list))
-        if headroom is not None and port.headroom:
-            pgs = headroom.of(port, len(hw.lanes) if hw is not None else 0)
+            out.update(lanes=list(hw.lanes), alias=hw.alias, index=hw.index)
+        if self.spec is not None:
+            out.update(ingress_profiles=list(self.spec.ingress_profile_list),
+                       egress_profiles=list(self.spec.egress_profile_list))
+        if self.headroom is not None and headroom:
+            pgs = self.headroom.of(speed, cable, mtu, headroom, len(hw.lanes) if hw is not None else 0)
             if pgs is not None:
-                update["headroom"] = pgs
-        out[name] = port.model_copy(update=update) if update else port
-    return out
+                out["headroom"] = pgs
+        return out
 
-
-def breakouts(sw: Switch, ports: dict[str, SwitchPort], host_breakout: str | None = None) -> dict[str, int]:
-    """Cage -> split count for the cages the used ports sit in, where the SKU (or ``host_breakout``) splits them."""
-    facts = _port_facts(sw, ports, host_breakout)
-    return {hw.cage: hw.breakout for name in sorted(ports) if (hw := facts.get(name)) and hw.breakout > 1}
+    def breakouts(self, ports: dict[str, SwitchPort]) -> dict[str, int]:
+        """Cage -> split count for the cages the used ports sit in, where the SKU (or ``host_breakout``) splits
+        them."""
+        if not (self.whole or self.children):
+            return {}
+        return {hw.cage: hw.breakout for name in sorted(ports)
+                if (hw := self.facts(name, ports[name].role)) and hw.breakout > 1}
 
 
 def sku_pools(spec: BufferSpec) -> list[BufferPool]:
@@ -166,15 +168,15 @@ class VendorHeadroom:
         self.profile, self.spec, self.model = profile, spec, model
         self._cache: dict[tuple[int, int, int, int], Headroom | None] = {}
 
-    def of(self, port: SwitchPort, lanes: int) -> dict[int, Headroom] | None:
-        """PG -> headroom for ``port``'s lossless PGs; None where roceops' formula stays (no vendor table)."""
+    def of(self, speed: int, cable: int, mtu: int, pgs: Iterable[int], lanes: int) -> dict[int, Headroom] | None:
+        """PG -> headroom for a port's lossless PGs ``pgs``; None where roceops' formula stays (no vendor table)."""
         if self.spec is None:
             return {}
-        key = (port.speed, port.cable_length, port.mtu, lanes)
+        key = (speed, cable, mtu, lanes)
         if key not in self._cache:
             self._cache[key] = vendor_headroom(self.profile, self.spec, self.model, *key)
         h = self._cache[key]
-        return None if h is None else dict.fromkeys(port.headroom, h)
+        return None if h is None else dict.fromkeys(pgs, h)
 
 
 def vendor_profile(spec: BufferSpec | None, name: str) -> BufferProfile | None:

@@ -102,22 +102,28 @@ def _local(link: Link, name: str) -> tuple[str, str | None, str, str, str | None
     return link.b.port, link.b_ip, link.a.device, link.a.port, link.a_ip
 
 
-def plan_ports(intent: FabricIntent, fabric: Fabric, sw: Switch) -> dict[str, SwitchPort]:
+def plan_ports(intent: FabricIntent, fabric: Fabric, sw: Switch,
+               hw: hardware.PortHardware | None = None) -> dict[str, SwitchPort]:
+    """Each used port with its link, PFC and headroom, and what its SKU adds to it (``hw``)."""
     lossless = qos_maps.lossless_priorities(intent.qos)
     pgs = qos_maps.lossless_pgs(intent.qos)
+    mtu = sw.settings.mtu
     wd = sw.settings.pfc_watchdog.enabled and bool(lossless)
+    hw = hw if hw is not None and hw.adds else None
     ports: dict[str, SwitchPort] = {}
     cache: dict[tuple[int, int, int], Headroom] = {}
     for link in fabric.links_of(sw.name):
         port, addr, peer, peer_port, _ = _local(link, sw.name)
-        key = (link.speed, link.cable_length, sw.settings.mtu)
+        key = (link.speed, link.cable_length, mtu)
         if key not in cache:
             cache[key] = plan_port_headroom(intent, *key)
+        role = "host" if link.tier == "host-leaf" else "fabric"
+        headroom = {pg: cache[key] for pg in pgs}
+        sku = hw.fields(port, role, link.speed, link.cable_length, mtu, headroom) if hw is not None else {}
         ports[port] = trusted(  # values from the validated fabric and the plan (roceops/plan/trusted.py)
-            SwitchPort, name=port, speed=link.speed, mtu=sw.settings.mtu, description=f"{peer}:{peer_port}",
-            role="host" if link.tier == "host-leaf" else "fabric", address=addr, peer_device=peer,
-            peer_port=peer_port, cable_length=link.cable_length, pfc_priorities=list(lossless), pfc_watchdog=wd,
-            headroom={pg: cache[key] for pg in pgs},
+            SwitchPort, name=port, speed=link.speed, mtu=mtu, description=f"{peer}:{peer_port}",
+            role=role, address=addr, peer_device=peer, peer_port=peer_port, cable_length=link.cable_length,
+            pfc_priorities=list(lossless), pfc_watchdog=wd, headroom=sku.pop("headroom", headroom), **sku,
         )
     return ports
 
@@ -140,13 +146,17 @@ def plan_bgp(fabric: Fabric, sw: Switch) -> Bgp:
 
 def _network_of(address: str) -> str:
     """The network an interface address is in. Addresses, not ``IPv4Network``: a network object is a reference
-    cycle, and planning runs with the cyclic GC off (tests/render/test_render_properties.py).
+    cycle, and planning runs with the cyclic GC off (tests/render/test_render_properties.py). A prefix of /24 or
+    longer (every host link's /31) clears bits of the last octet only: done on the text, as ipaddress would.
 
-    >>> _network_of("10.128.1.1/31")
-    '10.128.1.0/31'
+    >>> _network_of("10.128.1.1/31"), _network_of("10.128.1.7/22")
+    ('10.128.1.0/31', '10.128.0.0/22')
     """
     ip, plen = address.split("/")
     host_bits = 32 - int(plen)
+    if host_bits <= 8:  # expand writes canonical dotted quads (ipaddress's own text)
+        head, _, last = ip.rpartition(".")
+        return f"{head}.{int(last) >> host_bits << host_bits}/{plen}"
     return f"{ipaddress.IPv4Address(int(ipaddress.IPv4Address(ip)) >> host_bits << host_bits)}/{plen}"
 
 
@@ -199,10 +209,11 @@ def plan_switch(fabric: Fabric, sw: Switch) -> SwitchIntent:
     host_breakout = intent.switch_models[sw.model].host_breakout
     headroom = (hardware.VendorHeadroom(profile, spec, intent.qos.buffers.model)
                 if profile is not None and (spec is not None or vendor_managed) else None)
-    ports = hardware.with_port_hardware(sw, plan_ports(intent, fabric, sw), spec, host_breakout, headroom)
+    hw = hardware.PortHardware(sw, spec, host_breakout, headroom)
+    ports = plan_ports(intent, fabric, sw, hw)
     return SwitchIntent(
         name=sw.name, platform=sw.platform, role=sw.role, model=sw.model, hwsku=sw.hwsku,
         nos_version=sw.settings.nos_version, mgmt_ip=sw.mgmt_ip, loopback=sw.loopback,
         qos=plan_qos(intent, sw, ports, spec, vendor_managed), ports=ports, bgp=plan_bgp(fabric, sw),
-        load_balancing=plan_load_balancing(intent, sw), breakouts=hardware.breakouts(sw, ports, host_breakout),
+        load_balancing=plan_load_balancing(intent, sw), breakouts=hw.breakouts(ports),
     )

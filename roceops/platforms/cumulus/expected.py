@@ -16,31 +16,38 @@ What NVUE can hold differs from the intent in three places:
 from __future__ import annotations
 
 from roceops.device.intent import Intent, SwitchIntent
-from roceops.device.observed import ObservedSwitch, as_observed
+from roceops.device.observed import ObservedSwitch
 from roceops.platforms.cumulus.observe import address_key
 from roceops.platforms.cumulus.render import adaptive_routing_ports, global_pfc_priorities, robustness
 
 
 def expected(intent: Intent) -> ObservedSwitch:
-    """The intent as NVUE shows it (see the module docstring), every field set."""
+    """The intent as NVUE shows it (see the module docstring), every field set.
+
+    One validation of the intent's data with NVUE's changes made in it: what ``as_observed`` of the intent with
+    those changes copied in gives (tests/platforms/cumulus/test_cumulus_audit_fast_paths.py), without a copy of
+    each changed model first and of each port after.
+    """
     if not isinstance(intent, SwitchIntent):
         raise TypeError("the Cumulus driver observes switches only")
     qos = intent.qos
     pfc = global_pfc_priorities(intent)
     wd = qos.pfc_watchdog
     lossless_q = {qos.tc_to_queue.get(sp, sp) for sp in pfc}
-    queues = {q: queue.model_copy(update={"lossless": q in lossless_q}) for q, queue in qos.queues.items()}
-    new_wd = wd.model_copy(update={"detect_ms": robustness(wd.detect_ms, wd.poll_ms) * wd.poll_ms}) if wd.enabled \
-        else wd
-    new_qos = qos.model_copy(update={"lossless_priorities": pfc, "queues": queues, "pfc_watchdog": new_wd})
-    bgp = intent.bgp.model_copy(update={
-        "neighbors": sorted(intent.bgp.neighbors, key=lambda n: address_key(n.ip)),
-        "networks": sorted(set(intent.bgp.networks), key=address_key)})
-    shown = as_observed(intent.model_copy(update={"qos": new_qos, "bgp": bgp}), ObservedSwitch)
-    assert shown.ports is not None
+    data = intent.model_dump()
+    shown_qos = data["qos"]
+    shown_qos["lossless_priorities"] = pfc
+    for q, queue in shown_qos["queues"].items():
+        queue["lossless"] = q in lossless_q
+    if wd.enabled:
+        shown_qos["pfc_watchdog"]["detect_ms"] = robustness(wd.detect_ms, wd.poll_ms) * wd.poll_ms
+    bgp = data["bgp"]
+    bgp["neighbors"].sort(key=lambda n: address_key(n["ip"]))
+    bgp["networks"] = sorted(set(bgp["networks"]), key=address_key)
     ar = set(adaptive_routing_ports(intent))  # SwitchPort has no per-port copy of the mode: added on this side
-    ports = {name: port.model_copy(update={
-        "pfc_priorities": pfc, "adaptive_routing": name in ar,
-        "pfc_watchdog": wd.enabled and intent.ports[name].pfc_watchdog and bool(intent.ports[name].pfc_priorities)})
-        for name, port in shown.ports.items()}
-    return shown.model_copy(update={"ports": ports})
+    for name, port in data["ports"].items():
+        own = intent.ports[name]
+        port["pfc_priorities"] = pfc
+        port["adaptive_routing"] = name in ar
+        port["pfc_watchdog"] = wd.enabled and own.pfc_watchdog and bool(own.pfc_priorities)
+    return ObservedSwitch.model_validate(data)

@@ -56,12 +56,11 @@ from roceops.platforms.linux_mlx5.parsers import (
     ethtool_counters,
     parse_ethtool_driver,
     parse_ethtool_fec,
-    parse_ip_json,
     parse_rdma_links,
 )
 from roceops.platforms.linux_mlx5.pcie import CMD_PCI_BRIDGES, CMD_PCI_TREE, CMD_TOPO
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
-from roceops.platforms.text import marked_segments
+from roceops.platforms.text import breaks_only_at_lf, marked_segments_by_lines
 
 Privilege = Literal["auto", "sudo", "none"]
 SCRIPT = "roce-setup.sh"
@@ -246,10 +245,10 @@ class LinuxMlx5Driver(RoomDriver):
 
     def operational(self, outputs: dict[str, str]) -> OperState:
         """The rail NICs the outputs read (the caller keeps the planned ones: ``device.oper.for_intent``)."""
-        links = {e["ifname"]: e for e in parse_ip_json(outputs.get(dm.CMD_ADDR, "[]"))}
+        links = observed.links_by_name(outputs.get(dm.CMD_ADDR, "[]"))  # shared with observe: only read
         sysfs = observed.sysfs_dump(outputs)
         rdma_of = {**observed.rdma_devices(outputs, None), **_read_nics(outputs)}  # netdev -> RDMA device
-        shown = {path.split("/")[4] for path in sysfs if path.startswith("/sys/class/net/")}
+        shown = {path[15:].partition("/")[0] for path in sysfs if path.startswith("/sys/class/net/")}  # its netdev
         ports: dict[str, PortOper] = {}
         firmware: set[str] = set()
         drivers: set[str] = set()
@@ -370,15 +369,18 @@ class LinuxMlx5Driver(RoomDriver):
             self._root[conn] = root
         return root
 
-    def _wrap(self, conn: Any, cmd: str, reading: bool) -> str:
-        if self._is_root(conn) or (reading and not cmd.startswith(dm.ROOT_READS)):
+    @staticmethod
+    def _wrap(cmd: str, reading: bool, root: bool) -> str:
+        """``cmd`` as sent by a session that is ``root`` (:meth:`_is_root`, asked once per batch)."""
+        if root or (reading and not cmd.startswith(dm.ROOT_READS)):
             return cmd
         if " > " in cmd or " >> " in cmd:
             return f"sudo -n sh -c {shlex.quote(cmd)}"
         return f"sudo -n {cmd}"
 
-    def _send(self, conn: Any, line: str, done: re.Pattern[str], count: int = 1) -> str:
-        """Write ``line`` and read until ``done`` matched ``count`` lines and the prompt is back.
+    def _send(self, conn: Any, line: str, done: str, count: int = 1) -> str:
+        """Write ``line`` and read until ``count`` lines were ``done`` followed by an exit status (:func:`_done_lines`)
+        and the prompt is back.
 
         Reads with netmiko's channel primitives rather than ``send_command`` so a session the host
         closed (reset, reboot) fails at once instead of after the read timeout, and so long
@@ -396,8 +398,8 @@ class LinuxMlx5Driver(RoomDriver):
                 if chunk:
                     buf += chunk
                     complete = buf.rfind("\n") + 1  # only whole lines are scanned, each once
-                    for m in done.finditer(buf, scanned, complete):
-                        hits, last_hit = hits + 1, m.end()
+                    for end in _done_lines(buf, done, scanned, complete):
+                        hits, last_hit = hits + 1, end
                     scanned = max(scanned, complete)
                     tail = max(last_hit, len(buf) - PROMPT_TAIL)
                     if hits >= count and _PROMPT_END.search(buf, tail):
@@ -417,11 +419,10 @@ class LinuxMlx5Driver(RoomDriver):
         if not commands:
             return {}
         token = secrets.token_hex(4)
-        marker = re.compile(rf"^:RO{token}:(\d+)\s*$")
-        line = "; ".join(f"{self._wrap(conn, c, reading=True)}; echo ':RO{token}:'$?" for c in commands)
-        raw = self._send(conn, f"{_begin(token)}; {line}", re.compile(rf"^:RO{token}:\d+[ \t]*$", re.MULTILINE),
-                         len(commands))
-        segments = marked_segments(_after_begin(raw, token), f":RO{token}:", marker)
+        root = self._is_root(conn)
+        line = "; ".join(f"{self._wrap(c, True, root)}; echo ':RO{token}:'$?" for c in commands)
+        raw = self._send(conn, f"{_begin(token)}; {line}", f":RO{token}:", len(commands))
+        segments = _segments(_after_begin(raw, token), f":RO{token}:")
         if len(segments) != len(commands):
             raise DriverError(f"incomplete output: {len(segments)} of {len(commands)} commands answered")
         return dict(zip(commands, segments, strict=True))
@@ -442,9 +443,9 @@ class LinuxMlx5Driver(RoomDriver):
         for chunk in self._chunks(commands):
             token = secrets.token_hex(4)
             ok_marker, end_marker = re.compile(rf"^:RO{token}:ok\s*$"), re.compile(rf"^:RO{token}:end:(\d+)\s*$")
-            line = " && ".join(f"{self._wrap(conn, c, reading=False)} && echo ':RO{token}:''ok'" for c in chunk)
-            raw = self._send(conn, f"{_begin(token)}; {line}; echo ':RO{token}:end:'$?",
-                             re.compile(rf"^:RO{token}:end:\d+[ \t]*$", re.MULTILINE))
+            root = self._is_root(conn)
+            line = " && ".join(f"{self._wrap(c, False, root)} && echo ':RO{token}:''ok'" for c in chunk)
+            raw = self._send(conn, f"{_begin(token)}; {line}; echo ':RO{token}:end:'$?", f":RO{token}:end:")
             outputs: list[list[str]] = [[]]
             status: int | None = None
             for text_line in _after_begin(raw, token).splitlines():
@@ -546,11 +547,63 @@ def _begin(token: str) -> str:
 
 
 def _after_begin(raw: str, token: str) -> str:
-    lines = raw.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == f":RO{token}:begin"), None)
-    if start is None:
-        raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
-    return "\n".join(lines[start + 1:])
+    """The lines after the first whose stripped text is the start marker, joined by "\\n" (as
+    ``"\\n".join(raw.splitlines()[i + 1:])``). Where lines end only at "\\n", found by searching for the marker and
+    cut out of ``raw`` without splitting the ~140 kB answer into lines and joining it again."""
+    begin = f":RO{token}:begin"
+    if not breaks_only_at_lf(raw):
+        lines = raw.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.strip() == begin), None)
+        if start is None:
+            raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
+        return "\n".join(lines[start + 1:])
+    at = raw.find(begin)
+    while at != -1:
+        end = raw.find("\n", at)
+        end = len(raw) if end == -1 else end
+        if raw[raw.rfind("\n", 0, at) + 1:end].strip() == begin:
+            rest = raw[end + 1:]
+            return rest[:-1] if rest.endswith("\n") else rest  # splitlines() ends no line after a final "\n"
+        at = raw.find(begin, end)
+    raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
+
+
+_STATUS = re.compile(r"\d+[ \t]*")  # what follows a done marker on its line: the exit status
+_STATUS_LINE = re.compile(r"\d+")  # ... on a stripped line
+
+
+def _done_lines(buf: str, needle: str, start: int, stop: int) -> list[int]:
+    """The ends of the lines of ``buf[start:stop]`` (which begins a line and ends after a "\\n") that are ``needle``
+    and an exit status, as ``re.finditer(rf"^{needle}\\d+[ \\t]*$", buf[start:stop], re.M)``'s ends, found by
+    searching for the needle instead of trying the pattern at every character of the ~140 kB answer."""
+    ends = []
+    at = buf.find(needle, start, stop)
+    while at != -1:
+        end = buf.find("\n", at, stop)
+        if (at == 0 or buf[at - 1] == "\n") and _STATUS.fullmatch(buf, at + len(needle), end):
+            ends.append(end)
+        at = buf.find(needle, end, stop)
+    return ends
+
+
+def _segments(text: str, needle: str) -> list[str]:
+    """``marked_segments(text, needle, re.compile(rf"^{needle}(\\d+)\\s*$"))`` without compiling a pattern for every
+    batch's token: a stripped line is a marker when it is ``needle`` and digits."""
+    if not breaks_only_at_lf(text):
+        return marked_segments_by_lines(text, re.compile(rf"^{re.escape(needle)}(\d+)\s*$"))
+    segments: list[str] = []
+    start = 0  # where the current segment begins
+    at = text.find(needle)
+    while at != -1:
+        begin = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        line = text[begin:end].strip()
+        if line.startswith(needle) and _STATUS_LINE.fullmatch(line, len(needle)):
+            segments.append(text[start:begin - 1] if begin > start else "")
+            start = end + 1
+        at = text.find(needle, end)
+    return segments
 
 
 def _short(cmd: str, limit: int = 100) -> str:

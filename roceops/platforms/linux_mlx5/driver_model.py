@@ -15,6 +15,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from roceops.platforms.linux_mlx5 import driver_boot
@@ -105,10 +106,17 @@ def ecn_entries(values: dict[str, str]) -> dict[str, list[tuple[str, str | None,
     netdev -> (side, priority or None, file name or None, value) in dump order."""
     out: dict[str, list[tuple[str, str | None, str | None, str]]] = {}
     for path, value in values.items():
-        if path.startswith("/sys/class/net/") and (m := _ECN.match(path)):
-            dev, side, prio, name = m.groups()
+        if path.startswith("/sys/class/net/") and (parts := _ecn_path(path)) is not None:
+            dev, side, prio, name = parts
             out.setdefault(dev, []).append((side, prio, name, value))
     return out
+
+
+@lru_cache(maxsize=16384)  # the same files on every host (one NIC has ~50), so remembered per path
+def _ecn_path(path: str) -> tuple[str, str, str | None, str | None] | None:
+    """(netdev, side, priority, file name) of an ECN file's path, None for any other path."""
+    m = _ECN.match(path)
+    return m.groups() if m is not None else None  # type: ignore[return-value]
 
 
 def ecn_values(entries: list[tuple[str, str | None, str | None, str]]) -> dict[str, Any]:

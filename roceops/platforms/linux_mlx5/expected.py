@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from roceops.device.intent import HostIntent
-from roceops.device.observed import ObservedBoot, ObservedHost, as_observed
-from roceops.platforms.linux_mlx5.observe import route_key
+from roceops.device.observed import ObservedHost
 from roceops.platforms.linux_mlx5.persisted import persisted_files
 from roceops.platforms.linux_mlx5.render import INSTALL_TARGETS, PERSISTED
 
@@ -20,13 +20,23 @@ def shown_sysctls(sysctls: dict[str, str]) -> dict[str, str]:
 def expected(intent: HostIntent) -> ObservedHost:
     """The intent as the host shows it: each NIC holding exactly its address, its routes in :func:`route_key`
     order, sysctl values with single blanks between fields, and the sha256 of every persistence file as
-    rendered from this intent (what ``deploy --commit`` installs)."""
+    rendered from this intent (what ``deploy --commit`` installs).
+
+    The intent's plain data with these changes made in it, validated once as an ObservedHost (the result equals
+    :func:`~roceops.device.observed.as_observed` followed by a copy of each changed model with its changes:
+    tests/platforms/linux_mlx5/test_linux_mlx5_expected_once.py)."""
     rendered = persisted_files(intent, PERSISTED)  # the exact bytes, rendered once per class of hosts
     files: dict[str, str | None] = {INSTALL_TARGETS[n].path: hashlib.sha256(rendered[n].encode()).hexdigest()
                                     for n in PERSISTED}
-    host = as_observed(intent, ObservedHost)
-    nics = {name: nic.model_copy(update={"addresses": [intent.nics[name].address],
-                                         "routes": sorted(nic.routes or [], key=route_key)})
-            for name, nic in (host.nics or {}).items()}
-    shown_boot = (host.boot or ObservedBoot()).model_copy(update={"files": files})
-    return host.model_copy(update={"nics": nics, "sysctls": shown_sysctls(intent.sysctls), "boot": shown_boot})
+    data = intent.model_dump()
+    for name, nic in data["nics"].items():
+        nic["addresses"] = [intent.nics[name].address]
+        nic["routes"] = sorted(nic["routes"], key=_route_key)
+    data["sysctls"] = shown_sysctls(intent.sysctls)
+    data["boot"]["files"] = files
+    return ObservedHost.model_validate(data)
+
+
+def _route_key(route: dict[str, Any]) -> tuple[bool, int, str, str]:
+    """:func:`route_key` of a route's plain data."""
+    return route["table"] is not None, route["table"] or 0, route["to"] or "", route["via"] or ""

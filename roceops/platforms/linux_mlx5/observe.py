@@ -37,7 +37,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from roceops.device.observed import (
     ObservedBoot,
@@ -60,7 +63,7 @@ from roceops.platforms.linux_mlx5.parsers import (
     parse_mlnx_qos,
     parse_rdma_links,
     parse_sysctl,
-    sysfs_values,
+    sysfs_dict,
 )
 from roceops.platforms.linux_mlx5.parsers_boot import (
     parse_nccl_conf,
@@ -77,7 +80,12 @@ def command_pattern(builder: Callable[[str], str]) -> re.Pattern[str]:
     """The commands ``builder`` makes for one device, with the device name as group 1: an outputs key parsed
     back into the name it was built with (``mlnx_qos -i eth0 -a`` -> ``eth0``)."""
     head, _, tail = builder("\0").partition("\0")
-    return re.compile(f"{re.escape(head)}(\\S+){re.escape(tail)}")
+    pattern = re.compile(f"{re.escape(head)}(\\S+){re.escape(tail)}")
+    _HEADS[pattern] = head
+    return pattern
+
+
+_HEADS: dict[re.Pattern[str], str] = {}  # a command pattern -> the text every command it matches starts with
 
 
 _QOS_CMD = command_pattern(dm.cmd_mlnx_qos)
@@ -85,13 +93,15 @@ _MODE_CMD = command_pattern(dm.cmd_roce_mode)
 _TOS_CMD = command_pattern(dm.cmd_roce_tos)
 _NIC_MODE_CMD = command_pattern(cmd_nic_mode)
 _MLXCONFIG_CMD = re.compile(r"mlxconfig -d (\S+) -e query\b")  # boot.cmd_mlxconfig, whatever parameters it names
+_HEADS[_MLXCONFIG_CMD] = "mlxconfig -d "
 
 
 def _named(outputs: dict[str, str], pattern: re.Pattern[str], whole: bool = True) -> dict[str, str]:
     """Device name -> output, for the outputs whose command ``pattern`` matches (``whole``: all of it, else
-    its start)."""
+    its start). Only the commands starting with the pattern's literal head are matched against it."""
     match = pattern.fullmatch if whole else pattern.match
-    return {m.group(1): text for cmd, text in outputs.items() if (m := match(cmd))}
+    head = _HEADS.get(pattern, "")
+    return {m.group(1): text for cmd, text in outputs.items() if cmd.startswith(head) and (m := match(cmd))}
 
 
 def sysfs_dump(outputs: dict[str, str]) -> dict[str, str]:
@@ -99,7 +109,7 @@ def sysfs_dump(outputs: dict[str, str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for cmd, text in outputs.items():
         if cmd.startswith("grep -r -H -s . "):
-            out.update(sysfs_values(text))
+            out.update(sysfs_dict(text))  # a copy: the parsed dict is shared
     return out
 
 
@@ -127,9 +137,12 @@ def _gids(outputs: dict[str, str]) -> list[ObservedGid] | None:
     if text is None:
         return None
     try:
-        return [ObservedGid.model_validate(row) for row in parse_show_gids(text)]
+        return _GID_ROWS.validate_python(parse_show_gids(text))  # one call for every row
     except ParseError:
         return None
+
+
+_GID_ROWS = TypeAdapter(list[ObservedGid])
 
 
 def rdma_devices(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, str]:
@@ -138,7 +151,7 @@ def rdma_devices(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dic
     text = outputs.get(dm.CMD_RDMA)
     if text is not None:
         try:
-            return {netdev: link["rdma_dev"] for netdev, link in parse_rdma_links(text).items() if link["rdma_dev"]}
+            return {netdev: link["rdma_dev"] for netdev, link in _rdma_links(text).items() if link["rdma_dev"]}
         except ParseError:
             pass
     return {row.netdev: row.dev for row in gids or () if row.netdev}
@@ -147,7 +160,7 @@ def rdma_devices(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dic
 def _nics(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, ObservedNic]:
     rdma = rdma_devices(outputs, gids)
     qos = _named(outputs, _QOS_CMD)
-    links = ({e["ifname"]: e for e in parse_ip_json(outputs[dm.CMD_ADDR])} if dm.CMD_ADDR in outputs else None)
+    links = links_by_name(outputs[dm.CMD_ADDR]) if dm.CMD_ADDR in outputs else None
     names = set(rdma) | set(qos)
     if links is not None:
         names &= set(links)  # a netdev ip does not show is not on the host (a per-NIC read of it failed)
@@ -163,7 +176,7 @@ def _nics(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, 
         if routes is not None:
             o["routes"] = nic_routes(routes, name)
         if name in qos:
-            o.update(qos_fields(parse_mlnx_qos(qos[name])))
+            o.update(_qos_observed(qos[name]))
         if name in ecn:
             o.update(ecn_fields(dm.ecn_values(ecn[name])))
         dev = rdma.get(name)
@@ -177,6 +190,25 @@ def _nics(outputs: dict[str, str], gids: list[ObservedGid] | None) -> dict[str, 
                 o["mode"] = op_mode  # observed only: BlueField DPU/NIC mode (nic_mode.py)
         nics[name] = ObservedNic.model_validate(o)
     return nics
+
+
+@lru_cache(maxsize=8)  # observe and operational read the same answer
+def links_by_name(text: str) -> dict[str, dict[str, Any]]:
+    """``ip -j addr show``'s entries by interface name, remembered per text: shared, so never to be changed."""
+    return {e["ifname"]: e for e in parse_ip_json(text)}
+
+
+@lru_cache(maxsize=8)
+def _rdma_links(text: str) -> dict[str, dict[str, Any]]:
+    """:func:`parse_rdma_links`, remembered per text (observe and operational read it): never to be changed."""
+    return parse_rdma_links(text)
+
+
+@lru_cache(maxsize=256)  # every NIC of a host (and most hosts of a fabric) prints the same block
+def _qos_observed(text: str) -> dict[str, Any]:
+    """:func:`qos_fields` of one ``mlnx_qos`` answer, remembered per text: shared, so only ever read (the NIC's
+    validation copies its lists and maps)."""
+    return qos_fields(parse_mlnx_qos(text))
 
 
 def link_fields(link: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from roceops.platforms.text import breaks_only_at_lf
 from roceops.util import json_text
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "parse_rdma_links",
     "parse_sysctl",
     "parse_sysfs_grep",
+    "sysfs_dict",
     "sysfs_values",
 ]
 
@@ -326,8 +328,9 @@ def parse_dcb_text(text: str) -> dict[str, Any]:
 def parse_sysfs_grep(text: str) -> dict[str, str]:
     """``grep -r -H . <dirs/files>``: path -> value (``grep:`` error lines are skipped)."""
     out: dict[str, str] = {}
-    for line in text.splitlines():  # no "\r" left: splitlines() breaks there too
-        if line.startswith("/"):
+    # no "\r" left: splitlines() breaks there too (split("\n") is the same where "\n" is the only line break)
+    for line in text.split("\n") if breaks_only_at_lf(text) else text.splitlines():
+        if line[:1] == "/":
             path, sep, value = line.partition(":")
             if sep:
                 out[path] = value.strip()
@@ -335,9 +338,15 @@ def parse_sysfs_grep(text: str) -> dict[str, str]:
 
 
 @lru_cache(maxsize=8)  # observe and operational read the same dump
+def sysfs_dict(text: str) -> dict[str, str]:
+    """:func:`parse_sysfs_grep`, remembered per text: shared, so never to be changed (callers copy it, which a
+    plain dict makes cheap; :func:`sysfs_values` hands it out read-only)."""
+    return parse_sysfs_grep(text)
+
+
 def sysfs_values(text: str) -> Mapping[str, str]:
     """:func:`parse_sysfs_grep` as a read-only mapping, remembered per text."""
-    return MappingProxyType(parse_sysfs_grep(text))
+    return MappingProxyType(sysfs_dict(text))
 
 
 def parse_sysctl(text: str) -> dict[str, str]:

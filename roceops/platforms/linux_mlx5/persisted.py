@@ -35,7 +35,7 @@ from jinja2 import meta, nodes
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import RenderOutput, get_platform
-from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext
+from roceops.platforms.linux_mlx5.render import SAFE_WORD, NetplanRoute, NicContext, checked_script, fills_stay_simple
 from roceops.platforms.templating import environment, render_device
 
 PLATFORM = "linux_mlx5"
@@ -264,14 +264,41 @@ def _render_marked(outputs: Sequence[RenderOutput], wanted: tuple[str, ...], con
 
 def _filled(outputs: Sequence[RenderOutput], finish: Mapping[str, Callable[[str], str]], marked: dict[str, str],
             values: list[str]) -> dict[str, str]:
-    """The class's marked files with this host's values, each finished as :func:`render_device` finishes it."""
+    """The class's marked files with this host's values, each finished as :func:`render_device` finishes it. The
+    setup scripts' check returns its text, or raises: it is left out where it accepts every filling of the class's
+    file with values of word characters (:func:`render.fills_stay_simple`), as this host's are."""
     files: dict[str, str] = {}
+    words = all(SAFE_WORD.fullmatch(v) for v in values)
     for out in outputs:
         if out.filename not in marked:
             continue
-        text = _MARKERS.sub(lambda m: values[int(m.group(1))], marked[out.filename])
-        files[out.filename] = finish[out.filename](text) if out.filename in finish else text
+        text = _fill(marked[out.filename], values)
+        step = finish.get(out.filename)
+        if step is not None and not (words and checked_script(step) and _stays_simple(marked[out.filename])):
+            text = step(text)
+        files[out.filename] = text
     return files
+
+
+@lru_cache(maxsize=_CACHE_SIZE * 8)  # the files of the classes kept (the same text objects: hashed once)
+def _pieces(marked: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A class's marked file as its text around the markers and the markers' numbers, in order."""
+    parts = _MARKERS.split(marked)
+    return tuple(parts[0::2]), tuple(int(n) for n in parts[1::2])
+
+
+def _fill(marked: str, values: list[str]) -> str:
+    """``_MARKERS.sub(lambda m: values[int(m.group(1))], marked)``, from the file's :func:`_pieces`."""
+    texts, numbers = _pieces(marked)
+    out = [texts[0]]
+    for number, text in zip(numbers, texts[1:], strict=True):
+        out += (values[number], text)
+    return "".join(out)
+
+
+@lru_cache(maxsize=_CACHE_SIZE * 8)
+def _stays_simple(marked: str) -> bool:
+    return fills_stay_simple(marked, _MARKER.format("").removesuffix("qz"))
 
 
 __all__ = ["HOST_ATTRS", "MARKED_CONTEXT", "SLOT_ATTRS", "HostView", "all_files", "persisted_files", "slot_safe"]

@@ -39,6 +39,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any
 
 import jsonpatch
@@ -224,6 +225,12 @@ def _switch(intent: Intent) -> SwitchIntent:
     return intent
 
 
+@lru_cache(maxsize=256)  # the same UC0..UC7, MC0..MC7 on every port
+def _ecn_queue_key(queue: str) -> str | None:
+    """``operational``'s counter of a unicast queue's ECN-marked packets (``UC3`` -> ``ecn_marked_q3``), else None."""
+    return f"ecn_marked_q{int(queue[2:])}" if queue.startswith("UC") and queue[2:].isdigit() else None
+
+
 # --------------------------------------------------------------------------- device I/O helpers
 
 
@@ -367,39 +374,46 @@ class SonicDriver(RoomDriver):
         for (port, _), v in (storms or {}).items():
             storms_of.setdefault(port, []).append(v["storm_detected"])
         shown = dict.fromkeys([*status, *pfc["rx"], *pfc["tx"], *wred, *storms_of, *errors, *fec, *flaps])
+        pfc_tables = ((pfc["rx"], _PFC_NAMES["rx"], "rx"), (pfc["tx"], _PFC_NAMES["tx"], "tx"))
+        sources = ((errors, "rx_err", "crc_errors", ERROR_COUNTERS),
+                   (fec, "fec_uncorr", "fec_uncorrected", FEC_COUNTERS),
+                   (fec, "fec_symbol_err", "symbol_errors", FEC_COUNTERS), (flaps, "flaps", "carrier_changes", FLAPS))
         for name in shown:
             row = status.get(name)
             counters: dict[str, int] = {}
             unread: dict[str, str] = {}  # a counter the device printed as N/A: unknown, never 0
-            for direction in ("rx", "tx"):
-                names = _PFC_NAMES[direction]
-                for prio, value in (pfc[direction].get(name) or {}).items():
+            for table, names, direction in pfc_tables:
+                frames = table.get(name)
+                if not frames:
+                    continue
+                for prio, value in frames.items():
                     key = names.get(prio) or f"pfc_{direction}_{prio}"
                     if value is None:
                         unread[key] = f"`{PFC_COUNTERS}` prints N/A"
                     else:
                         counters[key] = value
-            marked = [q for q in (wred.get(name) or {}).values() if q is not None]
-            if marked:
-                counters["ecn_marked"] = sum(marked)
-            for queue, value in (wred.get(name) or {}).items():  # UC<n>: per unicast queue (health's cc.loop)
-                if value is not None and queue.startswith("UC") and queue[2:].isdigit():
-                    counters[f"ecn_marked_q{int(queue[2:])}"] = value
+            queues = wred.get(name)
+            if queues:
+                marked = [q for q in queues.values() if q is not None]
+                if marked:
+                    counters["ecn_marked"] = sum(marked)
+                for queue, value in queues.items():  # UC<n>: per unicast queue (health's cc.loop)
+                    if value is not None and (queue_key := _ecn_queue_key(queue)) is not None:
+                        counters[queue_key] = value
             if storms is not None:
                 detected = storms_of.get(name, [])
                 if None in detected:
                     unread["pfcwd_storms"] = f"`{PFCWD_STATS}` prints N/A"
                 else:
                     counters["pfcwd_storms"] = sum(d for d in detected if d is not None)
-            for source, field, key, command in ((errors, "rx_err", "crc_errors", ERROR_COUNTERS),
-                                                (fec, "fec_uncorr", "fec_uncorrected", FEC_COUNTERS),
-                                                (fec, "fec_symbol_err", "symbol_errors", FEC_COUNTERS),
-                                                (flaps, "flaps", "carrier_changes", FLAPS)):
+            for source, field, key, command in sources:
                 entry = source.get(name)
-                value = (entry or {}).get(field)
+                if entry is None:
+                    continue
+                value = entry.get(field)
                 if value is not None:
                     counters[key] = value
-                elif entry is not None:
+                else:
                     unread[key] = f"`{command}` prints N/A"
             if row is None and not counters and not unread:
                 continue

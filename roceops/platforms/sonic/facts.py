@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from roceops.device.change import DeviceFacts
-from roceops.hardware import UnknownSwitchProfile, switch_profile
+from roceops.hardware import SwitchProfile, UnknownSwitchProfile, switch_profile
 from roceops.platforms.sonic.parsers_control import show_version
 
 VERSION_COMMAND = "show version"
@@ -53,6 +53,25 @@ def breakout_children(hwsku: str, cages: Mapping[str, Any]) -> frozenset[str]:
         profile = switch_profile(hwsku)
     except UnknownSwitchProfile:
         return frozenset()
+    names = tuple(cages)
+    key = (id(profile), names)
+    hit = _CHILDREN.get(key)
+    if hit is not None and hit[0] is profile:  # the same profile object: the catalogue file is unchanged
+        return hit[1]
+    found = _children(profile, names)
+    if len(_CHILDREN) >= 64:
+        _CHILDREN.clear()
+    _CHILDREN[key] = (profile, found)
+    return found
+
+
+# (id of the profile, cage names) -> (that profile, the children): every switch of a SKU lists the same cages, and
+# the catalogue loads a profile once per file version (catalogue_store._load), so the object names the version
+_CHILDREN: dict[tuple[int, tuple[str, ...]], tuple[SwitchProfile, frozenset[str]]] = {}
+
+
+def _children(profile: SwitchProfile, cages: tuple[str, ...]) -> frozenset[str]:
+    """:func:`breakout_children` of ``profile`` (uncached)."""
     out: set[str] = set()
     for name in cages:
         cage = profile.cage(name)

@@ -33,7 +33,7 @@ bgp                        ``BGP_GLOBALS|default`` ``local_asn``/``router_id`` (
 Keys may name several ports (``Ethernet0,Ethernet4``) and id ranges or lists (``Ethernet0|0-2``,
 ``Ethernet0|3,4``). A port's copy of a setting SONiC binds per port is that port's own, so a queue changed on
 one port shows on that port alone. Ports share the few maps, schedulers and profiles they bind: each is read,
-and its Observed model built, once per document.
+and its Observed model built, once per document, and ports that bind the same map or queues hold the same object.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from typing import Any
 
 from roceops.device.observed import (
     ObservedBgp,
-    ObservedBgpNeighbor,
     ObservedBufferPool,
     ObservedBufferProfile,
     ObservedEcn,
@@ -362,9 +361,12 @@ class _Reader:
             if h is not None:
                 headroom[pg] = h
         out["headroom"] = headroom
-        out.update(self.port_maps(qos))
-        out["queues"] = self.port_queues(name, qos)
-        return ObservedSwitchPort.model_validate(out)
+        # the maps and queues the reader built once per document, held as they are (int maps, ObservedQueue
+        # models: what validation would copy): ports that bind the same share them, as expected()'s ports do, so the
+        # drift walk compares each pair once (tests/platforms/sonic/test_sonic_audit_fast_paths.py)
+        shared = self.port_maps(qos)
+        shared["queues"] = self.port_queues(name, qos)
+        return ObservedSwitchPort.model_validate(out).model_copy(update=shared)
 
     # ---------------------------------------------------------------- addresses, bgp
 
@@ -382,10 +384,12 @@ class _Reader:
         if not table and "bgp_asn" not in meta and not self.t("BGP_GLOBALS"):
             return None
         local_port = {prefix.split("/")[0]: port for port, prefix in addresses.items()}
-        neighbors = sorted((ObservedBgpNeighbor(ip=key.rsplit("|", 1)[-1], remote_asn=_int(f.get("asn")),
-                                                port=local_port.get(f.get("local_addr", ""), ""),
-                                                description=f.get("name", ""))
-                            for key, f in table.items()), key=lambda n: ip_sort_key(n.ip or ""))
+        # plain data, validated with the rest of ObservedBgp below (one call instead of one model per neighbour)
+        neighbors: list[dict[str, Any]] = [
+            {"ip": key.rsplit("|", 1)[-1], "remote_asn": _int(f.get("asn")),
+             "port": local_port.get(f.get("local_addr", ""), ""), "description": f.get("name", "")}
+            for key, f in table.items()]
+        neighbors.sort(key=lambda n: ip_sort_key(n["ip"]))
         out: dict[str, Any] = {"neighbors": neighbors}
         # frrcfgd's BGP_GLOBALS|default wins over the bgpcfgd-era DEVICE_METADATA fields (it is what FRR runs)
         instance = self.t("BGP_GLOBALS").get("default", _NO_ENTRY)
@@ -400,7 +404,7 @@ class _Reader:
             ours = "default|ipv4_unicast|"
             nets = [k.removeprefix(ours) for k in self.t("BGP_GLOBALS_AF_NETWORK") if k.startswith(ours)]
             out["networks"] = sorted(set(nets), key=_prefix_key)
-        return ObservedBgp(**out)
+        return ObservedBgp.model_validate(out)
 
 
 def _prefix_key(prefix: str) -> tuple[int, int, int]:
