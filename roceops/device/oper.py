@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from roceops.device.intent import HostIntent, Intent
 
 _HEX = re.compile(r"[0-9a-f]{12}")
+_SEPARATORS = re.compile(r"[.:-]")
+_CANONICAL = re.compile(r"(?:[0-9a-f]{2}:){5}[0-9a-f]{2}")  # already aa:bb:cc:dd:ee:ff (most tables print that)
 
 
 def canonical_mac(text: str) -> str | None:
@@ -20,7 +22,9 @@ def canonical_mac(text: str) -> str | None:
     >>> canonical_mac("0005.8671.5B01"), canonical_mac("52:54:00:87:8f:2c"), canonical_mac("failed")
     ('00:05:86:71:5b:01', '52:54:00:87:8f:2c', None)
     """
-    digits = re.sub(r"[.:-]", "", text.strip().lower())
+    if _CANONICAL.fullmatch(text):  # the general path below would give it back unchanged
+        return None if text == "00:00:00:00:00:00" else text
+    digits = _SEPARATORS.sub("", text.strip().lower())
     if not _HEX.fullmatch(digits) or digits == "0" * 12:
         return None
     return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
