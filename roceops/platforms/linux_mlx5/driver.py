@@ -45,6 +45,7 @@ from roceops.platforms.linux_mlx5 import driver_boot as boot
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as observed
 from roceops.platforms.linux_mlx5 import perftest
+from roceops.platforms.linux_mlx5.batch_text import after_begin, begin_marker, done_lines, segments
 from roceops.platforms.linux_mlx5.driver_plan import cleanup_commands, diff_table, restore_commands, simulate
 from roceops.platforms.linux_mlx5.expected import expected as expected_host
 from roceops.platforms.linux_mlx5.gpu_paths import gpu_paths
@@ -60,7 +61,6 @@ from roceops.platforms.linux_mlx5.parsers import (
 )
 from roceops.platforms.linux_mlx5.pcie import CMD_PCI_BRIDGES, CMD_PCI_TREE, CMD_TOPO
 from roceops.platforms.linux_mlx5.render import FIRMWARE_SCRIPT, INSTALL_TARGETS, PERSISTED, UNIT, script_commands
-from roceops.platforms.text import breaks_only_at_lf, marked_segments_by_lines
 
 Privilege = Literal["auto", "sudo", "none"]
 SCRIPT = "roce-setup.sh"
@@ -379,8 +379,8 @@ class LinuxMlx5Driver(RoomDriver):
         return f"sudo -n {cmd}"
 
     def _send(self, conn: Any, line: str, done: str, count: int = 1) -> str:
-        """Write ``line`` and read until ``count`` lines were ``done`` followed by an exit status (:func:`_done_lines`)
-        and the prompt is back.
+        """Write ``line`` and read until ``count`` lines were ``done`` followed by an exit status
+        (``batch_text.done_lines``) and the prompt is back.
 
         Reads with netmiko's channel primitives rather than ``send_command`` so a session the host
         closed (reset, reboot) fails at once instead of after the read timeout, and so long
@@ -398,7 +398,7 @@ class LinuxMlx5Driver(RoomDriver):
                 if chunk:
                     buf += chunk
                     complete = buf.rfind("\n") + 1  # only whole lines are scanned, each once
-                    for end in _done_lines(buf, done, scanned, complete):
+                    for end in done_lines(buf, done, scanned, complete):
                         hits, last_hit = hits + 1, end
                     scanned = max(scanned, complete)
                     tail = max(last_hit, len(buf) - PROMPT_TAIL)
@@ -421,11 +421,11 @@ class LinuxMlx5Driver(RoomDriver):
         token = secrets.token_hex(4)
         root = self._is_root(conn)
         line = "; ".join(f"{self._wrap(c, True, root)}; echo ':RO{token}:'$?" for c in commands)
-        raw = self._send(conn, f"{_begin(token)}; {line}", f":RO{token}:", len(commands))
-        segments = _segments(_after_begin(raw, token), f":RO{token}:")
-        if len(segments) != len(commands):
-            raise DriverError(f"incomplete output: {len(segments)} of {len(commands)} commands answered")
-        return dict(zip(commands, segments, strict=True))
+        raw = self._send(conn, f"{begin_marker(token)}; {line}", f":RO{token}:", len(commands))
+        outputs = segments(after_begin(raw, token), f":RO{token}:")
+        if len(outputs) != len(commands):
+            raise DriverError(f"incomplete output: {len(outputs)} of {len(commands)} commands answered")
+        return dict(zip(commands, outputs, strict=True))
 
     def _chunks(self, commands: list[str]) -> list[list[str]]:
         chunks: list[list[str]] = []
@@ -445,10 +445,10 @@ class LinuxMlx5Driver(RoomDriver):
             ok_marker, end_marker = re.compile(rf"^:RO{token}:ok\s*$"), re.compile(rf"^:RO{token}:end:(\d+)\s*$")
             root = self._is_root(conn)
             line = " && ".join(f"{self._wrap(c, False, root)} && echo ':RO{token}:''ok'" for c in chunk)
-            raw = self._send(conn, f"{_begin(token)}; {line}; echo ':RO{token}:end:'$?", f":RO{token}:end:")
+            raw = self._send(conn, f"{begin_marker(token)}; {line}; echo ':RO{token}:end:'$?", f":RO{token}:end:")
             outputs: list[list[str]] = [[]]
             status: int | None = None
-            for text_line in _after_begin(raw, token).splitlines():
+            for text_line in after_begin(raw, token).splitlines():
                 stripped = text_line.strip()
                 if ok_marker.match(stripped):
                     outputs.append([])
@@ -538,72 +538,6 @@ def _link_sysfs(nic: NicIntent) -> list[str]:
     base = f"/sys/class/net/{nic.netdev}"
     return [f"{base}/speed", f"{base}/operstate", f"{base}/carrier_changes",
             f"/sys/class/infiniband/{nic.rdma_dev}/ports/{dm.RDMA_PORT}/hw_counters/"]
-
-
-def _begin(token: str) -> str:
-    """First command of a batch: its output line marks where the host's answer starts (the echoed
-    command line before it, however a terminal wrapped it, never contains that exact line)."""
-    return f"echo ':RO{token}:''begin'"
-
-
-def _after_begin(raw: str, token: str) -> str:
-    """The lines after the first whose stripped text is the start marker, joined by "\\n" (as
-    ``"\\n".join(raw.splitlines()[i + 1:])``). Where lines end only at "\\n", found by searching for the marker and
-    cut out of ``raw`` without splitting the ~140 kB answer into lines and joining it again."""
-    begin = f":RO{token}:begin"
-    if not breaks_only_at_lf(raw):
-        lines = raw.splitlines()
-        start = next((i for i, line in enumerate(lines) if line.strip() == begin), None)
-        if start is None:
-            raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
-        return "\n".join(lines[start + 1:])
-    at = raw.find(begin)
-    while at != -1:
-        end = raw.find("\n", at)
-        end = len(raw) if end == -1 else end
-        if raw[raw.rfind("\n", 0, at) + 1:end].strip() == begin:
-            rest = raw[end + 1:]
-            return rest[:-1] if rest.endswith("\n") else rest  # splitlines() ends no line after a final "\n"
-        at = raw.find(begin, end)
-    raise DriverError("the host's answer has no start marker (is this a POSIX shell?)")
-
-
-_STATUS = re.compile(r"\d+[ \t]*")  # what follows a done marker on its line: the exit status
-_STATUS_LINE = re.compile(r"\d+")  # ... on a stripped line
-
-
-def _done_lines(buf: str, needle: str, start: int, stop: int) -> list[int]:
-    """The ends of the lines of ``buf[start:stop]`` (which begins a line and ends after a "\\n") that are ``needle``
-    and an exit status, as ``re.finditer(rf"^{needle}\\d+[ \\t]*$", buf[start:stop], re.M)``'s ends, found by
-    searching for the needle instead of trying the pattern at every character of the ~140 kB answer."""
-    ends = []
-    at = buf.find(needle, start, stop)
-    while at != -1:
-        end = buf.find("\n", at, stop)
-        if (at == 0 or buf[at - 1] == "\n") and _STATUS.fullmatch(buf, at + len(needle), end):
-            ends.append(end)
-        at = buf.find(needle, end, stop)
-    return ends
-
-
-def _segments(text: str, needle: str) -> list[str]:
-    """``marked_segments(text, needle, re.compile(rf"^{needle}(\\d+)\\s*$"))`` without compiling a pattern for every
-    batch's token: a stripped line is a marker when it is ``needle`` and digits."""
-    if not breaks_only_at_lf(text):
-        return marked_segments_by_lines(text, re.compile(rf"^{re.escape(needle)}(\d+)\s*$"))
-    segments: list[str] = []
-    start = 0  # where the current segment begins
-    at = text.find(needle)
-    while at != -1:
-        begin = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        line = text[begin:end].strip()
-        if line.startswith(needle) and _STATUS_LINE.fullmatch(line, len(needle)):
-            segments.append(text[start:begin - 1] if begin > start else "")
-            start = end + 1
-        at = text.find(needle, end)
-    return segments
 
 
 def _short(cmd: str, limit: int = 100) -> str:

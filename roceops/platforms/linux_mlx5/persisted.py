@@ -35,7 +35,7 @@ from jinja2 import meta, nodes
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import RenderOutput, get_platform
-from roceops.platforms.linux_mlx5.render import SAFE_WORD, NetplanRoute, NicContext, checked_script, fills_stay_simple
+from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext, _checked_script, _line_kind, _simple_script
 from roceops.platforms.templating import environment, render_device
 
 PLATFORM = "linux_mlx5"
@@ -266,7 +266,7 @@ def _filled(outputs: Sequence[RenderOutput], finish: Mapping[str, Callable[[str]
             values: list[str]) -> dict[str, str]:
     """The class's marked files with this host's values, each finished as :func:`render_device` finishes it. The
     setup scripts' check returns its text, or raises: it is left out where it accepts every filling of the class's
-    file with values of word characters (:func:`render.fills_stay_simple`), as this host's are."""
+    file with values of word characters (:func:`fills_stay_simple`), as this host's are."""
     files: dict[str, str] = {}
     words = all(SAFE_WORD.fullmatch(v) for v in values)
     for out in outputs:
@@ -299,6 +299,33 @@ def _fill(marked: str, values: list[str]) -> str:
 @lru_cache(maxsize=_CACHE_SIZE * 8)
 def _stays_simple(marked: str) -> bool:
     return fills_stay_simple(marked, _MARKER.format("").removesuffix("qz"))
+
+
+SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # a word of the characters a command line's words may hold
+
+
+def checked_script(postprocess: Callable[[str], str]) -> bool:
+    """Whether ``postprocess`` is the setup scripts' check (render's ``_checked_script``, which returns its text)."""
+    return postprocess is _checked_script
+
+
+def fills_stay_simple(text: str, slot: str) -> bool:
+    """Whether render's ``_checked_script`` accepts ``text`` with every occurrence of ``slot`` (a word of ASCII letters
+    and digits) replaced by any :data:`SAFE_WORD`: the text is accepted as it is, and every line with a slot is a
+    comment or a command line whose first word has none. In a command line, ``_SIMPLE_SCRIPT``'s keyword and assignment
+    look-aheads read only the first word and the blank after it, and every other slot sits in a run of word
+    characters (or the redirection's target), which a safe word keeps one: each line stays of its kind."""
+    if not _simple_script(text):
+        return False
+    for line in text.split("\n"):
+        if slot not in line:
+            continue
+        kind = _line_kind(line)
+        if kind == "neutral":  # a comment: any text but a newline keeps it one
+            continue
+        if kind != "command" or slot in line.lstrip(" \t").split(" ", 1)[0]:
+            return False
+    return True
 
 
 __all__ = ["HOST_ATTRS", "MARKED_CONTEXT", "SLOT_ATTRS", "HostView", "all_files", "persisted_files", "slot_safe"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import shlex
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -556,33 +556,6 @@ def _simple_script(text: str) -> bool:
     for at, line in enumerate(lines):  # no preamble after the first command
         if line in commands:
             return preambles.isdisjoint(lines[at:])
-    return True
-
-
-SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # a word of the characters a command line's words may hold
-
-
-def checked_script(postprocess: Callable[[str], str]) -> bool:
-    """Whether ``postprocess`` is the setup scripts' check (:func:`_checked_script`, which returns its text)."""
-    return postprocess is _checked_script
-
-
-def fills_stay_simple(text: str, slot: str) -> bool:
-    """Whether :func:`_checked_script` accepts ``text`` with every occurrence of ``slot`` (a word of ASCII letters and
-    digits) replaced by any :data:`SAFE_WORD`: the text is accepted as it is, and every line with a slot is a comment
-    or a command line whose first word has none. In a command line, ``_SIMPLE_SCRIPT``'s keyword and assignment
-    look-aheads read only the first word and the blank after it, and every other slot sits in a run of word
-    characters (or the redirection's target), which a safe word keeps one: each line stays of its kind."""
-    if not _simple_script(text):
-        return False
-    for line in text.split("\n"):
-        if slot not in line:
-            continue
-        kind = _line_kind(line)
-        if kind == "neutral":  # a comment: any text but a newline keeps it one
-            continue
-        if kind != "command" or slot in line.lstrip(" \t").split(" ", 1)[0]:
-            return False
     return True
 
 

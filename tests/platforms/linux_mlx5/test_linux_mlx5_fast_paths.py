@@ -25,6 +25,7 @@ from roceops.platforms.linux_mlx5 import DRIVER
 from roceops.platforms.linux_mlx5 import driver as drv
 from roceops.platforms.linux_mlx5 import driver_model as dm
 from roceops.platforms.linux_mlx5 import observe as ob
+from roceops.platforms.linux_mlx5.batch_text import after_begin, done_lines, segments
 from roceops.platforms.linux_mlx5.driver import DriverError
 from roceops.platforms.linux_mlx5.driver_boot import CMD_GIDS
 from roceops.platforms.linux_mlx5.parsers import parse_ip_json, parse_sysfs_grep
@@ -102,7 +103,7 @@ def test_the_answer_is_cut_after_its_start_marker_as_before(raw: str) -> None:
     except DriverError as exc:
         want = str(exc)
     try:
-        got: Any = drv._after_begin(raw, TOKEN)
+        got: Any = after_begin(raw, TOKEN)
     except DriverError as exc:
         got = str(exc)
     assert got == want
@@ -116,12 +117,12 @@ def test_done_lines_are_the_lines_the_pattern_found(raw: str) -> None:
         for a in cuts:
             for b in cuts:
                 if a <= b:
-                    assert drv._done_lines(text, needle, a, b) == old_done_ends(text, needle, a, b), (needle, a, b)
+                    assert done_lines(text, needle, a, b) == old_done_ends(text, needle, a, b), (needle, a, b)
 
 
 @pytest.mark.parametrize("raw", ANSWERS)
 def test_outputs_are_split_at_the_markers_as_before(raw: str) -> None:
-    assert drv._segments(raw, M) == old_segments(raw, TOKEN)
+    assert segments(raw, M) == old_segments(raw, TOKEN)
 
 
 def lab_fabric_2su() -> FabricIntent:
@@ -170,7 +171,7 @@ def test_every_lab_host_reads_and_parses_as_before(monkeypatch: pytest.MonkeyPat
         (raw, needle, count), = answers
         token = needle[3:-1]
         assert len(old_done_ends(raw, needle, 0, raw.rfind("\n") + 1)) == count
-        assert drv._done_lines(raw, needle, 0, raw.rfind("\n") + 1) == old_done_ends(raw, needle, 0,
+        assert done_lines(raw, needle, 0, raw.rfind("\n") + 1) == old_done_ends(raw, needle, 0,
                                                                                       raw.rfind("\n") + 1)
         assert list(outputs.values()) == old_segments(old_after_begin(raw, token), token)
         sysfs = ob.sysfs_dump(outputs)

@@ -13,7 +13,8 @@ from roceops.model.intent import FabricIntent
 from roceops.plan import plan
 from roceops.platforms.linux_mlx5 import persisted as by_class
 from roceops.platforms.linux_mlx5 import render
-from roceops.platforms.linux_mlx5.render import PERSISTED, ScriptError, fills_stay_simple
+from roceops.platforms.linux_mlx5.persisted import fills_stay_simple
+from roceops.platforms.linux_mlx5.render import PERSISTED, ScriptError
 from roceops.platforms.templating import render_device
 from roceops.topology.expand import expand
 
