@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from labtools import lab_mini
+from labtools import free_endpoint_base, lab_mini
 
 from roceops.deploy.engine import DeployOptions, DeployReport, deploy
 from roceops.journal import Journal
@@ -20,7 +18,6 @@ from roceops.topology.fabric import Fabric
 
 T = TypeVar("T")
 
-_octet = itertools.count(random.randrange(200))  # a random start per process: parallel runs on one host rarely meet
 
 
 @dataclass
@@ -60,8 +57,10 @@ def changed_host_keys(lab: Lab, path: Path, devices: list[str] | None = None) ->
 def start_lab(tmp: Path, configured: bool = False) -> Lab:
     fabric = lab_mini()
     state = tmp / "lab"
-    base = f"127.{40 + next(_octet) % 200}.0.1"  # a fresh loopback range per lab: tests never collide
-    thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=2222).start()
+    # a random loopback base and port, probed free: pytest runs in other processes (another checkout, CI) pick
+    # their own; a per-process sequence of bases on one fixed port collided with them
+    base, port = free_endpoint_base()
+    thread = LabThread(lab_specs(fabric, configured=configured), state, base_address=base, port=port).start()
     return Lab(fabric=fabric, thread=thread, state_dir=state, journal=Journal(tmp / "journal.sqlite"))
 
 
