@@ -39,7 +39,7 @@ def expected(intent: SwitchIntent) -> ObservedSwitch:
     queues = expected_queues(qos)  # ObservedQueue models: validation keeps them as they are
     trust = TRUST[qos.trust]
     for port in data["ports"].values():
-        port.update(mtu=eos_mtu(port["mtu"]), trust=trust, queues=queues,
+        port.update(mtu=eos_mtu(port["mtu"]), trust=trust,
                     pfc_watchdog=bool(port["pfc_watchdog"] and wd.enabled and port["pfc_priorities"]))
     shown_qos = data["qos"]
     shown_qos["queues"] = {qid: queues[qid] for qid in qos.queues}
@@ -48,8 +48,9 @@ def expected(intent: SwitchIntent) -> ObservedSwitch:
     bgp["neighbors"] = sorted(bgp["neighbors"], key=lambda n: neighbor_sort_key(n["ip"]))
     bgp["networks"] = network_order(bgp["networks"])
     shown = ObservedSwitch.model_validate(data)
-    for port in (shown.ports or {}).values():  # validation copied the dict per port: one for all again
-        port.__dict__["queues"] = queues  # equal (the same queue objects, in order); as parsers._observed_ports
+    for port in (shown.ports or {}).values():  # one queue map for all ports, not validated (a copy) per port
+        port.__dict__["queues"] = queues  # on a port just validated here; as parsers._observed_ports
+        port.__pydantic_fields_set__.add("queues")
     return shown
 
 

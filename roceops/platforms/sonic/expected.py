@@ -18,86 +18,92 @@ ports[p] per-port copies   every port binds the device's four maps (``PORT_QOS_M
                            priorities map to it (``BUFFER_QUEUE``); ``watchdog`` timers on the watched ports
 =========================  ==========================================================================
 
-It runs once per device per audit: ports share the maps, queues and watchdog they hold (frozen models).
+It runs once per device per audit: the intent's plain data with CONFIG_DB's changes made in it is validated
+once; the ports then share the maps, queues and watchdog they hold (frozen models, validated once, never
+changed in place). The result equals the previous copy-per-model path (tests/platforms/sonic/
+test_sonic_expected_once.py).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
-
-from roceops.device.intent import SwitchIntent, SwitchPort, SwitchQos
-from roceops.device.observed import ObservedPfcWatchdog, ObservedQueue, ObservedSwitch, ObservedSwitchPort, as_observed
+from roceops.device.intent import SwitchIntent
+from roceops.device.observed import ObservedPfcWatchdog, ObservedQueue, ObservedSwitch, ObservedSwitchPort
 from roceops.platforms.sonic.render import BufferModel, buffer_model_of
 from roceops.util.sorting import ip_sort_key, prefix_key
 
-_Model = TypeVar("_Model", bound=BaseModel)
+_PORT_MAPS = ("trust", "dscp_to_tc", "tc_to_queue", "tc_to_pg", "pfc_priority_to_queue")
 
 
 def expected_switch(intent: SwitchIntent, buffer_model: BufferModel | None = None) -> ObservedSwitch:
     """The ObservedSwitch a freshly deployed ``intent`` shows (``buffer_model``: the room's override)."""
-    shown = as_config_db(intent, buffer_model)
-    observed = as_observed(shown, ObservedSwitch)
-    return observed.model_copy(update={"ports": _with_port_copies(shown, observed)})
+    observed = ObservedSwitch.model_validate(config_db_data(intent, buffer_model))
+    _add_port_copies(intent, observed)
+    return observed
 
 
-def as_config_db(intent: SwitchIntent, buffer_model: BufferModel | None = None) -> SwitchIntent:
-    """The intent as CONFIG_DB can hold it (the table in the module docstring, per-port copies aside)."""
+def config_db_data(intent: SwitchIntent, buffer_model: BufferModel | None = None) -> dict[str, Any]:
+    """The intent's plain data as CONFIG_DB can hold it (the table in the module docstring, per-port copies
+    aside)."""
     qos = intent.qos
     wd_on = qos.pfc_watchdog.enabled
     dynamic = buffer_model_of(intent, buffer_model) == "dynamic"
-    headroom = {h.profile for p in intent.ports.values() for h in p.headroom.values()}
-    ports = {name: _updated(p, {"pfc_watchdog": bool(p.pfc_watchdog and p.pfc_priorities and wd_on),
-                                "pfc_priorities": sorted(p.pfc_priorities), "headroom": {} if dynamic else p.headroom})
-             for name, p in intent.ports.items()}
-    queues = {q: _updated(v, {"weight": v.weight if v.scheduler == "dwrr" else None}) for q, v in qos.queues.items()}
-    profiles = sorted((b for b in qos.profiles if not (dynamic and b.name in headroom)), key=lambda b: b.name)
-    new_qos = qos.model_copy(update={"pools": sorted(qos.pools, key=lambda b: b.name), "profiles": profiles,
-                                     "queues": queues, "lossless_priorities": sorted(qos.lossless_priorities)})
-    neighbors = sorted((_updated(n, {"description": n.description or n.ip}) for n in intent.bgp.neighbors),
-                       key=lambda n: ip_sort_key(n.ip))
-    networks = sorted(set(intent.bgp.networks), key=prefix_key)  # BGP_GLOBALS_AF_NETWORK keys: a set
-    return intent.model_copy(update={"qos": new_qos, "ports": ports,
-                                     "bgp": intent.bgp.model_copy(update={"neighbors": neighbors,
-                                                                          "networks": networks})})
+    data = intent.model_dump()
+    headroom = {h["profile"] for port in data["ports"].values() for h in port["headroom"].values()} if dynamic else ()
+    for port in data["ports"].values():
+        prios = port["pfc_priorities"]
+        port["pfc_watchdog"] = bool(port["pfc_watchdog"] and prios and wd_on)
+        prios.sort()
+        if dynamic:
+            port["headroom"] = {}
+    shown_qos = data["qos"]
+    for queue in shown_qos["queues"].values():
+        if queue["scheduler"] != "dwrr":
+            queue["weight"] = None
+    shown_qos["pools"].sort(key=lambda b: b["name"])
+    shown_qos["profiles"] = sorted((b for b in shown_qos["profiles"] if not (dynamic and b["name"] in headroom)),
+                                   key=lambda b: b["name"])
+    shown_qos["lossless_priorities"].sort()
+    bgp = data["bgp"]
+    for n in bgp["neighbors"]:
+        n["description"] = n["description"] or n["ip"]
+    bgp["neighbors"].sort(key=lambda n: ip_sort_key(n["ip"]))
+    bgp["networks"] = sorted(set(bgp["networks"]), key=prefix_key)  # BGP_GLOBALS_AF_NETWORK keys: a set
+    return data
 
 
-def _with_port_copies(shown: SwitchIntent, observed: ObservedSwitch) -> dict[str, ObservedSwitchPort]:
-    """``observed.ports`` with the copies each port holds of the device-wide QoS settings (as rendered)."""
+def _add_port_copies(intent: SwitchIntent, observed: ObservedSwitch) -> None:
+    """Give each of ``observed``'s (new, unshared) ports the copies it holds of the device-wide QoS settings (as
+    rendered): the maps, the queues and, where PFC_WD watches it, the watchdog; shared objects, never changed."""
     qos = observed.qos
-    assert qos is not None and observed.ports is not None  # as_observed sets every field
-    maps: dict[str, Any] = {"trust": qos.trust, "dscp_to_tc": qos.dscp_to_tc, "tc_to_queue": qos.tc_to_queue,
-                            "tc_to_pg": qos.tc_to_pg, "pfc_priority_to_queue": qos.pfc_priority_to_queue}
-    wd = shown.qos.pfc_watchdog
+    assert qos is not None and observed.ports is not None  # validated from every field of the intent
+    maps = {key: getattr(qos, key) for key in _PORT_MAPS}
+    wd = intent.qos.pfc_watchdog
     watchdog = ObservedPfcWatchdog(detect_ms=wd.detect_ms, restore_ms=wd.restore_ms, action=wd.action)
-    queues_for: dict[frozenset[int], dict[int, ObservedQueue]] = {}  # ports with the same lossless queues share
-    out: dict[str, ObservedSwitchPort] = {}
-    for name, port in observed.ports.items():
-        lossless = _lossless_queues(shown.qos, shown.ports[name])
-        queues = queues_for.get(lossless)
-        if queues is None:
-            queues = queues_for[lossless] = {qid: q.model_copy(update={"lossless": qid in lossless})
-                                             for qid, q in (qos.queues or {}).items()}
-        update = {**maps, "queues": queues}
-        if port.pfc_watchdog:  # the ports with a PFC_WD entry; the others' absence is pfc_watchdog's to report
-            update["watchdog"] = watchdog
-        out[name] = port.model_copy(update=update)
-    return out
+    to_queue = intent.qos.pfc_priority_to_queue
+    # ports with the same lossless queues share their queues; with the same watchdog flag, the whole update
+    copies: dict[tuple[frozenset[int], bool | None], tuple[dict[str, Any], frozenset[str]]] = {}
+    queues_for: dict[frozenset[int], dict[int, ObservedQueue]] = {}
+    for port in observed.ports.values():
+        # the queues the port's PFC priorities map to: the ones its BUFFER_QUEUE makes lossless
+        lossless = frozenset(to_queue[p] for p in port.pfc_priorities or () if p in to_queue)
+        key = (lossless, port.pfc_watchdog)
+        copy = copies.get(key)
+        if copy is None:
+            queues = queues_for.get(lossless)
+            if queues is None:
+                queues = queues_for[lossless] = {qid: q.model_copy(update={"lossless": qid in lossless})
+                                                 for qid, q in (qos.queues or {}).items()}
+            values = {**maps, "queues": queues}
+            if port.pfc_watchdog:  # the ports with a PFC_WD entry; the others' absence is pfc_watchdog's to report
+                values["watchdog"] = watchdog
+            copy = copies[key] = (values, frozenset(values))
+        _set_fields(port, *copy)
 
 
-def _lossless_queues(qos: SwitchQos, port: SwitchPort) -> frozenset[int]:
-    """The queues the port's PFC priorities map to: the ones its BUFFER_QUEUE makes lossless."""
-    to_queue = qos.pfc_priority_to_queue
-    return frozenset(to_queue[p] for p in port.pfc_priorities if p in to_queue)
-
-
-def _updated(model: _Model, update: dict[str, Any]) -> _Model:
-    """``model.model_copy(update=update)``, or ``model`` itself where that copy would equal it in every field
-    and in ``model_fields_set`` (the intent's ports, queues and neighbours mostly are as CONFIG_DB holds them)."""
-    fields = model.model_fields_set
-    for key, value in update.items():
-        old = getattr(model, key)
-        if key not in fields or type(old) is not type(value) or old != value:
-            return model.model_copy(update=update)
-    return model
+def _set_fields(port: ObservedSwitchPort, values: dict[str, Any], names: frozenset[str]) -> None:
+    """Set ``values`` on a port just validated here (frozen for everyone else): what ``model_copy(update=)``
+    gives, without the copy."""
+    port.__dict__.update(values)
+    port.__pydantic_fields_set__.update(names)
