@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from operator import attrgetter
 from typing import Any
 
 import jinja2
@@ -146,10 +147,15 @@ if {f.name for f in fields(NicContext)} & SLOT_ATTRS != {"address", "source_ip",
     raise RuntimeError("NicContext/NetplanRoute fields named like a host's own values: update persisted.py")
 
 
+# each a tuple of the fields' values (attrgetter of one name would return the value itself)
+_NIC_GET, _ROUTE_GET = attrgetter(*_NIC_FIELDS), attrgetter(*_ROUTE_FIELDS)
+if min(len(_NIC_FIELDS), len(_ROUTE_FIELDS)) < 2:
+    raise RuntimeError("persisted._nic_key reads fewer than two fields of NicContext or NetplanRoute: update it")
+
+
 def _nic_key(nic: NicContext) -> tuple[object, ...]:
     """Everything of a NIC's context the templates can see but its marked values."""
-    return (*(getattr(nic, f) for f in _NIC_FIELDS),
-            tuple(tuple(getattr(r, f) for f in _ROUTE_FIELDS) for r in nic.routes))
+    return (*_NIC_GET(nic), tuple(map(_ROUTE_GET, nic.routes)))
 
 
 def _nic_values(nic: NicContext) -> list[str]:

@@ -1,6 +1,6 @@
 """A NIC's render context made once per class of NICs (``nic_classes``) equals ``render.nic_context``'s (the code it
 replaced, kept as the reference) on every host of the examples and of a 2-SU lab fabric, including after the class is
-cached, and raises the same errors for a host's own bad values."""
+cached, and raises the same errors for a host's own bad values; persisted._nic_key equals its previous code."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from test_linux_mlx5_fast_paths import lab_fabric_2su
 from roceops.device.intent import HostIntent, Route
 from roceops.model.intent import FabricIntent
 from roceops.platforms.base import get_platform
-from roceops.platforms.linux_mlx5 import nic_classes, render
+from roceops.platforms.linux_mlx5 import nic_classes, persisted, render
+from roceops.platforms.linux_mlx5.render import NicContext
 
 
 def same_context(a: dict[str, object], b: dict[str, object]) -> None:
@@ -58,3 +59,18 @@ def test_own_and_class_values_on_a_cached_class(update: dict[str, object]) -> No
         assert (type(got.value), str(got.value)) == (type(e), str(e))
         return
     same_context(nic_classes.render_context(changed), want)
+
+
+def copied_nic_key(nic: NicContext) -> tuple[object, ...]:
+    """persisted._nic_key as it was (a getattr per field)."""
+    return (*(getattr(nic, f) for f in persisted._NIC_FIELDS),
+            tuple(tuple(getattr(r, f) for f in persisted._ROUTE_FIELDS) for r in nic.routes))
+
+
+@pytest.mark.parametrize("example", ["lab-mini", "fabric", "fabric-800g", "lab-2su"])
+def test_persisted_nic_key(example: str) -> None:
+    intents = hosts(lab_fabric_2su() if example == "lab-2su" else FabricIntent.model_validate(example_dict(example)))
+    for intent in intents:
+        for nic in nic_classes.render_context(intent)["nics"]:
+            assert persisted._nic_key(nic) == copied_nic_key(nic)
+            assert repr(persisted._nic_key(nic)) == repr(copied_nic_key(nic))
