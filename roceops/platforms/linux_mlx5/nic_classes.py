@@ -28,17 +28,35 @@ _KEYED = frozenset({"netdev", "rdma_dev", "rail", "plane", "speed", "mtu", "tabl
 if set(NicIntent.model_fields) != OWN | NOT_READ | _KEYED:  # a new field must be put in one of them
     raise RuntimeError("NicIntent's fields changed: update nic_classes._class_key")
 _CLASSES_KEPT = 4096  # a fabric has one class per rail and NIC layout
-_classes: dict[tuple[Any, ...], dict[str, Any]] = {}  # class key -> the fields of a NicContext
+_classes: dict[ClassKey, dict[str, Any]] = {}  # class key -> the fields of a NicContext
 _ADDING = threading.Lock()
 
 
-def _class_key(nic: NicIntent) -> tuple[Any, ...]:
-    """Every field of the NIC but :data:`OWN` and :data:`NOT_READ`, as hashable values."""
+class ClassKey:
+    """A tuple as a dict key, hashed by its first ``hashed`` values only (equal tuples have equal hashes, so lookups
+    are as with the tuple; it spares hashing long tuples of pairs, which Python does not cache, on every lookup)."""
+
+    __slots__ = ("_hash", "values")
+
+    def __init__(self, values: tuple[Any, ...], hashed: int) -> None:
+        self.values = values
+        self._hash = hash(values[:hashed])
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ClassKey) and self.values == other.values
+
+
+def _class_key(nic: NicIntent) -> ClassKey:
+    """Every field of the NIC but :data:`OWN` and :data:`NOT_READ`, hashed by its single values."""
     d = nic.dcqcn
-    return (nic.netdev, nic.rdma_dev, nic.rail, nic.plane, nic.speed, nic.mtu, nic.table, nic.trust,
-            tuple(nic.pfc_priorities), tuple(nic.dscp_to_priority.items()), tuple(nic.prio_tc.items()),
-            tuple(nic.tc_bandwidth.items()), tuple(nic.strict_tcs), tuple(d.np_enabled), tuple(d.rp_enabled),
-            tuple(d.np.items()), tuple(d.rp.items()), nic.cnp_dscp, nic.cnp_priority, nic.roce_tos, nic.roce_mode)
+    return ClassKey((nic.netdev, nic.rdma_dev, nic.rail, nic.plane, nic.speed, nic.mtu, nic.table, nic.trust,
+                     nic.cnp_dscp, nic.cnp_priority, nic.roce_tos, nic.roce_mode, tuple(nic.pfc_priorities),
+                     tuple(nic.dscp_to_priority.items()), tuple(nic.prio_tc.items()), tuple(nic.tc_bandwidth.items()),
+                     tuple(nic.strict_tcs), tuple(d.np_enabled), tuple(d.rp_enabled), tuple(d.np.items()),
+                     tuple(d.rp.items())), 12)
 
 
 def nic_context_of_class(nic: NicIntent) -> NicContext:

@@ -36,6 +36,7 @@ from jinja2 import meta, nodes
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import RenderOutput, get_platform
+from roceops.platforms.linux_mlx5.nic_classes import ClassKey
 from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext, _checked_script, _line_kind, _simple_script
 from roceops.platforms.templating import environment, render_device
 
@@ -234,7 +235,9 @@ def persisted_files(intent: HostIntent, only: Sequence[str], *,
     if not all(_printable_as_is(v) for v in values):
         return render_device(intent, only=wanted).files
     rest = tuple((k, v) for k, v in sorted(context.items()) if k in MARKED_CONTEXT - {"host", "nics"})
-    key = (wanted, intent.model, intent.roce_mtu, tuple(_nic_key(n) for n in context["nics"]), rest)
+    nics = context["nics"]  # the key hashed by the files, host model, MTU and netdevs (ClassKey)
+    key = ClassKey((wanted, intent.model, intent.roce_mtu, tuple(n.netdev for n in nics),
+                    tuple(_nic_key(n) for n in nics), rest), 4)
     marked = _CACHE.get(key, lambda: _render_marked(
         platform.outputs, wanted, {**dict(rest), **_marked_context(intent, context)}, len(values)))
     if marked is None:

@@ -74,3 +74,14 @@ def test_persisted_nic_key(example: str) -> None:
         for nic in nic_classes.render_context(intent)["nics"]:
             assert persisted._nic_key(nic) == copied_nic_key(nic)
             assert repr(persisted._nic_key(nic)) == repr(copied_nic_key(nic))
+
+
+def test_class_key_is_the_tuple_as_a_key() -> None:
+    pairs = tuple((d, d % 8) for d in range(64))
+    a, b = nic_classes.ClassKey(("eth0", 1, pairs), 2), nic_classes.ClassKey(("eth0", 1, tuple(pairs)), 2)
+    other = nic_classes.ClassKey(("eth0", 1, (*pairs[:-1], (63, 0))), 2)  # the same hashed part, other pairs
+    assert a == b and hash(a) == hash(b) and hash(a) == hash(("eth0", 1))
+    assert a != other and hash(a) == hash(other)
+    assert a != ("eth0", 1, pairs)
+    found = {a: "a", other: "other"}
+    assert (found[b], found[nic_classes.ClassKey(other.values, 2)], len(found)) == ("a", "other", 2)
