@@ -18,6 +18,7 @@ from roceops.platforms.base import Platform, PlatformCode
 from roceops.platforms.linux_mlx5 import driver as _driver
 from roceops.platforms.linux_mlx5 import driver_model as _model
 from roceops.platforms.linux_mlx5.driver import DRIVER
+from roceops.platforms.linux_mlx5.nic_classes import host_context
 from roceops.platforms.linux_mlx5.persisted import all_files
 from roceops.platforms.linux_mlx5.render import (
     FIRMWARE_SCRIPT,
@@ -29,7 +30,6 @@ from roceops.platforms.linux_mlx5.render import (
     PREAMBLE,
     InstallTarget,
     ScriptError,
-    host_context,
     render_context,
     script_commands,
     simple_command_problem,

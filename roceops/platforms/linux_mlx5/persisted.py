@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from operator import attrgetter
 from typing import Any
 
 import jinja2
@@ -35,6 +36,7 @@ from jinja2 import meta, nodes
 
 from roceops.device.intent import HostIntent
 from roceops.platforms.base import RenderOutput, get_platform
+from roceops.platforms.linux_mlx5.nic_classes import ClassKey
 from roceops.platforms.linux_mlx5.render import NetplanRoute, NicContext, _checked_script, _line_kind, _simple_script
 from roceops.platforms.templating import environment, render_device
 
@@ -146,10 +148,15 @@ if {f.name for f in fields(NicContext)} & SLOT_ATTRS != {"address", "source_ip",
     raise RuntimeError("NicContext/NetplanRoute fields named like a host's own values: update persisted.py")
 
 
+# each a tuple of the fields' values (attrgetter of one name would return the value itself)
+_NIC_GET, _ROUTE_GET = attrgetter(*_NIC_FIELDS), attrgetter(*_ROUTE_FIELDS)
+if min(len(_NIC_FIELDS), len(_ROUTE_FIELDS)) < 2:
+    raise RuntimeError("persisted._nic_key reads fewer than two fields of NicContext or NetplanRoute: update it")
+
+
 def _nic_key(nic: NicContext) -> tuple[object, ...]:
     """Everything of a NIC's context the templates can see but its marked values."""
-    return (*(getattr(nic, f) for f in _NIC_FIELDS),
-            tuple(tuple(getattr(r, f) for f in _ROUTE_FIELDS) for r in nic.routes))
+    return (*_NIC_GET(nic), tuple(map(_ROUTE_GET, nic.routes)))
 
 
 def _nic_values(nic: NicContext) -> list[str]:
@@ -228,7 +235,9 @@ def persisted_files(intent: HostIntent, only: Sequence[str], *,
     if not all(_printable_as_is(v) for v in values):
         return render_device(intent, only=wanted).files
     rest = tuple((k, v) for k, v in sorted(context.items()) if k in MARKED_CONTEXT - {"host", "nics"})
-    key = (wanted, intent.model, intent.roce_mtu, tuple(_nic_key(n) for n in context["nics"]), rest)
+    nics = context["nics"]  # the key hashed by the files, host model, MTU and netdevs (ClassKey)
+    key = ClassKey((wanted, intent.model, intent.roce_mtu, tuple(n.netdev for n in nics),
+                    tuple(_nic_key(n) for n in nics), rest), 4)
     marked = _CACHE.get(key, lambda: _render_marked(
         platform.outputs, wanted, {**dict(rest), **_marked_context(intent, context)}, len(values)))
     if marked is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -35,7 +35,6 @@ __all__ = [
     "InstallTarget",
     "NicContext",
     "ScriptError",
-    "host_context",
     "nic_context",
     "render_context",
     "script_commands",
@@ -364,15 +363,16 @@ def firmware_sets(firmware: FirmwareIntent | None) -> tuple[tuple[str, str], ...
     return tuple(out)
 
 
-def render_context(host: HostIntent) -> dict[str, Any]:
-    """Template variables for one host. NICs in rail order; raises ValueError on an unrenderable intent."""
+def render_context(host: HostIntent, make_nic: Callable[[NicIntent], NicContext] = nic_context) -> dict[str, Any]:
+    """Template variables for one host. NICs in rail order; raises ValueError on an unrenderable intent.
+    ``make_nic``: :func:`nic_context` or a function returning equal contexts (``nic_classes``)."""
     nics = sorted(host.nics.values(), key=lambda n: (n.rail, n.plane, n.netdev))
     tables = [n.table for n in nics]
     if len(set(tables)) != len(tables):
         raise ValueError(f"{host.name}: NIC routing tables must be unique per host, got {tables}")
     return {
         "host": host,
-        "nics": [nic_context(n) for n in nics],
+        "nics": [make_nic(n) for n in nics],
         "sysctls": _sysctls(tuple(host.sysctls.items())),
         "setup_script": INSTALL_TARGETS["roce-setup.sh"].path,
         "sysctl_conf": INSTALL_TARGETS["sysctl.conf"].path,
@@ -581,10 +581,3 @@ POSTPROCESS = dict.fromkeys(("roce-setup.sh", "roce-setup-dcb.sh", FIRMWARE_SCRI
 # sysfs/configfs writes are shell redirections, so `sudo echo 1 > file` would not work.
 # send_config_set() does the same (config_mode = sudo -s) and exits the root shell afterwards.
 NETMIKO = NetmikoSettings(device_type="linux")
-
-
-def host_context(device: Any) -> dict[str, Any]:
-    """The render context of a HostIntent (this platform renders hosts only)."""
-    if not isinstance(device, HostIntent):
-        raise TypeError(f"linux_mlx5 renders HostIntent, got {type(device).__name__}")
-    return render_context(device)
