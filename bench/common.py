@@ -100,3 +100,23 @@ def check_lab_address(base: str, port: int) -> None:
             probe.bind((base, port))
         except OSError as exc:
             raise SystemExit(f"{base}:{port} is busy ({exc.strerror}); pass another --port or --base") from None
+
+
+def lab_outputs(fabric: Any, platforms: Any = None) -> dict[str, tuple[str, dict[str, str]]]:
+    """device -> (platform, its ``collect`` outputs) for every device of ``fabric``'s configured lab (only
+    ``platforms``' if given), each read in-process from its lab personality (no SSH)."""
+    from roceops.lab.fabric_specs import lab_specs
+    from roceops.lab.inprocess import InProcessConnection
+    from roceops.lab.personality import SessionInfo, get_personality
+    from roceops.plan import plan
+    from roceops.platforms.base import get_driver
+
+    out: dict[str, tuple[str, dict[str, str]]] = {}
+    for spec in lab_specs(fabric, configured=True):
+        if platforms is not None and spec.platform not in platforms:
+            continue
+        personality = get_personality(spec.platform)
+        state = personality.state_factory(spec.name, spec.platform, spec.extra)
+        conn = InProcessConnection(personality.session_factory(state, SessionInfo(username="admin", pty=True)))
+        out[spec.name] = (spec.platform, get_driver(spec.platform).collect(conn, plan(fabric, spec.name)))
+    return out

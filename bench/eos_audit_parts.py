@@ -24,12 +24,11 @@ PARTS = ("expected", "observe", "operational", "check")
 
 def measure(fabric_json: str, repeat: int) -> dict[str, float]:
     """ms of CPU per EOS switch for each part, in the checkout this interpreter imports."""
+    from common import lab_outputs
+
     from roceops.audit.checks import device_findings, end_facts
     from roceops.audit.device import Observation, parse_observation
     from roceops.device.oper import for_intent
-    from roceops.lab.fabric_specs import lab_specs
-    from roceops.lab.inprocess import InProcessConnection
-    from roceops.lab.personality import SessionInfo, get_personality
     from roceops.model.intent import FabricIntent
     from roceops.plan import plan
     from roceops.platforms.base import get_driver
@@ -37,14 +36,7 @@ def measure(fabric_json: str, repeat: int) -> dict[str, float]:
 
     fabric = expand(FabricIntent.model_validate(json.loads(fabric_json)))
     driver: Any = get_driver("eos")
-    personality = get_personality("eos")
-    devices = []
-    for spec in lab_specs(fabric, configured=True):
-        if spec.platform == "eos":
-            state = personality.state_factory(spec.name, spec.platform, spec.extra)
-            conn = InProcessConnection(personality.session_factory(state, SessionInfo(username="admin", pty=True)))
-            intent = plan(fabric, spec.name)
-            devices.append((spec.name, intent, driver.collect(conn, intent)))
+    devices = [(name, plan(fabric, name), outputs) for name, (_, outputs) in lab_outputs(fabric, ("eos",)).items()]
     gc.collect()
     gc.freeze()
     clock = time.process_time

@@ -23,24 +23,12 @@ PARTS = ("plan()", "expected", "observe", "operational", "check")
 
 def read_outputs(sus: int, path: Path) -> None:
     """Every host's ``collect`` outputs from the in-process lab of ``lab_fabric(sus)``, pickled to ``path``."""
-    from common import lab_fabric
+    from common import lab_fabric, lab_outputs
 
-    from roceops.lab.fabric_specs import lab_specs
-    from roceops.lab.inprocess import InProcessConnection
-    from roceops.lab.personality import SessionInfo, get_personality
-    from roceops.plan import plan
-    from roceops.platforms.base import get_driver
     from roceops.topology.expand import expand
 
     fabric = expand(lab_fabric(sus))
-    outs: dict[str, dict[str, str]] = {}
-    for spec in lab_specs(fabric, configured=True):
-        if spec.platform != "linux_mlx5":
-            continue
-        personality = get_personality(spec.platform)
-        state = personality.state_factory(spec.name, spec.platform, spec.extra)
-        conn = InProcessConnection(personality.session_factory(state, SessionInfo(username="admin", pty=True)))
-        outs[spec.name] = get_driver(spec.platform).collect(conn, plan(fabric, spec.name))
+    outs = {name: outputs for name, (_, outputs) in lab_outputs(fabric, ("linux_mlx5",)).items()}
     path.write_bytes(pickle.dumps((sus, outs)))
 
 

@@ -22,25 +22,17 @@ KEYS = ("plan()", "expected", "observe", "operational", "facts+modes", "check")
 
 def measure(fabric_json: str, platforms: list[str], passes: int) -> None:
     """Print one row per platform for the checkout whose roceops this interpreter imports (run from its root)."""
+    from common import lab_outputs
+
     import roceops.audit.device as dev
     from roceops.audit.checks import device_findings, end_facts
-    from roceops.lab.fabric_specs import lab_specs
-    from roceops.lab.inprocess import InProcessConnection
-    from roceops.lab.personality import SessionInfo, get_personality
     from roceops.model.intent import FabricIntent
     from roceops.plan import plan
     from roceops.platforms.base import get_driver
     from roceops.topology.expand import expand
 
     fabric = expand(FabricIntent.model_validate(json.loads(fabric_json)))
-    outs: dict[str, tuple[str, dict[str, str]]] = {}
-    for spec in lab_specs(fabric, configured=True):
-        if spec.platform not in platforms:
-            continue
-        personality = get_personality(spec.platform)
-        state = personality.state_factory(spec.name, spec.platform, spec.extra)
-        conn = InProcessConnection(personality.session_factory(state, SessionInfo(username="admin", pty=True)))
-        outs[spec.name] = (spec.platform, get_driver(spec.platform).collect(conn, plan(fabric, spec.name)))
+    outs = lab_outputs(fabric, platforms)
     gc.collect()
     gc.freeze()
     clock = time.process_time
