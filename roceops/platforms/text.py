@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+Marker = re.Pattern[str] | Callable[[str], object]  # a pattern whose match, or a test, says "this is a marker line"
 
 OTHER_LINE_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() ends a line besides "\n"
 
@@ -12,12 +15,14 @@ def breaks_only_at_lf(text: str) -> bool:
     return not any(c in text for c in OTHER_LINE_BREAKS)
 
 
-def marked_segments(text: str, needle: str, marker: re.Pattern[str]) -> list[str]:
-    """The text before each marker line (a line whose stripped text ``marker`` matches), in order; what follows
-    the last marker is dropped. Marker lines contain ``needle``: only the lines where it occurs are looked
-    at, instead of every line of a ~100 kB answer (same result as :func:`marked_segments_by_lines`)."""
+def marked_segments(text: str, needle: str, marker: Marker) -> list[str]:
+    """The text before each marker line (a line whose stripped text ``marker`` matches, or passes when it is a
+    test), in order; what follows the last marker is dropped. Marker lines contain ``needle``: only the lines where
+    it occurs are looked at, instead of every line of a ~100 kB answer (same result as
+    :func:`marked_segments_by_lines`)."""
     if not breaks_only_at_lf(text):
         return marked_segments_by_lines(text, marker)
+    is_marker = _test(marker)
     segments: list[str] = []
     start = 0  # where the current segment begins
     at = text.find(needle)
@@ -25,21 +30,26 @@ def marked_segments(text: str, needle: str, marker: re.Pattern[str]) -> list[str
         begin = text.rfind("\n", 0, at) + 1
         end = text.find("\n", at)
         end = len(text) if end == -1 else end
-        if marker.match(text[begin:end].strip()):
+        if is_marker(text[begin:end].strip()):
             segments.append(text[start:begin - 1] if begin > start else "")
             start = end + 1
         at = text.find(needle, end)
     return segments
 
 
-def marked_segments_by_lines(text: str, marker: re.Pattern[str]) -> list[str]:
+def marked_segments_by_lines(text: str, marker: Marker) -> list[str]:
     """:func:`marked_segments`, line by line."""
+    is_marker = _test(marker)
     segments: list[str] = []
     current: list[str] = []
     for line in text.splitlines():
-        if marker.match(line.strip()):
+        if is_marker(line.strip()):
             segments.append("\n".join(current))
             current = []
         else:
             current.append(line)
     return segments
+
+
+def _test(marker: Marker) -> Callable[[str], object]:
+    return marker.match if isinstance(marker, re.Pattern) else marker

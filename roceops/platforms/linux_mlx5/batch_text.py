@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from roceops.device.change import DriverError
-from roceops.platforms.text import breaks_only_at_lf, marked_segments_by_lines
+from roceops.platforms.text import breaks_only_at_lf, marked_segments
 
 
 def begin_marker(token: str) -> str:
@@ -60,18 +60,5 @@ def done_lines(buf: str, needle: str, start: int, stop: int) -> list[int]:
 def segments(text: str, needle: str) -> list[str]:
     """``marked_segments(text, needle, re.compile(rf"^{needle}(\\d+)\\s*$"))`` without compiling a pattern for every
     batch's token: a stripped line is a marker when it is ``needle`` and digits."""
-    if not breaks_only_at_lf(text):
-        return marked_segments_by_lines(text, re.compile(rf"^{re.escape(needle)}(\d+)\s*$"))
-    segments: list[str] = []
-    start = 0  # where the current segment begins
-    at = text.find(needle)
-    while at != -1:
-        begin = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        line = text[begin:end].strip()
-        if line.startswith(needle) and _STATUS_LINE.fullmatch(line, len(needle)):
-            segments.append(text[start:begin - 1] if begin > start else "")
-            start = end + 1
-        at = text.find(needle, end)
-    return segments
+    return marked_segments(text, needle,
+                           lambda line: line.startswith(needle) and _STATUS_LINE.fullmatch(line, len(needle)))
