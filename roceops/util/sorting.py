@@ -10,14 +10,31 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from socket import inet_aton, inet_ntoa
 from typing import Any
 
-__all__ = ["id_ranges", "id_set", "ip_key", "ip_sort_key", "natsorted", "natural_key", "port_key", "prefix_key"]
+__all__ = ["id_ranges", "id_set", "ip_key", "ip_sort_key", "natsorted", "natural_key", "port_key", "prefix_key",
+           "quad_bytes"]
 
 _DIGITS = re.compile(r"(\d+)")
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0..255 without leading zeros, as ipaddress wants
 _DOTTED_QUAD = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}")
 INVALID_IP_VERSION = 9  # ip_sort_key puts what is not an address after every address
+
+
+def quad_bytes(text: str) -> bytes | None:
+    """The four bytes of ``text`` when it is a canonical dotted quad (``inet_aton`` reads it and ``inet_ntoa`` gives
+    the same text back: no ``1.2.3``, ``010.0.0.1`` or ``0x1.2.3.4``), else None. A C-level fast path for the
+    sort keys of the IPv4 addresses most outputs and intents hold.
+
+    >>> quad_bytes("10.0.0.1"), quad_bytes("010.0.0.1"), quad_bytes("1.2.3"), quad_bytes("fd00::1")
+    (b'\\n\\x00\\x00\\x01', None, None, None)
+    """
+    try:
+        packed = inet_aton(text)
+    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
+        return None
+    return packed if inet_ntoa(packed) == text else None
 
 
 def natural_key(text: str) -> tuple[Any, ...]:

@@ -15,12 +15,11 @@ What NVUE can hold differs from the intent in three places:
 
 from __future__ import annotations
 
-from socket import inet_aton, inet_ntoa
-
 from roceops.device.intent import Intent, SwitchIntent
 from roceops.device.observed import ObservedSwitch
 from roceops.platforms.cumulus.observe import address_key
 from roceops.platforms.cumulus.render import adaptive_routing_ports, global_pfc_priorities, robustness
+from roceops.util.sorting import quad_bytes
 
 
 def expected(intent: Intent) -> ObservedSwitch:
@@ -56,14 +55,11 @@ def expected(intent: Intent) -> ObservedSwitch:
 
 
 def fast_address_key(text: str) -> tuple[int, int, int, int, str]:
-    """:func:`~roceops.platforms.cumulus.observe.address_key`, read by ``inet_aton`` where the address is a
-    canonical dotted quad (one ``inet_ntoa`` gives back), else by ``address_key`` itself (the same key:
-    tests/platforms/cumulus/test_cumulus_expected_once.py)."""
+    """:func:`~roceops.platforms.cumulus.observe.address_key`, read by :func:`~roceops.util.sorting.quad_bytes`
+    where the address is a canonical dotted quad, else by ``address_key`` itself (the same key:
+    tests/platforms/test_switch_expected_once.py)."""
     addr, _, length = text.partition("/")
-    try:
-        packed = inet_aton(addr)
-    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
-        return address_key(text)
-    if inet_ntoa(packed) != addr:  # 1.2.3, 010.0.0.1, ...: address_key's answer
+    packed = quad_bytes(addr)
+    if packed is None:  # 1.2.3, 010.0.0.1, IPv6, ...: address_key's answer
         return address_key(text)
     return 0, 4, int.from_bytes(packed, "big"), int(length) if length.isdecimal() else -1, text

@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from operator import itemgetter
-from socket import inet_aton, inet_ntoa
 from typing import Any
 
 from roceops.device.observed import (
@@ -58,7 +57,7 @@ from roceops.platforms.eos.config_tree import (
 from roceops.platforms.eos.parsers_addresses import SubnetIndex, network_key
 from roceops.platforms.eos.render import SPEED_KEYWORDS
 from roceops.util import json_text
-from roceops.util.sorting import INVALID_IP_VERSION, ip_sort_key, port_key, prefix_key
+from roceops.util.sorting import INVALID_IP_VERSION, ip_sort_key, port_key, prefix_key, quad_bytes
 
 CMD_RUNNING = "show running-config"
 CMD_INTERFACES = "show interfaces | json"
@@ -332,13 +331,10 @@ def bgp_order(neighbors: list[ObservedBgpNeighbor], networks: list[str]) -> tupl
 
 def neighbor_sort_key(ip: str | None) -> tuple[int, int, str]:
     """Where a BGP neighbour with address ``ip`` goes in :func:`bgp_order`: :func:`ip_sort_key`, a canonical
-    dotted quad (one ``inet_ntoa`` gives back) read by ``inet_aton`` (as render.py's ``_neighbor_key``)."""
+    dotted quad read by :func:`~roceops.util.sorting.quad_bytes` (as render.py's ``_neighbor_key``)."""
     text = ip or ""
-    try:
-        packed = inet_aton(text)
-    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
-        return ip_sort_key(text)
-    if inet_ntoa(packed) != text:  # 1.2.3, 010.0.0.1, 0x1.2.3.4...: ip_key's answer or error
+    packed = quad_bytes(text)
+    if packed is None:  # 1.2.3, 010.0.0.1, 0x1.2.3.4, IPv6...: ip_key's answer or error
         return ip_sort_key(text)
     return 4, int.from_bytes(packed, "big"), text
 

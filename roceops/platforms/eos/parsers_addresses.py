@@ -10,7 +10,8 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable
-from socket import inet_aton, inet_ntoa
+
+from roceops.util.sorting import quad_bytes
 
 __all__ = ["SubnetIndex", "network_key"]
 
@@ -26,14 +27,11 @@ def _v4(m: re.Match[str]) -> int:
 
 def network_key(prefix: str) -> tuple[int, int, int]:
     """(version, netmask, network) of ``ipaddress.ip_interface(prefix).network`` (same ValueError), a dotted quad
-    with a prefix length read directly (``inet_aton`` where one ``inet_ntoa`` gives the same quad back)."""
+    with a prefix length read directly (:func:`~roceops.util.sorting.quad_bytes`)."""
     address, slash, length = prefix.partition("/")
     if slash and length.isascii() and length.isdigit() and int(length) <= 32:
-        try:
-            packed = inet_aton(address)
-        except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
-            packed = b""
-        if packed and inet_ntoa(packed) == address:  # the canonical quads _V4_INTERFACE matches
+        packed = quad_bytes(address)
+        if packed is not None:  # the canonical quads _V4_INTERFACE matches
             mask = (0xFFFFFFFF << (32 - int(length))) & 0xFFFFFFFF
             return 4, mask, int.from_bytes(packed, "big") & mask
     if (m := _V4_INTERFACE.fullmatch(prefix)) and int(m.group(5)) <= 32:

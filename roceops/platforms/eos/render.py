@@ -42,12 +42,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from socket import inet_aton, inet_ntoa
 from typing import Any, NamedTuple
 
 from roceops.device.intent import QueueIntent, SwitchIntent, SwitchPort
 from roceops.hardware.model_profiles import ModelProfile, find_model_profile
-from roceops.util.sorting import ip_key, port_key
+from roceops.util.sorting import ip_key, port_key, quad_bytes
 
 LOOPBACK = "Loopback0"
 MAX_MTU = 9214
@@ -266,11 +265,8 @@ def _sorted_ports(ports: dict[str, SwitchPort]) -> list[SwitchPort]:
 def _neighbor_key(ip: str) -> tuple[int, Any]:
     """:func:`ip_key`'s order: a canonical dotted quad (one ``inet_ntoa`` gives back) as its four bytes, the same
     order as its integer value, IPv4 still before IPv6; anything else through :func:`ip_key`."""
-    try:
-        packed = inet_aton(ip)
-    except (OSError, ValueError):  # not IPv4 (or text inet_aton cannot take)
-        return ip_key(ip)
-    return (4, packed) if inet_ntoa(packed) == ip else ip_key(ip)
+    packed = quad_bytes(ip)
+    return (4, packed) if packed is not None else ip_key(ip)
 
 
 _DSCP_MAPS: dict[tuple[tuple[int, int], ...], list[tuple[int, list[int]]]] = {}
